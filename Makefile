@@ -1,0 +1,99 @@
+# collide: `make` builds the module for Lua 5.4; `make test` installs what is missing and runs
+# every check; `make demo` runs the tour. See README.md for the full list of targets.
+
+CC      ?= cc
+OPT     ?= -O2
+WARN    = -Wall -Wextra -pedantic -Werror
+CFLAGS  = -std=c99 $(OPT) -fPIC -fvisibility=hidden $(WARN) $(EXTRA_CFLAGS)
+LDFLAGS = -shared $(EXTRA_LDFLAGS)
+
+CORE_SRC = $(sort $(wildcard csrc/core/*.c))
+CORE_HDR = $(sort $(wildcard csrc/core/*.h))
+BIND_SRC = $(sort $(wildcard csrc/bind/*.c))
+BIND_HDR = $(sort $(wildcard csrc/bind/*.h))
+SRC      = $(CORE_SRC) $(BIND_SRC)
+HDR      = $(CORE_HDR) $(BIND_HDR)
+
+# Lua versions: build/<name>/collide.so where <name> is the interpreter and pkg-config name.
+LUA      ?= lua5.4
+VERSIONS = lua5.4 luajit lua5.1 lua5.2 lua5.3
+# Versions whose interpreter and headers are both installed here.
+HAVE     = $(foreach v,$(VERSIONS),$(if $(and $(shell command -v $(v) 2>/dev/null),$(shell pkg-config --exists $(v) 2>/dev/null && echo y)),$(v)))
+
+SUDO     = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+PKGS_BASE = lua5.4 liblua5.4-dev lua-busted pkg-config
+PKGS_TEST = $(PKGS_BASE) luajit libluajit-5.1-dev lua5.1 liblua5.1-0-dev
+PKGS_LOVE = love xvfb xauth
+PKGS_CHECK = valgrind clang libclang-rt-14-dev
+
+LUAENV = LUA_PATH="./lua/?.lua;./lua/?/init.lua;./spec/?.lua;;"
+
+.PHONY: all build test demo love bench check check-core clean deps-base deps-test deps-love deps-check \
+        test-lua test-love
+
+all: build/$(LUA)/collide.so
+	@cp build/$(LUA)/collide.so collide.so
+	@echo "built collide.so for $(LUA)"
+
+build: $(foreach v,$(HAVE),build/$(v)/collide.so)
+
+build/%/collide.so: $(SRC) $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $$(pkg-config --cflags $*) -Icsrc/core -o $@ $(SRC) $(LDFLAGS)
+
+# ---- dependencies: install only what is missing (Debian) ----
+define install_missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+endef
+deps-base: ; $(call install_missing,$(PKGS_BASE))
+deps-test: ; $(call install_missing,$(PKGS_TEST))
+deps-love: ; $(call install_missing,$(PKGS_LOVE) $(PKGS_TEST))
+deps-check: ; $(call install_missing,$(PKGS_CHECK) $(PKGS_TEST))
+
+# ---- tests ----
+# Everything: the C core test, the busted suite on every installed Lua, LÖVE, then hardening.
+test: deps-test deps-love deps-check
+	$(MAKE) --no-print-directory check-core
+	$(MAKE) --no-print-directory test-lua
+	$(MAKE) --no-print-directory test-love
+	$(MAKE) --no-print-directory check
+
+# The busted suite on each installed Lua (5.4 and LuaJIT always; 5.1, 5.2, 5.3 where installed).
+test-lua: build
+	@set -e; for v in $(HAVE); do \
+	  echo "== busted on $$v"; \
+	  LUA_CPATH="./build/$$v/?.so" $(LUAENV) busted --lua=$$v --output=utfTerminal spec; \
+	done
+
+# The plain-C test of the core: no Lua involved.
+check-core: build/check-core
+	./build/check-core
+
+build/check-core: csrc/test/test_core.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O1 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_core.c $(CORE_SRC) -lm
+
+# The spec suite and demo inside real LÖVE 11.4 (LuaJIT), headless; screenshot test under Xvfb.
+test-love: build/luajit/collide.so
+	./spec/love/run.sh
+
+# Hardening: sanitizers, valgrind, fuzzing, API abuse (see spec/check/).
+check:
+	./spec/check/run.sh
+
+demo: deps-base build/lua5.4/collide.so
+	LUA_CPATH="./build/lua5.4/?.so" $(LUAENV) lua5.4 examples/tour.lua
+
+love: deps-love build/luajit/collide.so
+	cp build/luajit/collide.so examples/love/collide.so
+	love examples/love
+
+bench: deps-test build
+	./bench/run.sh
+
+clean:
+	rm -rf build collide.so examples/love/collide.so

@@ -1,0 +1,144 @@
+/* collide core: pure C99 geometry. Includes no Lua header, never allocates, never raises.
+ * Every function here is total on finite inputs that satisfy the stated invariants; the
+ * Lua binding validates arguments before calling in. All coordinates are doubles.
+ * Symbols share the prefix cl_. */
+#ifndef CL_H
+#define CL_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CL_API __attribute__((visibility("hidden")))
+#else
+#define CL_API
+#endif
+
+/// A 3D vector or point.
+typedef struct cl_vec3 { double x, y, z; } cl_vec3;
+
+/// Axis-aligned box. Invariant: min.i <= max.i on every axis (flat boxes allowed).
+typedef struct cl_aabb { cl_vec3 min, max; } cl_aabb;
+
+/// Ray o + t*d, t >= 0. Invariant: d has unit length (cl_ray_make normalises), so t is a distance.
+typedef struct cl_ray { cl_vec3 o, d; } cl_ray;
+
+/// Oriented box: centre c, half sizes h (>= 0), orthonormal axes u[0], u[1], u[2].
+typedef struct cl_obb { cl_vec3 c, h; cl_vec3 u[3]; } cl_obb;
+
+/// Sphere: centre c, radius r >= 0.
+typedef struct cl_sphere { cl_vec3 c; double r; } cl_sphere;
+
+/// A hit: distance or fraction t, and the unit normal n pointing out of the shape that was hit.
+/// A query whose start is inside the shape reports t = 0 and n = (0,0,0).
+typedef struct cl_hit { double t; cl_vec3 n; } cl_hit;
+
+/// Shape kinds a World item or a generic query can hold.
+typedef enum cl_kind { CL_AABB = 0, CL_OBB = 1, CL_SPHERE = 2 } cl_kind;
+
+/// A tagged shape, used by the generic dispatchers and the World.
+typedef struct cl_shape {
+    cl_kind kind;
+    union { cl_aabb aabb; cl_obb obb; cl_sphere sphere; } u;
+} cl_shape;
+
+/// Result of cl_toi: interiors already intersect, first contact during the step, or none.
+typedef enum cl_toi_state { CL_TOI_OVERLAPPED = 0, CL_TOI_TOUCHING = 1, CL_TOI_SEPARATED = 2 } cl_toi_state;
+
+/* ---- vectors ---- */
+static inline cl_vec3 cl_v3(double x, double y, double z) { cl_vec3 v; v.x = x; v.y = y; v.z = z; return v; }
+
+/* ---- ray ---- */
+/// Makes a ray from an origin and a non-zero finite direction, normalising the direction
+/// without overflow or underflow (scales by the largest component first). Returns 0 if d is zero.
+CL_API int cl_ray_make(cl_ray *out, cl_vec3 o, cl_vec3 d);
+/// Point o + t*d.
+CL_API cl_vec3 cl_ray_at(const cl_ray *r, double t);
+/// Distance t >= 0 where the ray meets the plane n.p + d = 0 (n need not be unit length);
+/// returns 0 when the ray is parallel to the plane (and not in it) or the plane is behind.
+/// A ray starting on the plane gives t = 0.
+CL_API int cl_ray_plane(const cl_ray *r, cl_vec3 n, double d, double *t);
+
+/* ---- AABB ---- */
+/// Inclusive point containment.
+CL_API int cl_aabb_contains(const cl_aabb *b, cl_vec3 p);
+/// Inclusive overlap (touching counts).
+CL_API int cl_aabb_overlaps_aabb(const cl_aabb *a, const cl_aabb *b);
+/// Closest point on or in the box.
+CL_API cl_vec3 cl_aabb_closest(const cl_aabb *b, cl_vec3 p);
+/// Plane side: 1 wholly in front (n.p + d > 0 for every point), -1 wholly behind, 0 crossing or touching.
+CL_API int cl_aabb_plane(const cl_aabb *b, cl_vec3 n, double d);
+/// Smallest box enclosing both.
+CL_API cl_aabb cl_aabb_merge(const cl_aabb *a, const cl_aabb *b);
+/// Ray hit with t in [0, maxt] (maxt may be +inf); origin inside (inclusive) gives t = 0, n = 0.
+/// The normal is the face entered last; at an edge or corner the lowest axis (x, then y, then z) wins.
+CL_API int cl_aabb_raycast(const cl_aabb *b, const cl_ray *r, double maxt, cl_hit *out);
+/// Entry and exit distances of the ray's whole line (tenter may be negative); 0 if the line
+/// misses or texit < 0.
+CL_API int cl_aabb_clip(const cl_aabb *b, const cl_ray *r, double *tenter, double *texit);
+/// Seed 000's segment test on p1 + f*(p2 - p1): entry fraction f in [0, maxf] and normal.
+/// Start inside gives f = 0, n = 0. A zero-length segment is a point test.
+CL_API int cl_aabb_segment(const cl_aabb *b, cl_vec3 p1, cl_vec3 p2, double maxf, cl_hit *out);
+
+/* ---- OBB ---- */
+/// 1 if u, v, w are orthonormal within tol (|u.u - 1| <= tol, |u.v| <= tol, ...).
+CL_API int cl_axes_orthonormal(const cl_vec3 u[3], double tol);
+/// Rotates the box about its centre by angle radians about axis a (non-zero; right-handed),
+/// then re-orthonormalises the axes. Returns 0 (box unchanged) if a is zero.
+CL_API int cl_obb_rotate(cl_obb *b, double angle, cl_vec3 a);
+/// Inclusive point containment (change of basis).
+CL_API int cl_obb_contains(const cl_obb *b, cl_vec3 p);
+/// Closest point on or in the box.
+CL_API cl_vec3 cl_obb_closest(const cl_obb *b, cl_vec3 p);
+/// Plane side, as cl_aabb_plane.
+CL_API int cl_obb_plane(const cl_obb *b, cl_vec3 n, double d);
+/// Tight enclosing AABB.
+CL_API cl_aabb cl_obb_aabb(const cl_obb *b);
+/// Ray hit as cl_aabb_raycast, in the box's frame; the normal is returned in world space.
+CL_API int cl_obb_raycast(const cl_obb *b, const cl_ray *r, double maxt, cl_hit *out);
+/// An OBB equal to the AABB (world axes).
+CL_API cl_obb cl_obb_from_aabb(const cl_aabb *a);
+/// Inclusive separating-axis overlap (15 axes; near-parallel edge axes are skipped safely).
+CL_API int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b);
+/// Inclusive overlap with an AABB.
+CL_API int cl_obb_overlaps_aabb(const cl_obb *a, const cl_aabb *b);
+
+/* ---- Sphere ---- */
+CL_API int cl_sphere_contains(const cl_sphere *s, cl_vec3 p);
+CL_API cl_vec3 cl_sphere_closest(const cl_sphere *s, cl_vec3 p);
+CL_API int cl_sphere_plane(const cl_sphere *s, cl_vec3 n, double d);
+CL_API cl_aabb cl_sphere_aabb(const cl_sphere *s);
+/// Ray hit; origin inside gives t = 0, n = 0.
+CL_API int cl_sphere_raycast(const cl_sphere *s, const cl_ray *r, double maxt, cl_hit *out);
+/// Inclusive overlaps.
+CL_API int cl_sphere_overlaps_sphere(const cl_sphere *a, const cl_sphere *b);
+CL_API int cl_sphere_overlaps_aabb(const cl_sphere *s, const cl_aabb *b);
+CL_API int cl_sphere_overlaps_obb(const cl_sphere *s, const cl_obb *b);
+
+/* ---- generic dispatch on cl_shape ---- */
+CL_API int cl_shape_overlaps(const cl_shape *a, const cl_shape *b);
+CL_API int cl_shape_contains(const cl_shape *s, cl_vec3 p);
+CL_API int cl_shape_raycast(const cl_shape *s, const cl_ray *r, double maxt, cl_hit *out);
+CL_API cl_aabb cl_shape_aabb(const cl_shape *s);
+CL_API cl_vec3 cl_shape_closest(const cl_shape *s, cl_vec3 p);
+CL_API int cl_shape_plane(const cl_shape *s, cl_vec3 n, double d);
+/// Moves the shape by (dx, dy, dz).
+CL_API void cl_shape_translate(cl_shape *s, cl_vec3 d);
+/// Value equality (same kind, all fields equal).
+CL_API int cl_shape_equal(const cl_shape *a, const cl_shape *b);
+
+/* ---- free functions ---- */
+/// Seed 003, corrected: time of impact of AABB a moved by da and b moved by db over one step.
+/// OVERLAPPED (t = 0) if the interiors intersect at the start; TOUCHING with first contact t in
+/// [0, 1) if the interiors come to intersect during the step; otherwise SEPARATED (t = 1).
+/// Interiors are open boxes, except that on an axis with no relative motion where both boxes are
+/// flat at the same coordinate the boxes count as overlapping on that axis (2D use).
+CL_API cl_toi_state cl_toi(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 db, double *t);
+/// Closest point on segment ab to p and its parameter s in [0, 1]; zero-length gives a, s = 0.
+CL_API cl_vec3 cl_closest_on_segment(cl_vec3 p, cl_vec3 a, cl_vec3 b, double *s);
+/// v - (1 + e)(n.v)n. n is used as given (callers pass a unit normal).
+CL_API cl_vec3 cl_reflect(cl_vec3 v, cl_vec3 n, double e);
+/// Crossing-number test of (x, y) against the polygon xy[0..2n-1] (n vertices, n >= 3).
+/// Points on an edge or vertex count as inside.
+CL_API int cl_point_in_polygon(const double *xy, size_t n, double x, double y);
+
+#endif
