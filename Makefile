@@ -66,7 +66,7 @@ test: deps-test deps-love deps-check
 test-lua: build
 	@set -e; for v in $(HAVE); do \
 	  echo "== busted on $$v"; \
-	  LUA_CPATH="./build/$$v/?.so" $(LUAENV) busted --lua=$$v --output=utfTerminal spec; \
+	  LUA_CPATH="./build/$$v/?.so;;" $(LUAENV) busted --lua=$$v --cpath="./build/$$v/?.so" spec; \
 	done
 
 # The plain-C test of the core: no Lua involved.
@@ -86,7 +86,7 @@ check:
 	./spec/check/run.sh
 
 demo: deps-base build/lua5.4/collide.so
-	LUA_CPATH="./build/lua5.4/?.so" $(LUAENV) lua5.4 examples/tour.lua
+	LUA_CPATH="./build/lua5.4/?.so;;" $(LUAENV) lua5.4 examples/tour.lua
 
 love: deps-love build/luajit/collide.so
 	cp build/luajit/collide.so examples/love/collide.so
