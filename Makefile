@@ -5,7 +5,7 @@ CC      ?= cc
 OPT     ?= -O2
 WARN    = -Wall -Wextra -pedantic -Werror
 CFLAGS  = -std=c99 $(OPT) -fPIC -fvisibility=hidden $(WARN) $(EXTRA_CFLAGS)
-LDFLAGS = -shared $(EXTRA_LDFLAGS)
+LDFLAGS = -shared -lm $(EXTRA_LDFLAGS)
 
 CORE_SRC = $(sort $(wildcard csrc/core/*.c))
 CORE_HDR = $(sort $(wildcard csrc/core/*.h))
@@ -22,14 +22,14 @@ HAVE     = $(foreach v,$(VERSIONS),$(if $(and $(shell command -v $(v) 2>/dev/nul
 
 SUDO     = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PKGS_BASE = lua5.4 liblua5.4-dev lua-busted pkg-config
-PKGS_TEST = $(PKGS_BASE) luajit libluajit-5.1-dev lua5.1 liblua5.1-0-dev
+PKGS_TEST = $(PKGS_BASE) luajit libluajit-5.1-dev lua5.1 liblua5.1-0-dev luarocks
 PKGS_LOVE = love xvfb xauth
 PKGS_CHECK = valgrind clang libclang-rt-14-dev
 
 LUAENV = LUA_PATH="./lua/?.lua;./lua/?/init.lua;./spec/?.lua;;"
 
 .PHONY: all build test demo love bench check check-core clean deps-base deps-test deps-love deps-check \
-        test-lua test-love
+        test-lua test-love test-rockspec
 
 all: build/$(LUA)/collide.so
 	@cp build/$(LUA)/collide.so collide.so
@@ -59,6 +59,7 @@ deps-check: ; $(call install_missing,$(PKGS_CHECK) $(PKGS_TEST))
 test: deps-test deps-love deps-check
 	$(MAKE) --no-print-directory check-core
 	$(MAKE) --no-print-directory test-lua
+	$(MAKE) --no-print-directory test-rockspec
 	$(MAKE) --no-print-directory test-love
 	$(MAKE) --no-print-directory check
 
@@ -68,6 +69,17 @@ test-lua: build
 	  echo "== busted on $$v"; \
 	  LUA_CPATH="./build/$$v/?.so;;" $(LUAENV) busted --lua=$$v --cpath="./build/$$v/?.so" spec; \
 	done
+
+# The rockspec names every C source, and `luarocks make` with Debian's luarocks really installs a
+# module that loads and answers.
+ROCKSPEC = rockspec/collide-scm-1.rockspec
+test-rockspec:
+	@for f in $(SRC); do grep -q "\"$$f\"" $(ROCKSPEC) || { echo "$(ROCKSPEC) does not list $$f"; exit 1; }; done
+	@rm -rf build/rocktree
+	luarocks --lua-version=5.4 --tree=build/rocktree make $(ROCKSPEC) >build/rockspec.log 2>&1 || { cat build/rockspec.log; exit 1; }
+	@rm -f csrc/core/*.o csrc/bind/*.o
+	lua5.4 -e 'package.cpath = "build/rocktree/lib/lua/5.4/?.so"; package.path = "build/rocktree/share/lua/5.4/?.lua"' \
+	  -e 'local c = require "collide"; assert(c.AABB(0,0,0,1,1,1):contains(1,1,1)); require "collide.love"; print("rockspec: installed and loaded collide " .. c._VERSION)'
 
 # The plain-C test of the core: no Lua involved.
 check-core: build/check-core

@@ -66,7 +66,7 @@ print()
 
 -- Spheres and planes.
 local ball = collide.Sphere(0, 3, 0, 1)
-print("Sphere " .. tostring(ball) .. " against the floor plane y = 0 (n = (0,1,0), d = 0): "
+print("A sphere, " .. tostring(ball) .. ", against the floor plane y = 0 (n = (0,1,0), d = 0): "
   .. ball:plane(0, 1, 0, 0) .. " (1 = wholly in front)")
 print("  touches the box " .. tostring(collide.AABB(-1, -1, -1, 1, 2, 1)) .. ": "
   .. tostring(ball:overlaps(collide.AABB(-1, -1, -1, 1, 2, 1))))
