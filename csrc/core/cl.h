@@ -101,6 +101,13 @@ CL_API cl_obb cl_obb_from_aabb(const cl_aabb *a);
 CL_API int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b);
 /// Inclusive overlap with an AABB.
 CL_API int cl_obb_overlaps_aabb(const cl_obb *a, const cl_aabb *b);
+/// (Added for the World's swept SAT.) Writes the separating axes of the pair, unit length: a's
+/// three axes, b's three axes, then each a.u[i] x b.u[j] (i-major) whose squared length is at
+/// least 1e-12 (parallel edges are skipped, as in cl_obb_overlaps_obb). Returns the count (6..15).
+CL_API int cl_obb_axes(const cl_obb *a, const cl_obb *b, cl_vec3 out[15]);
+/// (Added.) Projection of the box onto axis: it covers [center - radius, center + radius]
+/// (center = c.axis, radius = sum h_i |u_i.axis|).
+CL_API void cl_obb_project(const cl_obb *b, cl_vec3 axis, double *center, double *radius);
 
 /* ---- Sphere ---- */
 CL_API int cl_sphere_contains(const cl_sphere *s, cl_vec3 p);

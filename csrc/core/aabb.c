@@ -1,0 +1,174 @@
+/* collide core: rays and axis-aligned boxes (seeds 000, 002, 004). */
+#include "vec.h"
+
+/// 1 and a ray with unit direction (scaled by its largest component first); 0 if d is zero or not finite.
+int cl_ray_make(cl_ray *out, cl_vec3 o, cl_vec3 d)
+{
+    double m = cl_maxabs3(d.x, d.y, d.z), len;
+    if (!(m > 0) || !isfinite(m)) return 0;
+    d = cl_v3(d.x / m, d.y / m, d.z / m);
+    len = sqrt(cl_dot(d, d));
+    out->o = o;
+    out->d = cl_v3(d.x / len, d.y / len, d.z / len);
+    return 1;
+}
+
+/// o + t*d; components with d_i == 0 stay o_i exactly (no inf*0 for huge t).
+cl_vec3 cl_ray_at(const cl_ray *r, double t)
+{
+    return cl_v3(r->d.x == 0 ? r->o.x : r->o.x + t * r->d.x,
+                 r->d.y == 0 ? r->o.y : r->o.y + t * r->d.y,
+                 r->d.z == 0 ? r->o.z : r->o.z + t * r->d.z);
+}
+
+/// 1 and t >= 0 where the ray meets the plane (0 if the origin is on it); 0 if parallel or behind.
+int cl_ray_plane(const cl_ray *r, cl_vec3 n, double d, double *t)
+{
+    cl_vec3 ns;
+    double d8, s, v, q;
+    if (!cl_plane_scale(n, d, &ns, &d8)) {  /* zero normal: every point or no point is on it */
+        if (d != 0) return 0;
+        *t = 0;
+        return 1;
+    }
+    /* s = value at the origin, /8 to stay finite; power-of-two scaling keeps it exact */
+    s = ns.x * (r->o.x * 0.125) + ns.y * (r->o.y * 0.125) + ns.z * (r->o.z * 0.125) + d8;
+    if (s == 0) { *t = 0; return 1; }
+    v = cl_dot(ns, r->d);
+    if (v == 0) return 0;
+    q = -s / v;
+    if (!(q >= 0)) return 0;
+    *t = q * 8.0 + 0.0;  /* may overflow to +inf only when the true distance exceeds DBL_MAX */
+    return 1;
+}
+
+/// 1 if min <= p <= max on every axis.
+int cl_aabb_contains(const cl_aabb *b, cl_vec3 p)
+{
+    return p.x >= b->min.x && p.x <= b->max.x && p.y >= b->min.y && p.y <= b->max.y &&
+           p.z >= b->min.z && p.z <= b->max.z;
+}
+
+/// 1 if the closed boxes share a point.
+int cl_aabb_overlaps_aabb(const cl_aabb *a, const cl_aabb *b)
+{
+    return a->min.x <= b->max.x && b->min.x <= a->max.x && a->min.y <= b->max.y &&
+           b->min.y <= a->max.y && a->min.z <= b->max.z && b->min.z <= a->max.z;
+}
+
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/// p clamped to the box.
+cl_vec3 cl_aabb_closest(const cl_aabb *b, cl_vec3 p)
+{
+    return cl_v3(clampd(p.x, b->min.x, b->max.x), clampd(p.y, b->min.y, b->max.y),
+                 clampd(p.z, b->min.z, b->max.z));
+}
+
+/// 1 / -1 / 0 by the plane's value at the box's two extreme vertices along n.
+int cl_aabb_plane(const cl_aabb *b, cl_vec3 n, double d)
+{
+    cl_vec3 ns, lo, hi;
+    double d8, slo, shi;
+    if (!cl_plane_scale(n, d, &ns, &d8)) return cl_sign(d);
+    lo.x = ns.x >= 0 ? b->min.x : b->max.x;  hi.x = ns.x >= 0 ? b->max.x : b->min.x;
+    lo.y = ns.y >= 0 ? b->min.y : b->max.y;  hi.y = ns.y >= 0 ? b->max.y : b->min.y;
+    lo.z = ns.z >= 0 ? b->min.z : b->max.z;  hi.z = ns.z >= 0 ? b->max.z : b->min.z;
+    slo = ns.x * (lo.x * 0.125) + ns.y * (lo.y * 0.125) + ns.z * (lo.z * 0.125) + d8;
+    shi = ns.x * (hi.x * 0.125) + ns.y * (hi.y * 0.125) + ns.z * (hi.z * 0.125) + d8;
+    if (slo > 0) return 1;
+    if (shi < 0) return -1;
+    return 0;
+}
+
+/// Componentwise min of the mins and max of the maxes.
+cl_aabb cl_aabb_merge(const cl_aabb *a, const cl_aabb *b)
+{
+    cl_aabb m;
+    m.min = cl_v3(a->min.x < b->min.x ? a->min.x : b->min.x, a->min.y < b->min.y ? a->min.y : b->min.y,
+                  a->min.z < b->min.z ? a->min.z : b->min.z);
+    m.max = cl_v3(a->max.x > b->max.x ? a->max.x : b->max.x, a->max.y > b->max.y ? a->max.y : b->max.y,
+                  a->max.z > b->max.z ? a->max.z : b->max.z);
+    return m;
+}
+
+/* Seed 004 fixed: its tMaxX uses max.y (we use max.x) and says "tMin less than tMax: no
+ * collision" (reversed: entry > exit is the miss); parallel axes are tested explicitly. */
+
+/// 1 and the entry hit (t = 0, n = 0 when the origin is in the box) with t <= maxt; 0 on a miss.
+int cl_aabb_raycast(const cl_aabb *b, const cl_ray *r, double maxt, cl_hit *out)
+{
+    double lo[3], hi[3], o[3], d[3], t0, t1;
+    int ax;
+    if (cl_aabb_contains(b, r->o)) {
+        out->t = 0;
+        out->n = cl_v3(0, 0, 0);
+        return 1;
+    }
+    lo[0] = b->min.x; lo[1] = b->min.y; lo[2] = b->min.z;
+    hi[0] = b->max.x; hi[1] = b->max.y; hi[2] = b->max.z;
+    o[0] = r->o.x; o[1] = r->o.y; o[2] = r->o.z;
+    d[0] = r->d.x; d[1] = r->d.y; d[2] = r->d.z;
+    /* origin outside: the line's inside interval lies wholly ahead (t0 > 0) or behind */
+    if (!cl_slabs(lo, hi, o, d, &t0, &t1, &ax) || ax < 0 || !(t0 >= 0) || !(t0 <= maxt)) return 0;
+    out->t = t0;
+    out->n = cl_axisvec(ax, d[ax] > 0 ? -1.0 : 1.0);
+    return 1;
+}
+
+/// 1 with entry/exit distances of the whole line through the box; 0 if it misses or exits before 0.
+int cl_aabb_clip(const cl_aabb *b, const cl_ray *r, double *tenter, double *texit)
+{
+    double lo[3], hi[3], o[3], d[3], t0, t1;
+    int ax;
+    lo[0] = b->min.x; lo[1] = b->min.y; lo[2] = b->min.z;
+    hi[0] = b->max.x; hi[1] = b->max.y; hi[2] = b->max.z;
+    o[0] = r->o.x; o[1] = r->o.y; o[2] = r->o.z;
+    d[0] = r->d.x; d[1] = r->d.y; d[2] = r->d.z;
+    if (!cl_slabs(lo, hi, o, d, &t0, &t1, &ax) || t1 < 0) return 0;
+    *tenter = t0 + 0.0;
+    *texit = t1 + 0.0;
+    return 1;
+}
+
+/// 1 and seed 000's entry fraction in [0, maxf] with the entered face's normal; 0 on a miss.
+int cl_aabb_segment(const cl_aabb *b, cl_vec3 p1, cl_vec3 p2, double maxf, cl_hit *out)
+{
+    double lo[3], hi[3], p[3], d[3], lower = 0, upper = maxf;
+    cl_vec3 dv = cl_sub(p2, p1);
+    int i, ax = -1;
+    if (cl_vfinite(dv)) {
+        lo[0] = b->min.x; lo[1] = b->min.y; lo[2] = b->min.z;
+        hi[0] = b->max.x; hi[1] = b->max.y; hi[2] = b->max.z;
+        p[0] = p1.x; p[1] = p1.y; p[2] = p1.z;
+    } else {  /* p2 - p1 overflows: the fractions are scale-free, so halve everything */
+        dv = cl_halfsub(p2, p1);
+        lo[0] = b->min.x * 0.5; lo[1] = b->min.y * 0.5; lo[2] = b->min.z * 0.5;
+        hi[0] = b->max.x * 0.5; hi[1] = b->max.y * 0.5; hi[2] = b->max.z * 0.5;
+        p[0] = p1.x * 0.5; p[1] = p1.y * 0.5; p[2] = p1.z * 0.5;
+    }
+    d[0] = dv.x; d[1] = dv.y; d[2] = dv.z;
+    for (i = 0; i < 3; i++) {
+        /* planes -x <= -lo and x <= hi as numerator / denominator pairs (seed 000) */
+        double num[2], den[2];
+        int j;
+        num[0] = p[i] - lo[i]; den[0] = -d[i];
+        num[1] = hi[i] - p[i]; den[1] = d[i];
+        for (j = 0; j < 2; j++) {
+            if (den[j] == 0) {
+                if (num[j] < 0) return 0;  /* parallel and outside this half-space */
+            } else {
+                double f = num[j] / den[j];
+                if (den[j] < 0) {
+                    if (f > lower) { lower = f; ax = i; }  /* strict: lowest axis wins ties */
+                } else if (f < upper) {
+                    upper = f;
+                }
+                if (upper < lower) return 0;
+            }
+        }
+    }
+    out->t = lower;
+    out->n = ax < 0 ? cl_v3(0, 0, 0) : cl_axisvec(ax, d[ax] > 0 ? -1.0 : 1.0);
+    return 1;
+}

@@ -1,0 +1,281 @@
+/* collide core: time of impact (seed 003), segment, reflection, polygon, and shape dispatch. */
+#include "vec.h"
+
+/* Seed 003 corrected: interiors are open boxes (seed: touching boxes count as overlapped),
+ * "separated" always has t = 1 (seed's last branch returns 0), and first contact must be < 1
+ * (seed's t1 >= 1 test); each axis gives the open interval of times its interiors overlap. */
+
+/// State and time: OVERLAPPED at 0, TOUCHING at first contact in [0, 1), else SEPARATED at 1.
+cl_toi_state cl_toi(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 db, double *t)
+{
+    double lo = -INFINITY, hi = INFINITY;
+    int i;
+    for (i = 0; i < 3; i++) {
+        double amin = cl_comp(a->min, i), amax = cl_comp(a->max, i);
+        double bmin = cl_comp(b->min, i), bmax = cl_comp(b->max, i);
+        double dai = cl_comp(da, i), dbi = cl_comp(db, i), d = dbi - dai, enter, leave;
+        if (d == 0) {
+            if (amin == amax && bmin == bmax && amin == bmin) continue;  /* flat-axis rule (2D) */
+            if ((amin > bmin ? amin : bmin) < (amax < bmax ? amax : bmax)) continue;
+            *t = 1;
+            return CL_TOI_SEPARATED;
+        }
+        if (amin == amax || bmin == bmax) {  /* an empty open interval never overlaps */
+            *t = 1;
+            return CL_TOI_SEPARATED;
+        }
+        if (isfinite(d)) {
+            enter = (d > 0 ? amin - bmax : amax - bmin) / d;
+            leave = (d > 0 ? amax - bmin : amin - bmax) / d;
+        } else {  /* the relative motion overflows: the times are scale-free, so halve everything */
+            d = dbi * 0.5 - dai * 0.5;
+            enter = (d > 0 ? amin * 0.5 - bmax * 0.5 : amax * 0.5 - bmin * 0.5) / d;
+            leave = (d > 0 ? amax * 0.5 - bmin * 0.5 : amin * 0.5 - bmax * 0.5) / d;
+        }
+        if (enter > lo) lo = enter;
+        if (leave < hi) hi = leave;
+    }
+    if (lo < 0 && hi > 0) {
+        *t = 0;
+        return CL_TOI_OVERLAPPED;
+    }
+    if (lo < hi && lo < 1 && hi > 0) {
+        *t = lo + 0.0;  /* lo >= 0 here; + 0.0 turns -0 into 0 */
+        return CL_TOI_TOUCHING;
+    }
+    *t = 1;
+    return CL_TOI_SEPARATED;
+}
+
+/* Seed 002's closest point on a line has (P1 - P1) where (P2 - P1) belongs, and its end tests
+ * and ratio have sign slips; we use s = (p - a).(b - a) / |b - a|^2 clamped to [0, 1]. */
+
+/// Closest point of segment ab to p and its parameter s (a and 0 for a zero-length segment).
+cl_vec3 cl_closest_on_segment(cl_vec3 p, cl_vec3 a, cl_vec3 b, double *s)
+{
+    cl_vec3 ab = cl_sub(b, a), ap = cl_sub(p, a);
+    double num, den, f;
+    if (a.x == b.x && a.y == b.y && a.z == b.z) { *s = 0; return a; }
+    num = cl_dot(ap, ab);
+    den = cl_dot(ab, ab);
+    if (!cl_vfinite(ab) || !cl_vfinite(ap) || !isfinite(num) || !(den >= 0x1p-900 && den <= 0x1p900)) {
+        /* extreme magnitudes: divide both vectors by the largest component (s is scale-free) */
+        double k;
+        if (!cl_vfinite(ab) || !cl_vfinite(ap)) { ab = cl_halfsub(b, a); ap = cl_halfsub(p, a); }
+        k = cl_maxabs3(ab.x, ab.y, ab.z);
+        ab = cl_v3(ab.x / k, ab.y / k, ab.z / k);
+        ap = cl_v3(ap.x / k, ap.y / k, ap.z / k);
+        num = cl_dot(ap, ab);
+        den = cl_dot(ab, ab);
+    }
+    if (!(num > 0)) { *s = 0; return a; }
+    if (num >= den) { *s = 1; return b; }
+    f = num / den;
+    *s = f;
+    ab = cl_sub(b, a);
+    if (cl_vfinite(ab)) return cl_add(a, cl_mul(ab, f));
+    return cl_add(cl_mul(a, 1.0 - f), cl_mul(b, f));  /* a and b of opposite signs: no overflow */
+}
+
+/// v - (1 + e)(n.v)n; never NaN (a component with n_i == 0 stays v_i).
+cl_vec3 cl_reflect(cl_vec3 v, cl_vec3 n, double e)
+{
+    double k = (1.0 + e) * cl_dot(n, v), mn, mv, dot, r[3];
+    cl_vec3 res = cl_sub(v, cl_mul(n, k));
+    int i;
+    if (cl_vfinite(res)) return res;
+    /* overflow: scale n and v to unit size, then apply the scales one at a time (no inf*0) */
+    mn = cl_maxabs3(n.x, n.y, n.z);
+    mv = cl_maxabs3(v.x, v.y, v.z);
+    if (mn == 0 || mv == 0) return v;
+    dot = cl_dot(cl_v3(n.x / mn, n.y / mn, n.z / mn), cl_v3(v.x / mv, v.y / mv, v.z / mv));
+    if (dot == 0 || 1.0 + e == 0) return v;
+    for (i = 0; i < 3; i++) {
+        /* v_i - (1+e)(n.v)n_i = (v_i/mv - f) * mv, f = (1+e)(n.v/mv)n_i; inf never meets 0 */
+        double ni = cl_comp(n, i), vi = cl_comp(v, i), f = (1.0 + e) * dot * (ni / mn) * mn * mn;
+        r[i] = ni == 0 ? vi : (vi / mv - f) * mv;
+    }
+    return cl_v3(r[0], r[1], r[2]);
+}
+
+/* ---- exact 2D orientation (Shewchuk-style filter, then an exact expansion) ---- */
+
+static void two_sum(double a, double b, double *x, double *y)
+{
+    double s = a + b, bv = s - a, av = s - bv;
+    *x = s;
+    *y = (a - av) + (b - bv);
+}
+
+static void two_diff(double a, double b, double *x, double *y)
+{
+    double s = a - b, bv = a - s, av = s + bv;
+    *x = s;
+    *y = (a - av) + (bv - b);
+}
+
+/* Sign of (ax - cx)(by - cy) - (ay - cy)(bx - cx): > 0 if c, a, b turn left; exact for finite
+ * inputs unless a product over- or underflows after power-of-two rescaling. */
+static int orient_sign(double ax, double ay, double bx, double by, double cx, double cy)
+{
+    double l = (ax - cx) * (by - cy), r = (ay - cy) * (bx - cx), det = l - r, sum = fabs(l) + fabs(r);
+    double v[8], h[16], m = 0;
+    int i, j, n = 0;
+    if (isfinite(sum) && sum > 0x1p-900) {
+        double bound = 3.3306690738754716e-16 * sum;  /* (3 + 16 eps) eps, Shewchuk's ccwerrboundA */
+        if (det > bound) return 1;
+        if (-det > bound) return -1;
+    }
+    /* exact: each difference as hi + lo, rescaled by a power of two, then 16 exact products */
+    two_diff(ax, cx, &v[0], &v[1]);
+    two_diff(by, cy, &v[2], &v[3]);
+    two_diff(ay, cy, &v[4], &v[5]);
+    two_diff(bx, cx, &v[6], &v[7]);
+    for (i = 0; i < 8; i += 2)
+        if (fabs(v[i]) > m) m = fabs(v[i]);
+    if (m == 0) return 0;
+    if (m > 0x1p400 || m < 0x1p-400) {
+        int e;
+        (void)frexp(m, &e);
+        for (i = 0; i < 8; i++) v[i] = ldexp(v[i], -e);
+    }
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 2; j++) {
+            /* +(A_i * B_j) and -(C_i * D_j), each as product + exact fma error, added to h */
+            double terms[4], p = v[i] * v[2 + j], q = v[4 + i] * v[6 + j];
+            int k, t;
+            terms[0] = p;
+            terms[1] = fma(v[i], v[2 + j], -p);
+            terms[2] = -q;
+            terms[3] = -fma(v[4 + i], v[6 + j], -q);
+            for (t = 0; t < 4; t++) {
+                double c = terms[t];
+                for (k = 0; k < n; k++) two_sum(c, h[k], &c, &h[k]);  /* grow the expansion */
+                h[n++] = c;
+            }
+        }
+    for (i = n - 1; i >= 0; i--)  /* the most significant non-zero component gives the sign */
+        if (h[i] != 0) return h[i] > 0 ? 1 : -1;
+    return 0;
+}
+
+/// 1 if (x, y) is on the boundary or inside by the even-odd rule.
+int cl_point_in_polygon(const double *xy, size_t n, double x, double y)
+{
+    size_t i, j;
+    int inside = 0;
+    if (n == 0) return 0;
+    for (i = 0, j = n - 1; i < n; j = i++) {
+        double xi = xy[2 * i], yi = xy[2 * i + 1], xj = xy[2 * j], yj = xy[2 * j + 1];
+        double xlo = xi < xj ? xi : xj, xhi = xi < xj ? xj : xi;
+        double ylo = yi < yj ? yi : yj, yhi = yi < yj ? yj : yi;
+        int straddle, s;
+        if (y < ylo || y > yhi || x > xhi) continue;  /* neither on this edge nor crossed to the right */
+        straddle = (yi > y) != (yj > y);
+        if (x < xlo) {
+            if (straddle) inside = !inside;
+            continue;
+        }
+        s = orient_sign(xj, yj, x, y, xi, yi);
+        if (s == 0) return 1;  /* collinear and within the edge's range: on the edge */
+        if (straddle && ((yj > yi) == (s > 0))) inside = !inside;
+    }
+    return inside;
+}
+
+/* ---- dispatch ---- */
+
+/// Overlap for any pair of kinds; symmetric.
+int cl_shape_overlaps(const cl_shape *a, const cl_shape *b)
+{
+    if (a->kind > b->kind) { const cl_shape *t = a; a = b; b = t; }
+    switch (a->kind) {
+    case CL_AABB:
+        if (b->kind == CL_AABB) return cl_aabb_overlaps_aabb(&a->u.aabb, &b->u.aabb);
+        if (b->kind == CL_OBB) return cl_obb_overlaps_aabb(&b->u.obb, &a->u.aabb);
+        return cl_sphere_overlaps_aabb(&b->u.sphere, &a->u.aabb);
+    case CL_OBB:
+        if (b->kind == CL_OBB) return cl_obb_overlaps_obb(&a->u.obb, &b->u.obb);
+        return cl_sphere_overlaps_obb(&b->u.sphere, &a->u.obb);
+    default:
+        return cl_sphere_overlaps_sphere(&a->u.sphere, &b->u.sphere);
+    }
+}
+
+/// Inclusive containment of p.
+int cl_shape_contains(const cl_shape *s, cl_vec3 p)
+{
+    switch (s->kind) {
+    case CL_AABB: return cl_aabb_contains(&s->u.aabb, p);
+    case CL_OBB: return cl_obb_contains(&s->u.obb, p);
+    default: return cl_sphere_contains(&s->u.sphere, p);
+    }
+}
+
+/// Ray hit as the kind's raycast.
+int cl_shape_raycast(const cl_shape *s, const cl_ray *r, double maxt, cl_hit *out)
+{
+    switch (s->kind) {
+    case CL_AABB: return cl_aabb_raycast(&s->u.aabb, r, maxt, out);
+    case CL_OBB: return cl_obb_raycast(&s->u.obb, r, maxt, out);
+    default: return cl_sphere_raycast(&s->u.sphere, r, maxt, out);
+    }
+}
+
+/// Tight enclosing AABB (the box itself for an AABB).
+cl_aabb cl_shape_aabb(const cl_shape *s)
+{
+    switch (s->kind) {
+    case CL_AABB: return s->u.aabb;
+    case CL_OBB: return cl_obb_aabb(&s->u.obb);
+    default: return cl_sphere_aabb(&s->u.sphere);
+    }
+}
+
+/// Closest point on or in the shape.
+cl_vec3 cl_shape_closest(const cl_shape *s, cl_vec3 p)
+{
+    switch (s->kind) {
+    case CL_AABB: return cl_aabb_closest(&s->u.aabb, p);
+    case CL_OBB: return cl_obb_closest(&s->u.obb, p);
+    default: return cl_sphere_closest(&s->u.sphere, p);
+    }
+}
+
+/// Plane side as the kind's plane test.
+int cl_shape_plane(const cl_shape *s, cl_vec3 n, double d)
+{
+    switch (s->kind) {
+    case CL_AABB: return cl_aabb_plane(&s->u.aabb, n, d);
+    case CL_OBB: return cl_obb_plane(&s->u.obb, n, d);
+    default: return cl_sphere_plane(&s->u.sphere, n, d);
+    }
+}
+
+/// Adds d to the shape's position (both corners of an AABB).
+void cl_shape_translate(cl_shape *s, cl_vec3 d)
+{
+    switch (s->kind) {
+    case CL_AABB:
+        s->u.aabb.min = cl_add(s->u.aabb.min, d);
+        s->u.aabb.max = cl_add(s->u.aabb.max, d);
+        break;
+    case CL_OBB: s->u.obb.c = cl_add(s->u.obb.c, d); break;
+    default: s->u.sphere.c = cl_add(s->u.sphere.c, d); break;
+    }
+}
+
+static int veq(cl_vec3 a, cl_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+/// 1 if same kind and every field compares equal.
+int cl_shape_equal(const cl_shape *a, const cl_shape *b)
+{
+    if (a->kind != b->kind) return 0;
+    switch (a->kind) {
+    case CL_AABB: return veq(a->u.aabb.min, b->u.aabb.min) && veq(a->u.aabb.max, b->u.aabb.max);
+    case CL_OBB:
+        return veq(a->u.obb.c, b->u.obb.c) && veq(a->u.obb.h, b->u.obb.h) && veq(a->u.obb.u[0], b->u.obb.u[0]) &&
+               veq(a->u.obb.u[1], b->u.obb.u[1]) && veq(a->u.obb.u[2], b->u.obb.u[2]);
+    default: return veq(a->u.sphere.c, b->u.sphere.c) && a->u.sphere.r == b->u.sphere.r;
+    }
+}

@@ -1,0 +1,204 @@
+/* collide core: oriented boxes (seed 002; SAT after Gottschalk's OBBTree / Ericson 4.4). */
+#include "vec.h"
+
+/// 1 if |u_i.u_i - 1| <= tol and |u_i.u_j| <= tol for i != j (NaN fails).
+int cl_axes_orthonormal(const cl_vec3 u[3], double tol)
+{
+    int i, j;
+    for (i = 0; i < 3; i++) {
+        if (!(fabs(cl_dot(u[i], u[i]) - 1.0) <= tol)) return 0;
+        for (j = i + 1; j < 3; j++)
+            if (!(fabs(cl_dot(u[i], u[j])) <= tol)) return 0;
+    }
+    return 1;
+}
+
+static cl_vec3 normalize(cl_vec3 v)
+{
+    double len = cl_len(v.x, v.y, v.z);
+    return len > 0 ? cl_v3(v.x / len, v.y / len, v.z / len) : v;
+}
+
+/// 1 after rotating the axes by angle about a (Rodrigues) and re-orthonormalising; 0 if a is zero.
+int cl_obb_rotate(cl_obb *b, double angle, cl_vec3 a)
+{
+    double m = cl_maxabs3(a.x, a.y, a.z), c, s;
+    cl_vec3 k, u[3], w;
+    int i;
+    if (!(m > 0) || !isfinite(m)) return 0;
+    k = normalize(cl_v3(a.x / m, a.y / m, a.z / m));
+    c = cos(angle);
+    s = sin(angle);
+    for (i = 0; i < 3; i++) {
+        cl_vec3 v = b->u[i];
+        u[i] = cl_add(cl_add(cl_mul(v, c), cl_mul(cl_cross(k, v), s)), cl_mul(k, cl_dot(k, v) * (1.0 - c)));
+    }
+    /* Gram-Schmidt; the third axis is +-(u0 x u1), the sign keeping the box's handedness */
+    u[0] = normalize(u[0]);
+    u[1] = normalize(cl_sub(u[1], cl_mul(u[0], cl_dot(u[1], u[0]))));
+    w = normalize(cl_cross(u[0], u[1]));
+    if (cl_dot(w, u[2]) < 0) w = cl_mul(w, -1.0);
+    b->u[0] = u[0];
+    b->u[1] = u[1];
+    b->u[2] = w;
+    return 1;
+}
+
+/// 1 if p's coordinates in the box frame are within the half sizes.
+int cl_obb_contains(const cl_obb *b, cl_vec3 p)
+{
+    double l[3], s = cl_obb_local(b, p, l);
+    return fabs(l[0]) <= b->h.x * s && fabs(l[1]) <= b->h.y * s && fabs(l[2]) <= b->h.z * s;
+}
+
+static double clampd(double v, double h) { return v < -h ? -h : (v > h ? h : v); }
+
+/// c + sum of the local coordinates clamped to the half sizes times the axes.
+cl_vec3 cl_obb_closest(const cl_obb *b, cl_vec3 p)
+{
+    double l[3], s = cl_obb_local(b, p, l), k = 1.0 / s;
+    double a0 = clampd(l[0], b->h.x * s) * k, a1 = clampd(l[1], b->h.y * s) * k, a2 = clampd(l[2], b->h.z * s) * k;
+    return cl_add(cl_add(cl_add(b->c, cl_mul(b->u[0], a0)), cl_mul(b->u[1], a1)), cl_mul(b->u[2], a2));
+}
+
+/// 1 / -1 / 0 comparing the plane's value at the centre with the box's projected radius.
+int cl_obb_plane(const cl_obb *b, cl_vec3 n, double d)
+{
+    cl_vec3 ns;
+    double d8, s, r;
+    if (!cl_plane_scale(n, d, &ns, &d8)) return cl_sign(d);
+    s = ns.x * (b->c.x * 0.125) + ns.y * (b->c.y * 0.125) + ns.z * (b->c.z * 0.125) + d8;
+    r = (b->h.x * 0.125) * fabs(cl_dot(ns, b->u[0])) + (b->h.y * 0.125) * fabs(cl_dot(ns, b->u[1])) +
+        (b->h.z * 0.125) * fabs(cl_dot(ns, b->u[2]));
+    if (s > r) return 1;
+    if (s < -r) return -1;
+    return 0;
+}
+
+/// Centre +- the box's extent along each world axis, clamped to finite values.
+cl_aabb cl_obb_aabb(const cl_obb *b)
+{
+    cl_aabb a;
+    double e[3];
+    int i;
+    for (i = 0; i < 3; i++)
+        e[i] = b->h.x * fabs(cl_comp(b->u[0], i)) + b->h.y * fabs(cl_comp(b->u[1], i)) +
+               b->h.z * fabs(cl_comp(b->u[2], i));
+    a.min = cl_v3(cl_clampfinite(b->c.x - e[0]), cl_clampfinite(b->c.y - e[1]), cl_clampfinite(b->c.z - e[2]));
+    a.max = cl_v3(cl_clampfinite(b->c.x + e[0]), cl_clampfinite(b->c.y + e[1]), cl_clampfinite(b->c.z + e[2]));
+    return a;
+}
+
+/// 1 and the entry hit in the box frame (normal turned back to world space); 0 on a miss.
+int cl_obb_raycast(const cl_obb *b, const cl_ray *r, double maxt, cl_hit *out)
+{
+    double o[3], lo[3], hi[3], d[3], t0, t1, s = cl_obb_local(b, r->o, o);
+    int ax;
+    hi[0] = b->h.x * s; hi[1] = b->h.y * s; hi[2] = b->h.z * s;
+    if (fabs(o[0]) <= hi[0] && fabs(o[1]) <= hi[1] && fabs(o[2]) <= hi[2]) {
+        out->t = 0;
+        out->n = cl_v3(0, 0, 0);
+        return 1;
+    }
+    lo[0] = -hi[0]; lo[1] = -hi[1]; lo[2] = -hi[2];
+    d[0] = cl_dot(r->d, b->u[0]); d[1] = cl_dot(r->d, b->u[1]); d[2] = cl_dot(r->d, b->u[2]);
+    if (!cl_slabs(lo, hi, o, d, &t0, &t1, &ax) || ax < 0 || !(t0 >= 0)) return 0;  /* outside: ahead or behind */
+    t0 /= s;
+    if (!(t0 <= maxt)) return 0;
+    out->t = t0;
+    out->n = cl_mul(b->u[ax], d[ax] > 0 ? -1.0 : 1.0);
+    return 1;
+}
+
+/// The box as an OBB with world axes.
+cl_obb cl_obb_from_aabb(const cl_aabb *a)
+{
+    cl_obb o;
+    o.c = cl_v3(a->min.x * 0.5 + a->max.x * 0.5, a->min.y * 0.5 + a->max.y * 0.5, a->min.z * 0.5 + a->max.z * 0.5);
+    o.h = cl_v3(a->max.x * 0.5 - a->min.x * 0.5, a->max.y * 0.5 - a->min.y * 0.5, a->max.z * 0.5 - a->min.z * 0.5);
+    o.u[0] = cl_v3(1, 0, 0);
+    o.u[1] = cl_v3(0, 1, 0);
+    o.u[2] = cl_v3(0, 0, 1);
+    return o;
+}
+
+/* Cross-product axes shorter than this (squared; the edges are unit) are parallel edges, which
+ * the face axes already decide; testing them would compare rounding noise. */
+#define CL_PARALLEL_SQ 1e-12
+
+/* SAT with every length scaled by s; *bad set when a quantity overflowed (retry with smaller s). */
+static int sat(const cl_obb *a, const cl_obb *b, double s, int *bad)
+{
+    double R[3][3], AR[3][3], t[3], ah[3], bh[3];
+    cl_vec3 tv = s == 1.0 ? cl_sub(b->c, a->c) : cl_sub(cl_mul(b->c, s), cl_mul(a->c, s));
+    int i, j;
+    ah[0] = a->h.x * s; ah[1] = a->h.y * s; ah[2] = a->h.z * s;
+    bh[0] = b->h.x * s; bh[1] = b->h.y * s; bh[2] = b->h.z * s;
+    for (i = 0; i < 3; i++) {
+        t[i] = cl_dot(tv, a->u[i]);
+        for (j = 0; j < 3; j++) {
+            R[i][j] = cl_dot(a->u[i], b->u[j]);
+            AR[i][j] = fabs(R[i][j]);
+        }
+    }
+    *bad = !isfinite(fabs(t[0]) + fabs(t[1]) + fabs(t[2]) + ah[0] + ah[1] + ah[2] + bh[0] + bh[1] + bh[2]);
+    if (*bad) return 1;
+    /* inclusive: an axis separates only when the gap is strictly positive */
+    for (i = 0; i < 3; i++)
+        if (fabs(t[i]) > ah[i] + (bh[0] * AR[i][0] + bh[1] * AR[i][1] + bh[2] * AR[i][2])) return 0;
+    for (j = 0; j < 3; j++)
+        if (fabs(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j]) >
+            (ah[0] * AR[0][j] + ah[1] * AR[1][j] + ah[2] * AR[2][j]) + bh[j])
+            return 0;
+    for (i = 0; i < 3; i++) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (j = 0; j < 3; j++) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double ra, rb;
+            if (R[i1][j] * R[i1][j] + R[i2][j] * R[i2][j] < CL_PARALLEL_SQ) continue;
+            ra = ah[i1] * AR[i2][j] + ah[i2] * AR[i1][j];
+            rb = bh[j1] * AR[i][j2] + bh[j2] * AR[i][j1];
+            if (fabs(t[i2] * R[i1][j] - t[i1] * R[i2][j]) > ra + rb) return 0;
+        }
+    }
+    return 1;
+}
+
+/// 1 unless one of the 15 SAT axes (minus parallel-edge ones) strictly separates the boxes.
+int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b)
+{
+    int bad, r = sat(a, b, 1.0, &bad);
+    if (bad) r = sat(a, b, 0.0625, &bad);  /* huge boxes: every sum stays below DBL_MAX at 1/16 */
+    return r;
+}
+
+/// 1 if the OBB and the AABB (as an OBB) overlap.
+int cl_obb_overlaps_aabb(const cl_obb *a, const cl_aabb *b)
+{
+    cl_obb o = cl_obb_from_aabb(b);
+    return cl_obb_overlaps_obb(a, &o);
+}
+
+/// Number of SAT axes (unit) between the boxes: 3 + 3 face axes then each non-parallel A_i x B_j.
+int cl_obb_axes(const cl_obb *a, const cl_obb *b, cl_vec3 out[15])
+{
+    int i, j, n = 0;
+    for (i = 0; i < 3; i++) out[n++] = a->u[i];
+    for (i = 0; i < 3; i++) out[n++] = b->u[i];
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            cl_vec3 c = cl_cross(a->u[i], b->u[j]);
+            double sq = cl_dot(c, c);
+            if (sq < CL_PARALLEL_SQ) continue;
+            out[n++] = cl_mul(c, 1.0 / sqrt(sq));
+        }
+    return n;
+}
+
+/// Centre and radius of the box's projection onto axis: the box covers c.axis +- radius.
+void cl_obb_project(const cl_obb *b, cl_vec3 axis, double *center, double *radius)
+{
+    *center = cl_dot(b->c, axis);
+    *radius = b->h.x * fabs(cl_dot(b->u[0], axis)) + b->h.y * fabs(cl_dot(b->u[1], axis)) +
+              b->h.z * fabs(cl_dot(b->u[2], axis));
+}

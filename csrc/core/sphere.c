@@ -1,0 +1,115 @@
+/* collide core: spheres (seed 002; inclusive tests, and its sphere/AABB sign fixed). */
+#include "vec.h"
+
+/* |a - b| <= r1 + r2, computed at half scale when a difference or the sum would overflow. */
+static int dist_le(cl_vec3 a, cl_vec3 b, double r1, double r2)
+{
+    cl_vec3 d = cl_sub(a, b);
+    double r = r1 + r2;
+    if (!cl_vfinite(d) || !isfinite(r)) {
+        d = cl_halfsub(a, b);
+        r = r1 * 0.5 + r2 * 0.5;
+    }
+    return cl_len_le(d.x, d.y, d.z, r);
+}
+
+/// 1 if |p - c| <= r (seed 002 uses <; ours is inclusive).
+int cl_sphere_contains(const cl_sphere *s, cl_vec3 p) { return dist_le(p, s->c, s->r, 0.0); }
+
+/// p if inside, else the point of the sphere towards p.
+cl_vec3 cl_sphere_closest(const cl_sphere *s, cl_vec3 p)
+{
+    cl_vec3 d;
+    double k;
+    if (cl_sphere_contains(s, p)) return p;
+    d = cl_sub(p, s->c);
+    if (!cl_vfinite(d)) d = cl_halfsub(p, s->c);  /* the ratio below is scale-free */
+    k = s->r / cl_len(d.x, d.y, d.z);
+    return cl_add(s->c, cl_mul(d, k));
+}
+
+/// 1 / -1 / 0 comparing the plane's value at the centre with r |n|.
+int cl_sphere_plane(const cl_sphere *s, cl_vec3 n, double d)
+{
+    cl_vec3 ns;
+    double d8, v, r;
+    if (!cl_plane_scale(n, d, &ns, &d8)) return cl_sign(d);
+    v = ns.x * (s->c.x * 0.125) + ns.y * (s->c.y * 0.125) + ns.z * (s->c.z * 0.125) + d8;
+    r = (s->r * 0.125) * sqrt(cl_dot(ns, ns));
+    if (v > r) return 1;
+    if (v < -r) return -1;
+    return 0;
+}
+
+/// c +- r on every axis, clamped to finite values.
+cl_aabb cl_sphere_aabb(const cl_sphere *s)
+{
+    cl_aabb a;
+    a.min = cl_v3(cl_clampfinite(s->c.x - s->r), cl_clampfinite(s->c.y - s->r), cl_clampfinite(s->c.z - s->r));
+    a.max = cl_v3(cl_clampfinite(s->c.x + s->r), cl_clampfinite(s->c.y + s->r), cl_clampfinite(s->c.z + s->r));
+    return a;
+}
+
+/// 1 and the entry hit (t = 0, n = 0 from inside; n = (p - c)/r, or -d when r == 0); 0 on a miss.
+int cl_sphere_raycast(const cl_sphere *s, const cl_ray *r, double maxt, cl_hit *out)
+{
+    cl_vec3 m = cl_sub(r->o, s->c), l;
+    double rad = s->r, scale = 1.0, k, b, disc, cc, q, t;
+    if (!cl_vfinite(m)) {
+        m = cl_halfsub(r->o, s->c);
+        rad *= 0.5;
+        scale = 2.0;
+    }
+    if (cl_len_le(m.x, m.y, m.z, rad)) {  /* same test as contains: origin inside or on it */
+        out->t = 0;
+        out->n = cl_v3(0, 0, 0);
+        return 1;
+    }
+    k = cl_maxabs3(m.x, m.y, m.z);
+    if (rad > k) k = rad;
+    if (!(k >= 0x1p-480 && k <= 0x1p480)) {  /* keep the squares in range; t is scaled back */
+        m = cl_v3(m.x / k, m.y / k, m.z / k);
+        rad /= k;
+        scale *= k;
+    }
+    b = cl_dot(m, r->d);
+    if (b >= 0) return 0;  /* outside and not moving towards the centre */
+    l = cl_sub(m, cl_mul(r->d, b));  /* centre to the line's closest point (accurate discriminant) */
+    disc = rad * rad - cl_dot(l, l);
+    if (disc < 0) return 0;
+    cc = cl_dot(m, m) - rad * rad;
+    q = -b + sqrt(disc);
+    t = cc / q;  /* near root without cancellation */
+    if (t < 0) t = 0;
+    if (!(t * scale <= maxt)) return 0;
+    out->t = t * scale;
+    if (rad > 0) {
+        cl_vec3 p = cl_add(m, cl_mul(r->d, t));
+        out->n = cl_v3(p.x / rad, p.y / rad, p.z / rad);
+    } else {
+        out->n = cl_mul(r->d, -1.0);
+    }
+    return 1;
+}
+
+/// 1 if the centres are at most r1 + r2 apart.
+int cl_sphere_overlaps_sphere(const cl_sphere *a, const cl_sphere *b) { return dist_le(a->c, b->c, a->r, b->r); }
+
+/// 1 if the box's closest point to the centre is within r (seed 002 has + where - belongs).
+int cl_sphere_overlaps_aabb(const cl_sphere *s, const cl_aabb *b)
+{
+    return dist_le(s->c, cl_aabb_closest(b, s->c), s->r, 0.0);
+}
+
+/// 1 if the centre, in the box frame, is within r of the box.
+int cl_sphere_overlaps_obb(const cl_sphere *s, const cl_obb *b)
+{
+    double l[3], sc = cl_obb_local(b, s->c, l), h[3], d[3];
+    int i;
+    h[0] = b->h.x * sc; h[1] = b->h.y * sc; h[2] = b->h.z * sc;
+    for (i = 0; i < 3; i++) {
+        double c = l[i] < -h[i] ? -h[i] : (l[i] > h[i] ? h[i] : l[i]);
+        d[i] = l[i] - c;
+    }
+    return cl_len_le(d[0], d[1], d[2], s->r * sc);
+}
