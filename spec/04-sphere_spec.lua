@@ -1,0 +1,293 @@
+-- Sphere: construction, accessors, set/translate, contains, overlaps, raycast, closest, plane, aabb.
+local collide = require "collide"
+local approx = require "support.approx"
+local check, fails = approx.check, approx.fails
+
+local AABB, Ray, OBB, Sphere = collide.AABB, collide.Ray, collide.OBB, collide.Sphere
+local S = math.sqrt(0.5)
+
+describe("Sphere construction and accessors", function()
+  it("center and radius return what was given", function()
+    local s = Sphere(1, 2, 3, 4)
+    check({ 1, 2, 3 }, 0, s:center())
+    assert.equal(4, s:radius())
+  end)
+
+  it("radius 0 is allowed", function()
+    assert.equal(0, Sphere(1, 1, 1, 0):radius())
+  end)
+
+  it("a negative radius is an error", function()
+    fails("bad argument #4 to 'Sphere' (radius is negative)", Sphere, 0, 0, 0, -1)
+  end)
+
+  it("non-finite numbers are an error", function()
+    fails("number is not finite", Sphere, 0, 0, 0, math.huge)
+    fails("number is not finite", Sphere, 0, 0 / 0, 0, 1)
+  end)
+
+  it("aabb() is the bounding box of the sphere", function()
+    local b = Sphere(1, 2, 3, 4):aabb()
+    assert.equal("AABB", collide.type(b))
+    check({ -3, -2, -1, 5, 6, 7 }, 0, b:bounds())
+  end)
+end)
+
+describe("Sphere:set and Sphere:translate", function()
+  it("set changes centre and radius in place and returns the same sphere", function()
+    local s = Sphere(0, 0, 0, 1)
+    assert.is_true(rawequal(s, s:set(1, 2, 3, 0.5)))
+    check({ 1, 2, 3 }, 0, s:center())
+    assert.equal(0.5, s:radius())
+  end)
+
+  it("set with a negative radius raises and changes nothing", function()
+    local s = Sphere(0, 0, 0, 1)
+    fails("bad argument #5 to 'set' (radius is negative)", s.set, s, 1, 2, 3, -1)
+    check({ 0, 0, 0 }, 0, s:center())
+    assert.equal(1, s:radius())
+  end)
+
+  it("translate moves the centre in place and returns the same sphere", function()
+    local s = Sphere(1, 1, 1, 2)
+    assert.is_true(rawequal(s, s:translate(-1, 0.5, 2)))
+    check({ 0, 1.5, 3 }, 0, s:center())
+    assert.equal(2, s:radius())
+  end)
+
+  it("translate that overflows raises and changes nothing", function()
+    local s = Sphere(0, 0, -1e308, 1)
+    fails("result is not finite", s.translate, s, 0, 0, -1e308)
+    check({ 0, 0, -1e308 }, 0, s:center())
+  end)
+end)
+
+describe("Sphere:contains", function()
+  local s = Sphere(1, 2, 3, 4)
+
+  it("contains the centre and interior points", function()
+    assert.is_true(s:contains(1, 2, 3))
+    assert.is_true(s:contains(3, 4, 5))
+  end)
+
+  it("contains surface points (inclusive)", function()
+    assert.is_true(s:contains(5, 2, 3))
+    assert.is_true(s:contains(1, 2, -1))
+    assert.is_true(Sphere(0, 0, 0, 5):contains(3, 4, 0))
+  end)
+
+  it("does not contain points just outside", function()
+    assert.is_false(s:contains(5.000001, 2, 3))
+    assert.is_false(Sphere(0, 0, 0, 5):contains(3, 4, 0.001))
+  end)
+
+  it("a radius-0 sphere contains only its centre", function()
+    assert.is_true(Sphere(1, 1, 1, 0):contains(1, 1, 1))
+    assert.is_false(Sphere(1, 1, 1, 0):contains(1, 1, 1 + 2 ^ -52))
+  end)
+
+  it("no overflow at 1e300 scale", function()
+    local big = Sphere(0, 0, 0, 1e300)
+    assert.is_true(big:contains(1e300, 0, 0))
+    assert.is_true(big:contains(0.6e300, 0.6e300, 0))
+    assert.is_false(big:contains(2e300, 0, 0))
+    assert.is_false(big:contains(0.8e300, 0.8e300, 0))
+  end)
+
+  it("no underflow at 1e-300 scale", function()
+    local tiny = Sphere(0, 0, 0, 1e-300)
+    assert.is_true(tiny:contains(0.5e-300, 0, 0))
+    assert.is_false(tiny:contains(2e-300, 0, 0))
+    assert.is_false(tiny:contains(0.8e-300, 0.8e-300, 0))
+  end)
+end)
+
+describe("Sphere:overlaps", function()
+  it("Sphere-Sphere: touching counts, a gap does not", function()
+    local a = Sphere(0, 0, 0, 1)
+    assert.is_true(a:overlaps(Sphere(2, 0, 0, 1)))
+    assert.is_true(a:overlaps(Sphere(0.5, 0, 0, 0.1)))
+    assert.is_false(a:overlaps(Sphere(2.000001, 0, 0, 1)))
+    assert.is_true(Sphere(0, 0, 0, 2.5):overlaps(Sphere(3, 4, 0, 2.5)))
+    assert.is_false(Sphere(0, 0, 0, 2.5):overlaps(Sphere(3, 4, 0, 2.4999)))
+  end)
+
+  it("Sphere-Sphere: radius-0 spheres overlap only when coincident", function()
+    assert.is_true(Sphere(1, 2, 3, 0):overlaps(Sphere(1, 2, 3, 0)))
+    assert.is_false(Sphere(1, 2, 3, 0):overlaps(Sphere(1, 2, 3.5, 0)))
+  end)
+
+  it("Sphere-AABB: touching a face, near the min corner and near the max corner", function()
+    local b = AABB(10, 10, 10, 11, 11, 11)
+    assert.is_true(Sphere(11.5, 10.5, 10.5, 0.5):overlaps(b))
+    assert.is_false(Sphere(11.5, 10.5, 10.5, 0.49):overlaps(b))
+    -- corner (11,11,11) is sqrt(3)*0.5 ~ 0.866 from (11.5,11.5,11.5)
+    assert.is_true(Sphere(11.5, 11.5, 11.5, 0.87):overlaps(b))
+    assert.is_false(Sphere(11.5, 11.5, 11.5, 0.86):overlaps(b))
+    assert.is_true(Sphere(9.5, 9.5, 9.5, 0.87):overlaps(b))
+    assert.is_false(Sphere(9.5, 9.5, 9.5, 0.86):overlaps(b))
+  end)
+
+  it("Sphere-AABB: a centre inside the box overlaps", function()
+    assert.is_true(Sphere(10.5, 10.5, 10.5, 0):overlaps(AABB(10, 10, 10, 11, 11, 11)))
+  end)
+
+  it("Sphere-OBB: uses the box frame", function()
+    local o = OBB(0, 0, 0, 1, 1, 1, S, S, 0, -S, S, 0, 0, 0, 1)
+    assert.is_true(Sphere(2, 0, 0, 0.59):overlaps(o))
+    assert.is_false(Sphere(2, 0, 0, 0.58):overlaps(o))
+    -- (1.1, 1.1) is outside the 45-degree face u = 1 by 1.1*sqrt2 - 1 ~ 0.5556
+    assert.is_true(Sphere(1.1, 1.1, 0, 0.556):overlaps(o))
+    assert.is_false(Sphere(1.1, 1.1, 0, 0.555):overlaps(o))
+  end)
+
+  it("overlaps is symmetric", function()
+    local b = AABB(10, 10, 10, 11, 11, 11)
+    assert.is_true(b:overlaps(Sphere(11.5, 11.5, 11.5, 0.87)))
+    assert.is_false(b:overlaps(Sphere(11.5, 11.5, 11.5, 0.86)))
+    assert.is_true(Sphere(2, 0, 0, 1):overlaps(Sphere(0, 0, 0, 1)))
+  end)
+
+  it("no overflow or underflow at extreme scales", function()
+    assert.is_false(Sphere(0, 0, 0, 1e300):overlaps(Sphere(3e300, 0, 0, 1e300)))
+    assert.is_true(Sphere(0, 0, 0, 1e300):overlaps(Sphere(1.9e300, 0, 0, 1e300)))
+    assert.is_false(Sphere(0, 0, 0, 1e300):overlaps(AABB(2e300, 0, 0, 3e300, 1, 1)))
+    assert.is_true(Sphere(0, 0, 0, 1e300):overlaps(AABB(0.9e300, 0, 0, 3e300, 1, 1)))
+    assert.is_false(Sphere(0, 0, 0, 1e-300):overlaps(Sphere(3e-300, 0, 0, 1e-300)))
+    assert.is_true(Sphere(0, 0, 0, 1e-300):overlaps(Sphere(1.9e-300, 0, 0, 1e-300)))
+  end)
+end)
+
+describe("Sphere:raycast", function()
+  local s = Sphere(0, 0, 0, 1)
+
+  it("hits head-on with the normal pointing back at the ray", function()
+    check({ 4, -1, 0, 0 }, 0, s:raycast(Ray(-5, 0, 0, 1, 0, 0)))
+    check({ 4, 0, -1, 0 }, 0, s:raycast(Ray(0, -5, 0, 0, 1, 0)))
+    check({ 4, 0, 0, 1 }, 0, s:raycast(Ray(0, 0, 5, 0, 0, -1)))
+  end)
+
+  it("an off-centre hit has normal (p - c) / r", function()
+    -- x^2 + 0.6^2 = 1 -> x = -0.8, t = 4.2
+    check({ 4.2, -0.8, 0.6, 0 }, 1e-12, s:raycast(Ray(-5, 0.6, 0, 1, 0, 0)))
+    -- centre (1,1,1), r = 2, offset 1.2 in y: x = 1 - 1.6 = -0.6, t = 4.4, n = (-1.6, 1.2, 0)/2
+    check({ 4.4, -0.8, 0.6, 0 }, 1e-12, Sphere(1, 1, 1, 2):raycast(Ray(-5, 2.2, 1, 1, 0, 0)))
+  end)
+
+  it("a tangent ray grazes (inclusive) with the normal perpendicular to it", function()
+    check({ 5, 0, 1, 0 }, 0, s:raycast(Ray(-5, 1, 0, 1, 0, 0)))
+    assert.is_nil(s:raycast(Ray(-5, 1.0000001, 0, 1, 0, 0)))
+  end)
+
+  it("origin inside or on the surface gives 0, 0,0,0", function()
+    check({ 0, 0, 0, 0 }, 0, s:raycast(Ray(0.2, 0.1, 0, 0, 0, 1)))
+    check({ 0, 0, 0, 0 }, 0, s:raycast(Ray(1, 0, 0, 1, 0, 0)))
+  end)
+
+  it("misses a sphere behind the ray", function()
+    assert.is_nil(s:raycast(Ray(-5, 0, 0, -1, 0, 0)))
+    assert.is_nil(s:raycast(Ray(5, 5, 0, 1, 1, 0)))
+  end)
+
+  it("maxt: t == maxt hits, less misses", function()
+    check({ 4, -1, 0, 0 }, 0, s:raycast(Ray(-5, 0, 0, 1, 0, 0), 4))
+    assert.is_nil(s:raycast(Ray(-5, 0, 0, 1, 0, 0), 3.9))
+    check({ 4, -1, 0, 0 }, 0, s:raycast(Ray(-5, 0, 0, 1, 0, 0), math.huge))
+  end)
+
+  it("a ray starting at a radius-0 sphere's centre is inside: 0, 0,0,0", function()
+    check({ 0, 0, 0, 0 }, 0, Sphere(1, 2, 3, 0):raycast(Ray(1, 2, 3, 0, 1, 0)))
+  end)
+
+  it("a radius-0 sphere hit exactly has normal -d", function()
+    check({ 5, -1, 0, 0 }, 0, Sphere(0, 0, 0, 0):raycast(Ray(-5, 0, 0, 1, 0, 0)))
+    check({ 5, 0, 0, 1 }, 0, Sphere(0, 0, 0, 0):raycast(Ray(0, 0, 5, 0, 0, -3)))
+    assert.is_nil(Sphere(0, 0, 0, 0):raycast(Ray(-5, 1e-9, 0, 1, 0, 0)))
+  end)
+
+  it("a far origin keeps precision (no cancellation in the discriminant)", function()
+    -- hit x = -sqrt(0.75): t = 1e8 - sqrt(0.75), n = (-sqrt(0.75), 0.5, 0)
+    local h = math.sqrt(0.75)
+    check({ 1e8 - h }, 1e-15, s:raycast(Ray(-1e8, 0.5, 0, 1, 0, 0)))
+    check({ 1e8 - h, -h, 0.5, 0 }, 1e-6, s:raycast(Ray(-1e8, 0.5, 0, 1, 0, 0)))
+  end)
+
+  it("no overflow at 1e300 scale", function()
+    check({ 2e300, -1, 0, 0 }, 1e-12, Sphere(0, 0, 0, 1e300):raycast(Ray(-3e300, 0, 0, 1, 0, 0)))
+  end)
+
+  it("no underflow at 1e-300 scale", function()
+    check({ 2e-300, -1, 0, 0 }, 1e-12, Sphere(0, 0, 0, 1e-300):raycast(Ray(-3e-300, 0, 0, 1, 0, 0)))
+    assert.is_nil(Sphere(0, 0, 0, 1e-300):raycast(Ray(-3e-300, 2e-300, 0, 1, 0, 0)))
+  end)
+end)
+
+describe("Sphere:closest", function()
+  local s = Sphere(0, 0, 0, 2)
+
+  it("a point outside maps onto the surface toward it", function()
+    check({ 2, 0, 0 }, 0, s:closest(4, 0, 0))
+    check({ 1.2, 1.6, 0 }, 1e-15, s:closest(3, 4, 0))
+  end)
+
+  it("a point inside (incl. the centre) is its own closest point", function()
+    check({ 0.5, -0.5, 1 }, 0, s:closest(0.5, -0.5, 1))
+    check({ 0, 0, 0 }, 0, s:closest(0, 0, 0))
+  end)
+
+  it("no overflow at 1e300 scale", function()
+    check({ 0.6e300, 0.8e300, 0 }, 1e-12, Sphere(0, 0, 0, 1e300):closest(3e300, 4e300, 0))
+  end)
+end)
+
+describe("Sphere:plane", function()
+  local s = Sphere(0, 0, 0, 1)
+
+  it("1 wholly in front, -1 wholly behind, 0 crossing", function()
+    assert.equal(1, s:plane(1, 0, 0, 1.5))
+    assert.equal(-1, s:plane(1, 0, 0, -1.5))
+    assert.equal(0, s:plane(1, 0, 0, 0))
+  end)
+
+  it("touching is 0", function()
+    assert.equal(0, s:plane(1, 0, 0, 1))
+    assert.equal(0, s:plane(1, 0, 0, -1))
+  end)
+
+  it("works with a non-unit normal", function()
+    assert.equal(0, s:plane(2, 0, 0, 2))
+    assert.equal(1, s:plane(2, 0, 0, 2.5))
+    assert.equal(0, s:plane(0, 3, 4, 5))
+    assert.equal(1, s:plane(0, 3, 4, 5.5))
+    assert.equal(-1, s:plane(0, -3, -4, -5.5))
+  end)
+
+  it("a zero normal gives the sign of d", function()
+    assert.equal(1, s:plane(0, 0, 0, 1))
+    assert.equal(-1, s:plane(0, 0, 0, -1))
+    assert.equal(0, s:plane(0, 0, 0, 0))
+  end)
+
+  it("a radius-0 sphere is a point: on the plane is 0", function()
+    assert.equal(0, Sphere(1, 0, 0, 0):plane(1, 0, 0, -1))
+    assert.equal(1, Sphere(1, 0, 0, 0):plane(1, 0, 0, -0.5))
+  end)
+end)
+
+describe("Sphere __tostring and __eq", function()
+  it("tostring uses %.14g", function()
+    assert.equal("Sphere(1, 2, 3, 4)", tostring(Sphere(1, 2, 3, 4)))
+    assert.equal("Sphere(0.1, -0.5, 0, 0.33333333333333)", tostring(Sphere(0.1, -0.5, 0, 1 / 3)))
+  end)
+
+  it("== compares centre and radius", function()
+    assert.is_true(Sphere(1, 2, 3, 4) == Sphere(1, 2, 3, 4))
+    assert.is_false(Sphere(1, 2, 3, 4) == Sphere(1, 2, 3, 5))
+    assert.is_false(Sphere(1, 2, 3, 4) == Sphere(1, 2, 0, 4))
+  end)
+
+  it("== with other types is false", function()
+    assert.is_false(Sphere(0, 0, 0, 1) == OBB(0, 0, 0, 1, 1, 1))
+    assert.is_false(Sphere(0, 0, 0, 1) == AABB(-1, -1, -1, 1, 1, 1))
+  end)
+end)
