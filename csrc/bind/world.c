@@ -1,4 +1,729 @@
-/* Placeholder until the World lands: adds nothing to the module table. */
-#include "bind.h"
+/* collide Lua binding: collide.World.
+ *
+ * The userdata holds the core world (csrc/core/world.h) plus a lock counter. Items are mapped
+ * to the core's integer ids by two tables kept in the userdata's user value (so an item that
+ * refers back to its world does not keep it alive): the user value U is the id -> item array
+ * (U[id + 1] = item), U[0] is the item -> id table and U[-1] a spare empty table that move
+ * returns when nothing was hit and no out table was given (so such moves make no garbage).
+ *
+ * Filters. Calls that take a filter run, when one is given, as a protected call of the same C
+ * function ("body") with the lock counter raised; the lock is lowered whether the body returns
+ * or raises, and an error is then re-raised unchanged. While locked, add, remove, update, move,
+ * check and destroy fail with "world is locked (called from a filter)". The core never calls
+ * Lua while it holds scratch state a nested query could reuse: queries copy their results into
+ * the Lua table before the first filter call; raycast and sweep ask the core for the next hit
+ * after the previous one; move keeps its state in buffers only move and check use.
+ *
+ * Memory: the core allocates through lua_getallocf's allocator; CL_ENOMEM is turned into the
+ * error "not enough memory" after the core has left the world consistent. */
+#include <math.h>
+#include <string.h>
 
-void cl_open_world(lua_State *L) { (void)L; }
+#include "bind.h"
+#include "world.h"
+
+/* User values of full userdata: the only LUA_VERSION_NUM difference this file needs, kept here
+ * because compat.h has no user-value helpers (5.1/LuaJIT use the environment table). */
+#if LUA_VERSION_NUM == 501
+#define w_newuserdata(L, sz) lua_newuserdata((L), (sz))
+#define w_getuv(L, i) lua_getfenv((L), (i))
+#define w_setuv(L, i) ((void)lua_setfenv((L), (i)))
+#elif LUA_VERSION_NUM < 504
+#define w_newuserdata(L, sz) lua_newuserdata((L), (sz))
+#define w_getuv(L, i) ((void)lua_getuservalue((L), (i)))
+#define w_setuv(L, i) ((void)lua_setuservalue((L), (i)))
+#else
+#define w_newuserdata(L, sz) lua_newuserdatauv((L), (sz), 1)
+#define w_getuv(L, i) ((void)lua_getiuservalue((L), (i), 1))
+#define w_setuv(L, i) ((void)lua_setiuservalue((L), (i), 1))
+#endif
+
+/* Defined in common.c: pushes the four shape metatables used as upvalues by the type checks. */
+int cl_pushclassupvalues(lua_State *L);
+
+typedef struct lworld {
+    cl_world w;
+    int alive;
+    int lock;
+} lworld;
+
+static const char world_key = 0;    /* registry: the World metatable */
+static const char bodies_key = 0;   /* registry: table of the cached body closures */
+
+static const char *const resp_names[] = { "ignore", "slide", "touch", "cross", "bounce" };
+
+/* ---- helpers ---- */
+
+/* Returns the world at arg 1, raising the standard errors if it is not one or is destroyed. */
+static lworld *checkworld(lua_State *L, const char *fname) {
+    lworld *lw = (lworld *)lua_touserdata(L, 1);
+    int ok = 0;
+    if (lw != NULL && lua_getmetatable(L, 1)) {
+        cl_rawgetp(L, LUA_REGISTRYINDEX, &world_key);
+        ok = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+    }
+    if (!ok) cl_typeerror(L, 1, fname, CL_MT_WORLD);
+    if (!lw->alive) cl_argerror(L, 1, fname, "world is destroyed");
+    return lw;
+}
+
+/* Raises the lock error when a filter of this world is running. */
+static void checkunlocked(lua_State *L, const lworld *lw) {
+    if (lw->lock) luaL_error(L, "world is locked (called from a filter)");
+}
+
+/* Raises the memory error (called only once the world is consistent again). */
+static int nomem(lua_State *L) {
+    return luaL_error(L, "not enough memory");
+}
+
+/* Pushes the id -> item table U of the world at 1 and leaves it on top; returns its index. */
+static int pushitems(lua_State *L) {
+    w_getuv(L, 1);
+    return lua_gettop(L);
+}
+
+/* Returns the id of the item at arg (U at index u), or -1 when it is not in the world. */
+static int findid(lua_State *L, int u, int arg) {
+    int id = -1;
+    if (lua_isnoneornil(L, arg)) return -1;
+    lua_rawgeti(L, u, 0);
+    lua_pushvalue(L, arg);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) == LUA_TNUMBER) id = (int)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return id;
+}
+
+/* Returns the id of the item at arg or raises "item is not in the world". */
+static int checkid(lua_State *L, int u, int arg, const char *fname) {
+    int id = findid(L, u, arg);
+    if (id < 0) cl_argerror(L, arg, fname, "item is not in the world");
+    return id;
+}
+
+/* Returns the id of the item at arg or raises "item is not in the world"; leaves the stack as is. */
+static int lookup(lua_State *L, int arg, const char *fname) {
+    int id = checkid(L, pushitems(L), arg, fname);
+    lua_pop(L, 1);
+    return id;
+}
+
+/* Raises unless the value at arg is nil/absent or a function. */
+static int optfilter(lua_State *L, int arg, const char *fname) {
+    if (lua_isnoneornil(L, arg)) return 0;
+    if (lua_type(L, arg) != LUA_TFUNCTION) cl_typeerror(L, arg, fname, "function");
+    return 1;
+}
+
+/* Raises unless the value at arg is nil/absent or a table; returns 1 for a table. */
+static int opttable(lua_State *L, int arg, const char *fname) {
+    if (lua_isnoneornil(L, arg)) return 0;
+    if (lua_type(L, arg) != LUA_TTABLE) cl_typeerror(L, arg, fname, "table");
+    return 1;
+}
+
+/* Sets t[i] = nil for i > n up to the table's border (the table at index t). */
+static void cleartail(lua_State *L, int t, int n) {
+    int len = (int)lua_rawlen(L, t), i;
+    for (i = n + 1; i <= len; i++) {
+        lua_pushnil(L);
+        lua_rawseti(L, t, i);
+    }
+    for (i = (len > n ? len : n) + 1;; i++) {   /* anything left after a hole */
+        int nil;
+        lua_rawgeti(L, t, i);
+        nil = lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (nil) break;
+        lua_pushnil(L);
+        lua_rawseti(L, t, i);
+    }
+}
+
+/* Pushes the result table: out (arg) when given, else a new table for n entries. */
+static int pushout(lua_State *L, int arg, int n) {
+    if (!lua_isnoneornil(L, arg)) lua_pushvalue(L, arg);
+    else lua_createtable(L, n, 0);
+    return lua_gettop(L);
+}
+
+/* Calls the filter at index f with the value at index v; returns its truthiness. */
+static int callfilter(lua_State *L, int f, int v) {
+    int keep;
+    lua_pushvalue(L, f);
+    lua_pushvalue(L, v);
+    lua_call(L, 1, 1);
+    keep = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return keep;
+}
+
+/* Keeps the entries 1..n of table t for which the filter f is truthy (entries are items, or
+ * hit tables whose field key holds the item); kept entries move to the front in order, the
+ * rest are swapped behind them (so reused inner tables stay in out). Returns the kept count. */
+static int filtertable(lua_State *L, int t, int n, int f, const char *key) {
+    int i, k = 0;
+    for (i = 1; i <= n; i++) {
+        int keep;
+        lua_rawgeti(L, t, i);
+        if (key) {
+            lua_getfield(L, -1, key);
+            keep = callfilter(L, f, lua_gettop(L));
+            lua_pop(L, 1);
+        } else {
+            keep = callfilter(L, f, lua_gettop(L));
+        }
+        if (keep) {
+            k++;
+            if (k != i) {
+                lua_rawgeti(L, t, k);
+                lua_rawseti(L, t, i);
+                lua_rawseti(L, t, k);
+            } else {
+                lua_pop(L, 1);
+            }
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    return k;
+}
+
+/* Pushes the inner table at out[i], creating it (with nrec fields) when absent. */
+static void inner(lua_State *L, int out, int i, int nrec) {
+    lua_rawgeti(L, out, i);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, nrec);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, out, i);
+    }
+}
+
+/* Sets field k of the table on top to number v. */
+static void setnum(lua_State *L, const char *k, double v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static int b_query(lua_State *L);
+static int b_querypoint(lua_State *L);
+static int b_raycast(lua_State *L);
+static int b_raycastall(lua_State *L);
+static int b_sweep(lua_State *L);
+static int b_move(lua_State *L);
+static int b_check(lua_State *L);
+
+/* Bodies by index, cached as closures in the registry (no allocation per call on 5.1). */
+enum { B_QUERY = 1, B_QUERYPOINT, B_RAYCAST, B_RAYCASTALL, B_SWEEP, B_MOVE, B_CHECK, B_COUNT };
+static const lua_CFunction body_fns[B_COUNT] = {
+    NULL, b_query, b_querypoint, b_raycast, b_raycastall, b_sweep, b_move, b_check
+};
+
+/* Runs body directly, or, when the filter argument is given, as a protected call with the world
+ * locked; the lock is released on both paths and errors are re-raised. Returns body's results. */
+static int run(lua_State *L, int filterarg, int body, const char *fname) {
+    lworld *lw;
+    int n, st;
+    if (lua_isnoneornil(L, filterarg)) return body_fns[body](L);
+    lw = checkworld(L, fname);
+    n = lua_gettop(L);
+    cl_rawgetp(L, LUA_REGISTRYINDEX, &bodies_key);
+    lua_rawgeti(L, -1, body);
+    lua_remove(L, -2);
+    lua_insert(L, 1);
+    lw->lock++;
+    st = lua_pcall(L, n, LUA_MULTRET, 0);
+    lw->lock--;
+    if (st != 0) return lua_error(L);
+    return lua_gettop(L);
+}
+
+/* ---- constructor and bookkeeping ---- */
+
+/* collide.World([options]) -> world. */
+static int w_new(lua_State *L) {
+    double margin = 0.1;
+    lworld *lw;
+    void *ud;
+    lua_Alloc af;
+    if (!lua_isnoneornil(L, 1)) {
+        if (lua_type(L, 1) != LUA_TTABLE) cl_typeerror(L, 1, "World", "table");
+        lua_pushnil(L);
+        while (lua_next(L, 1)) {
+            if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "margin") == 0) {
+                int isnum;
+                double m;
+                if (lua_type(L, -1) != LUA_TNUMBER) cl_argerror(L, 1, "World", "margin is not a number");
+                m = (double)lua_tonumberx(L, -1, &isnum);
+                if (!isfinite(m)) cl_argerror(L, 1, "World", "number is not finite");
+                if (m < 0) cl_argerror(L, 1, "World", "margin is negative");
+                margin = m;
+            } else {
+                const char *k;
+                if (lua_type(L, -2) == LUA_TSTRING || lua_type(L, -2) == LUA_TNUMBER) {
+                    lua_pushvalue(L, -2);
+                    k = lua_tostring(L, -1);
+                } else {
+                    k = luaL_typename(L, -2);
+                }
+                lua_pushfstring(L, "unknown option '%s'", k);
+                cl_argerror(L, 1, "World", lua_tostring(L, -1));
+            }
+            lua_pop(L, 1);
+        }
+    }
+    af = lua_getallocf(L, &ud);
+    lw = (lworld *)w_newuserdata(L, sizeof(lworld));
+    cl_world_init(&lw->w, margin, (cl_alloc)af, ud);
+    lw->alive = 1;
+    lw->lock = 0;
+    lua_createtable(L, 0, 2);
+    lua_newtable(L);
+    lua_rawseti(L, -2, 0);
+    lua_newtable(L);
+    lua_rawseti(L, -2, -1);
+    w_setuv(L, -2);
+    cl_rawgetp(L, LUA_REGISTRYINDEX, &world_key);
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+/* world:add(item, shape) -> item. */
+static int w_add(lua_State *L) {
+    lworld *lw = checkworld(L, "add");
+    cl_shape s;
+    int u, id;
+    checkunlocked(L, lw);
+    if (lua_isnoneornil(L, 2)) cl_argerror(L, 2, "add", "item is nil");
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        double x = (double)lua_tonumber(L, 2);
+        if (x != x) cl_argerror(L, 2, "add", "item is NaN");
+    }
+    cl_checkshape(L, 3, "add", &s);
+    lua_settop(L, 3);
+    u = pushitems(L);
+    if (findid(L, u, 2) >= 0) cl_argerror(L, 2, "add", "item is already in the world");
+    if (cl_world_reserve(&lw->w) != CL_OK) return nomem(L);
+    id = cl_world_nextid(&lw->w);
+    /* Lua tables first (they may raise); a stale id -> item entry for an unused id is harmless */
+    lua_pushvalue(L, 2);
+    lua_rawseti(L, u, id + 1);
+    lua_rawgeti(L, u, 0);
+    lua_pushvalue(L, 2);
+    lua_pushinteger(L, id);
+    lua_rawset(L, -3);
+    cl_world_add(&lw->w, &s);   /* cannot fail after the reserve; returns id */
+    lua_pushvalue(L, 2);
+    return 1;
+}
+
+/* world:remove(item). */
+static int w_remove(lua_State *L) {
+    lworld *lw = checkworld(L, "remove");
+    int u, id;
+    checkunlocked(L, lw);
+    lua_settop(L, 2);
+    u = pushitems(L);
+    id = checkid(L, u, 2, "remove");
+    cl_world_remove(&lw->w, id);
+    lua_rawgeti(L, u, 0);
+    lua_pushvalue(L, 2);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+    lua_pushnil(L);
+    lua_rawseti(L, u, id + 1);
+    return 0;
+}
+
+/* world:update(item, shape). */
+static int w_update(lua_State *L) {
+    lworld *lw = checkworld(L, "update");
+    cl_shape s;
+    int id;
+    checkunlocked(L, lw);
+    id = lookup(L, 2, "update");
+    cl_checkshape(L, 3, "update", &s);
+    cl_world_update(&lw->w, id, &s);
+    return 0;
+}
+
+/* world:has(item) -> boolean. */
+static int w_has(lua_State *L) {
+    int u;
+    checkworld(L, "has");
+    lua_settop(L, 2);
+    u = pushitems(L);
+    lua_pushboolean(L, findid(L, u, 2) >= 0);
+    return 1;
+}
+
+/* world:count() -> integer. */
+static int w_count(lua_State *L) {
+    lworld *lw = checkworld(L, "count");
+    lua_pushinteger(L, lw->w.count);
+    return 1;
+}
+
+/* world:shape(item) -> a new copy of its shape. */
+static int w_shape(lua_State *L) {
+    lworld *lw = checkworld(L, "shape");
+    int u, id;
+    lua_settop(L, 2);
+    u = pushitems(L);
+    id = checkid(L, u, 2, "shape");
+    cl_pushshape(L, cl_world_shape(&lw->w, id));
+    return 1;
+}
+
+/* Fills the result table (out at arg outarg, or new) with the items of ids[0..n-1], applies
+ * the filter at filterarg, clears the rest; pushes table and count. Returns 2. */
+static int pushitemlist(lua_State *L, const int *ids, int n, int filterarg, int outarg, int stride) {
+    int u = pushitems(L), t = pushout(L, outarg, n), i, k = n;
+    for (i = 0; i < n; i++) {
+        lua_rawgeti(L, u, ids[i * stride] + 1);
+        lua_rawseti(L, t, i + 1);
+    }
+    if (!lua_isnoneornil(L, filterarg)) k = filtertable(L, t, n, filterarg, NULL);
+    if (outarg > 0) cleartail(L, t, k);
+    lua_pushvalue(L, t);
+    lua_pushinteger(L, k);
+    return 2;
+}
+
+/* body of world:query(shape[, filter[, out]]) -> array, n. */
+static int b_query(lua_State *L) {
+    lworld *lw = checkworld(L, "query");
+    cl_shape s;
+    int n;
+    cl_checkshape(L, 2, "query", &s);
+    optfilter(L, 3, "query");
+    opttable(L, 4, "query");
+    lua_settop(L, 4);
+    n = cl_world_query(&lw->w, &s);
+    if (n < 0) return nomem(L);
+    return pushitemlist(L, lw->w.res, n, 3, 4, 1);
+}
+
+/* body of world:querypoint(x, y, z[, filter[, out]]) -> array, n. */
+static int b_querypoint(lua_State *L) {
+    lworld *lw = checkworld(L, "querypoint");
+    cl_vec3 p;
+    int n;
+    p.x = cl_checkfinite(L, 2, "querypoint");
+    p.y = cl_checkfinite(L, 3, "querypoint");
+    p.z = cl_checkfinite(L, 4, "querypoint");
+    optfilter(L, 5, "querypoint");
+    opttable(L, 6, "querypoint");
+    lua_settop(L, 6);
+    n = cl_world_querypoint(&lw->w, p);
+    if (n < 0) return nomem(L);
+    return pushitemlist(L, lw->w.res, n, 5, 6, 1);
+}
+
+/* Pushes item, t, nx, ny, nz of a hit and returns 5. */
+static int pushwhit(lua_State *L, int u, const cl_whit *h) {
+    lua_rawgeti(L, u, h->item + 1);
+    lua_pushnumber(L, h->t);
+    lua_pushnumber(L, h->n.x);
+    lua_pushnumber(L, h->n.y);
+    lua_pushnumber(L, h->n.z);
+    return 5;
+}
+
+/* body of world:raycast(ray[, maxt[, filter]]) -> item, t, nx, ny, nz | nil. */
+static int b_raycast(lua_State *L) {
+    lworld *lw = checkworld(L, "raycast");
+    const cl_ray *r = cl_checkray(L, 2, "raycast");
+    double maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL), at = -1, aseq = -1;
+    int filter = optfilter(L, 4, "raycast"), u;
+    cl_ray ray = *r;
+    cl_whit h;
+    lua_settop(L, 4);
+    u = pushitems(L);
+    for (;;) {
+        int st = cl_world_raycast(&lw->w, &ray, maxt, at, aseq, &h);
+        if (st < 0) return nomem(L);
+        if (st == 0) { lua_pushnil(L); return 1; }
+        if (filter) {
+            lua_rawgeti(L, u, h.item + 1);
+            if (!callfilter(L, 4, lua_gettop(L))) {
+                lua_pop(L, 1);
+                at = h.t;
+                aseq = lw->w.items[h.item].seq;
+                continue;
+            }
+            lua_pop(L, 1);
+        }
+        return pushwhit(L, u, &h);
+    }
+}
+
+/* body of world:raycastall(ray[, maxt[, filter[, out]]]) -> array of hit tables, n. */
+static int b_raycastall(lua_State *L) {
+    lworld *lw = checkworld(L, "raycastall");
+    const cl_ray *r = cl_checkray(L, 2, "raycastall");
+    double maxt = cl_optlimit(L, 3, "raycastall", HUGE_VAL);
+    int filter = optfilter(L, 4, "raycastall"), hasout = opttable(L, 5, "raycastall");
+    int n, u, t, i, k;
+    cl_ray ray = *r;
+    lua_settop(L, 5);
+    n = cl_world_raycastall(&lw->w, &ray, maxt);
+    if (n < 0) return nomem(L);
+    u = pushitems(L);
+    t = pushout(L, 5, n);
+    for (i = 0; i < n; i++) {
+        const cl_whit *h = &lw->w.hits[i];
+        inner(L, t, i + 1, 5);
+        lua_rawgeti(L, u, h->item + 1);
+        lua_setfield(L, -2, "item");
+        setnum(L, "t", h->t);
+        setnum(L, "nx", h->n.x);
+        setnum(L, "ny", h->n.y);
+        setnum(L, "nz", h->n.z);
+        lua_pop(L, 1);
+    }
+    k = filter ? filtertable(L, t, n, 4, "item") : n;
+    if (hasout) cleartail(L, t, k);
+    lua_pushvalue(L, t);
+    lua_pushinteger(L, k);
+    return 2;
+}
+
+/* world:pairs([out]) -> flat array a1, b1, a2, b2, ..., npairs. */
+static int w_pairs(lua_State *L) {
+    lworld *lw = checkworld(L, "pairs");
+    int hasout = opttable(L, 2, "pairs"), np, u, t, i;
+    lua_settop(L, 2);
+    np = cl_world_pairs(&lw->w);
+    if (np < 0) return nomem(L);
+    u = pushitems(L);
+    t = pushout(L, 2, 2 * np);
+    for (i = 0; i < 2 * np; i++) {
+        lua_rawgeti(L, u, lw->w.res[i] + 1);
+        lua_rawseti(L, t, i + 1);
+    }
+    if (hasout) cleartail(L, t, 2 * np);
+    lua_pushvalue(L, t);
+    lua_pushinteger(L, np);
+    return 2;
+}
+
+/* body of world:sweep(shape, dx, dy, dz[, filter]) -> item, t, nx, ny, nz | nil. */
+static int b_sweep(lua_State *L) {
+    lworld *lw = checkworld(L, "sweep");
+    cl_shape s;
+    cl_vec3 d;
+    double at = -1, aseq = -1;
+    int filter, u;
+    cl_whit h;
+    cl_checkshape(L, 2, "sweep", &s);
+    d.x = cl_checkfinite(L, 3, "sweep");
+    d.y = cl_checkfinite(L, 4, "sweep");
+    d.z = cl_checkfinite(L, 5, "sweep");
+    filter = optfilter(L, 6, "sweep");
+    lua_settop(L, 6);
+    u = pushitems(L);
+    for (;;) {
+        int st = cl_world_sweep(&lw->w, &s, d, -1, at, aseq, &h);
+        if (st < 0) return nomem(L);
+        if (st == 0) { lua_pushnil(L); return 1; }
+        if (filter) {
+            lua_rawgeti(L, u, h.item + 1);
+            if (!callfilter(L, 6, lua_gettop(L))) {
+                lua_pop(L, 1);
+                at = h.t;
+                aseq = lw->w.items[h.item].seq;
+                continue;
+            }
+            lua_pop(L, 1);
+        }
+        return pushwhit(L, u, &h);
+    }
+}
+
+/* Context of the move filter callback. */
+typedef struct movectx {
+    lua_State *L;
+    int u;              /* index of the id -> item table */
+    const char *fname;
+} movectx;
+
+/* Move filter callback: calls filter(item, other) (filter at 6, item at 2) and maps its result
+ * to a response; raises on an unknown response. */
+static cl_resp respond(void *ctx, int mover, int other) {
+    movectx *c = (movectx *)ctx;
+    lua_State *L = c->L;
+    int i;
+    (void)mover;
+    lua_pushvalue(L, 6);
+    lua_pushvalue(L, 2);
+    lua_rawgeti(L, c->u, other + 1);
+    lua_call(L, 2, 1);
+    if (!lua_toboolean(L, -1)) { lua_pop(L, 1); return CL_RESP_IGNORE; }
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        const char *s = lua_tostring(L, -1);
+        for (i = 1; i <= 4; i++)
+            if (strcmp(s, resp_names[i]) == 0) { lua_pop(L, 1); return (cl_resp)i; }
+    }
+    {
+        const char *s;
+        if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) s = lua_tostring(L, -1);
+        else if (lua_type(L, -1) == LUA_TBOOLEAN) s = "true";
+        else s = luaL_typename(L, -1);
+        lua_pushfstring(L, "filter returned an unknown response '%s'", s);
+        cl_argerror(L, 6, c->fname, lua_tostring(L, -1));
+    }
+    return CL_RESP_IGNORE;
+}
+
+/* Shared body of move and check: -> ax, ay, az, cols, n. */
+static int domove(lua_State *L, const char *fname, int commit) {
+    lworld *lw = checkworld(L, fname);
+    cl_vec3 d, a;
+    int u, id, filter, hasout, n, t, i;
+    movectx ctx;
+    id = lookup(L, 2, fname);
+    d.x = cl_checkfinite(L, 3, fname);
+    d.y = cl_checkfinite(L, 4, fname);
+    d.z = cl_checkfinite(L, 5, fname);
+    filter = optfilter(L, 6, fname);
+    hasout = opttable(L, 7, fname);
+    lua_settop(L, 7);
+    u = pushitems(L);
+    ctx.L = L;
+    ctx.u = u;
+    ctx.fname = fname;
+    /* with a filter this runs locked inside run(); the lock check above saw the caller's state */
+    n = cl_world_move(&lw->w, id, d, filter ? respond : NULL, &ctx, commit, &a);
+    if (n < 0) return nomem(L);
+    lua_pushnumber(L, a.x);
+    lua_pushnumber(L, a.y);
+    lua_pushnumber(L, a.z);
+    if (hasout) {
+        lua_pushvalue(L, 7);
+    } else if (n == 0) {
+        lua_rawgeti(L, u, -1);          /* the spare empty table: no garbage */
+        cleartail(L, lua_gettop(L), 0);
+    } else {
+        lua_createtable(L, n, 0);
+    }
+    t = lua_gettop(L);
+    for (i = 0; i < n; i++) {
+        const cl_col *c = &lw->w.cols[i];
+        inner(L, t, i + 1, 6);
+        lua_rawgeti(L, u, c->other + 1);
+        lua_setfield(L, -2, "other");
+        lua_pushstring(L, resp_names[c->type]);
+        lua_setfield(L, -2, "type");
+        setnum(L, "t", c->t);
+        setnum(L, "nx", c->n.x);
+        setnum(L, "ny", c->n.y);
+        setnum(L, "nz", c->n.z);
+        lua_pop(L, 1);
+    }
+    if (hasout) cleartail(L, t, n);
+    lua_pushinteger(L, n);
+    return 5;                   /* ax, ay, az, cols, n */
+}
+
+static int b_move(lua_State *L) { return domove(L, "move", 1); }
+static int b_check(lua_State *L) { return domove(L, "check", 0); }
+
+static int w_query(lua_State *L) { return run(L, 3, B_QUERY, "query"); }
+static int w_querypoint(lua_State *L) { return run(L, 5, B_QUERYPOINT, "querypoint"); }
+static int w_raycast(lua_State *L) { return run(L, 4, B_RAYCAST, "raycast"); }
+static int w_raycastall(lua_State *L) { return run(L, 4, B_RAYCASTALL, "raycastall"); }
+static int w_sweep(lua_State *L) { return run(L, 6, B_SWEEP, "sweep"); }
+
+/* world:move(item, dx, dy, dz[, filter[, out]]) -> ax, ay, az, cols, n. */
+static int w_move(lua_State *L) {
+    checkunlocked(L, checkworld(L, "move"));
+    return run(L, 6, B_MOVE, "move");
+}
+
+/* world:check(item, dx, dy, dz[, filter[, out]]) -> as move, changing nothing. */
+static int w_check(lua_State *L) {
+    checkunlocked(L, checkworld(L, "check"));
+    return run(L, 6, B_CHECK, "check");
+}
+
+/* Frees the core world and drops the item tables. */
+static void release(lua_State *L, lworld *lw) {
+    cl_world_free(&lw->w);
+    lw->alive = 0;
+    lua_newtable(L);
+    w_setuv(L, 1);
+}
+
+/* world:destroy(). */
+static int w_destroy(lua_State *L) {
+    lworld *lw = checkworld(L, "destroy");
+    checkunlocked(L, lw);
+    release(L, lw);
+    return 0;
+}
+
+/* __gc: frees the core world if still alive. */
+static int w_gc(lua_State *L) {
+    lworld *lw = (lworld *)lua_touserdata(L, 1);
+    if (lw != NULL && lw->alive) {
+        cl_world_free(&lw->w);
+        lw->alive = 0;
+    }
+    return 0;
+}
+
+#if LUA_VERSION_NUM >= 504
+/* __close: destroys the world (nothing if already destroyed). */
+static int w_close(lua_State *L) {
+    lworld *lw = (lworld *)lua_touserdata(L, 1);
+    if (lw != NULL && lw->alive) {
+        checkunlocked(L, lw);
+        release(L, lw);
+    }
+    return 0;
+}
+#endif
+
+/* __tostring: "World(N items)" or "World(destroyed)". */
+static int w_tostring(lua_State *L) {
+    lworld *lw = (lworld *)lua_touserdata(L, 1);
+    if (lw == NULL || !lw->alive) lua_pushliteral(L, "World(destroyed)");
+    else lua_pushfstring(L, "World(%d items)", lw->w.count);
+    return 1;
+}
+
+static const luaL_Reg world_methods[] = {
+    { "add", w_add }, { "remove", w_remove }, { "update", w_update }, { "has", w_has },
+    { "count", w_count }, { "shape", w_shape }, { "query", w_query },
+    { "querypoint", w_querypoint }, { "raycast", w_raycast }, { "raycastall", w_raycastall },
+    { "pairs", w_pairs }, { "sweep", w_sweep }, { "move", w_move }, { "check", w_check },
+    { "destroy", w_destroy }, { NULL, NULL }
+};
+
+static const luaL_Reg world_metamethods[] = {
+    { "__gc", w_gc },
+#if LUA_VERSION_NUM >= 504
+    { "__close", w_close },
+#endif
+    { "__tostring", w_tostring }, { NULL, NULL }
+};
+
+void cl_open_world(lua_State *L) {
+    int i;
+    cl_newclass(L, CL_MT_WORLD, world_methods, world_metamethods);
+    luaL_getmetatable(L, CL_MT_WORLD);
+    cl_rawsetp(L, LUA_REGISTRYINDEX, &world_key);
+    lua_createtable(L, B_COUNT, 0);
+    for (i = 1; i < B_COUNT; i++) {
+        int nup = cl_pushclassupvalues(L);
+        lua_pushcclosure(L, body_fns[i], nup);
+        lua_rawseti(L, -2, i);
+    }
+    cl_rawsetp(L, LUA_REGISTRYINDEX, &bodies_key);
+    lua_pushcfunction(L, w_new);
+    lua_setfield(L, -2, "World");
+}
