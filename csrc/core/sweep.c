@@ -1,0 +1,275 @@
+/* collide core: exact sweeps of one shape moved by d over t in [0, 1] against a static shape.
+ * Interiors are open: contact means the interiors start to intersect (toi's rule, including
+ * the flat-axis rule for box pairs). Box pairs use the separating-axis test over time: on each
+ * of the 15 axes the projections overlap during an open interval of t; the interiors intersect
+ * exactly during the intersection of those intervals. A sphere against a box is a point against
+ * the box rounded by the radius (three slabs, twelve edge cylinders, eight corner balls, whose
+ * open union is the open rounded box); sphere against sphere is a point against the summed
+ * sphere. Normals are unit and point out of the static shape toward the mover. */
+#include <math.h>
+#include "world.h"
+
+static double v3dot(cl_vec3 a, cl_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static cl_vec3 v3sub(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static cl_vec3 v3cross(cl_vec3 a, cl_vec3 b) {
+    return cl_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static double v3get(cl_vec3 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : v.z; }
+
+/* Returns 1 and the open interval (lo, hi) of times at which [a0 + v t, a1 + v t] and [b0, b1]
+ * overlap as open intervals (+-inf when v == 0), or 0 when they never do. With flat set, a
+ * resting axis where both intervals are the same single point counts as overlapping. */
+static int axis_interval(double a0, double a1, double b0, double b1, double v, int flat,
+                         double *lo, double *hi) {
+    if (v == 0) {
+        if ((a0 < b1 && a1 > b0) || (flat && a0 == a1 && b0 == b1 && a0 == b0)) {
+            *lo = -HUGE_VAL;
+            *hi = HUGE_VAL;
+            return 1;
+        }
+        return 0;
+    }
+    if (v > 0) { *lo = (b0 - a1) / v; *hi = (b1 - a0) / v; }
+    else { *lo = (b1 - a0) / v; *hi = (b0 - a1) / v; }
+    return 1;
+}
+
+/* Returns the sweep state of the overall open contact interval (lo, hi). */
+static cl_sweep finish(double lo, double hi, cl_vec3 n) {
+    cl_sweep s;
+    if (lo < 0 && hi > 0) {
+        s.state = CL_TOI_OVERLAPPED; s.t = 0; s.n = cl_v3(0, 0, 0);
+    } else if (lo < hi && lo >= 0 && lo < 1) {
+        s.state = CL_TOI_TOUCHING; s.t = lo == 0 ? 0.0 : lo; s.n = n;
+    } else {
+        s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0);
+    }
+    return s;
+}
+
+static cl_sweep separated(void) { return finish(1, 0, cl_v3(0, 0, 0)); }
+
+/* Returns the sweep of AABB a moved by d against AABB b (per-axis intervals). */
+static cl_sweep sweep_aabb(const cl_aabb *a, cl_vec3 d, const cl_aabb *b) {
+    double lo = -HUGE_VAL, hi = HUGE_VAL, l, h;
+    int i, best = -1;
+    cl_vec3 n = cl_v3(0, 0, 0);
+    for (i = 0; i < 3; i++) {
+        double v = v3get(d, i);
+        if (!axis_interval(v3get(a->min, i), v3get(a->max, i), v3get(b->min, i), v3get(b->max, i),
+                           v, 1, &l, &h))
+            return separated();
+        if (l > lo) { lo = l; best = i; }
+        if (h < hi) hi = h;
+    }
+    if (best >= 0) {
+        double s = v3get(d, best) > 0 ? -1.0 : 1.0;
+        n = cl_v3(best == 0 ? s : 0, best == 1 ? s : 0, best == 2 ? s : 0);
+    }
+    return finish(lo, hi, n);
+}
+
+/* Returns the sweep of box a moved by d against box b by the 15-axis SAT over time. */
+static cl_sweep sweep_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
+    cl_vec3 axes[15], n = cl_v3(0, 0, 0);
+    double lo = -HUGE_VAL, hi = HUGE_VAL, l, h;
+    int na = 0, i, j, best = -1;
+    for (i = 0; i < 3; i++) axes[na++] = a->u[i];
+    for (i = 0; i < 3; i++) axes[na++] = b->u[i];
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            cl_vec3 L = v3cross(a->u[i], b->u[j]);
+            if (v3dot(L, L) > 1e-12) axes[na++] = L;   /* parallel edges: no axis */
+        }
+    for (i = 0; i < na; i++) {
+        cl_vec3 L = axes[i];
+        double ca = v3dot(a->c, L), cb = v3dot(b->c, L), v = v3dot(d, L);
+        double ra = a->h.x * fabs(v3dot(a->u[0], L)) + a->h.y * fabs(v3dot(a->u[1], L)) +
+                    a->h.z * fabs(v3dot(a->u[2], L));
+        double rb = b->h.x * fabs(v3dot(b->u[0], L)) + b->h.y * fabs(v3dot(b->u[1], L)) +
+                    b->h.z * fabs(v3dot(b->u[2], L));
+        if (!axis_interval(ca - ra, ca + ra, cb - rb, cb + rb, v, 1, &l, &h)) return separated();
+        if (l > lo) { lo = l; best = i; }
+        if (h < hi) hi = h;
+    }
+    if (best >= 0) {
+        cl_vec3 L = axes[best];
+        double len = sqrt(v3dot(L, L)), s = v3dot(d, L) > 0 ? -1.0 : 1.0;
+        n = cl_v3(s * L.x / len, s * L.y / len, s * L.z / len);
+    }
+    return finish(lo, hi, n);
+}
+
+/* Returns 1 and the open interval of t where |m + t w|^2 < rr (a = w.w, b = m.w, c = m.m - rr),
+ * 0 when never (a graze, where the discriminant is 0, never enters). */
+static int quad_interval(double a, double b, double c, double *t0, double *t1) {
+    double disc, s, q;
+    if (a == 0) {
+        if (c < 0) { *t0 = -HUGE_VAL; *t1 = HUGE_VAL; return 1; }
+        return 0;
+    }
+    disc = b * b - a * c;
+    if (!(disc > 0)) return 0;
+    s = sqrt(disc);
+    if (b >= 0) { q = -(b + s); *t0 = q / a; *t1 = c / q; }
+    else { q = s - b; *t0 = c / q; *t1 = q / a; }
+    return 1;
+}
+
+/* Folds a piece's open interval (t0, t1) into the running first entry / overlap flag. */
+static void piece(double t0, double t1, double *first, int *inside) {
+    if (t0 < 0 && t1 > 0) *inside = 1;
+    else if (t0 >= 0 && t0 < t1 && t0 < *first) *first = t0;
+}
+
+/* Returns the sweep of point p moved by v against the box [lo, hi] rounded by r >= 0, all in
+ * the box's frame; the normal is in that frame. */
+static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const double lo[3],
+                                 const double hi[3], double r) {
+    double first = HUGE_VAL, l, h, t0, t1;
+    int inside = 0, i, k, s1, s2, s3;
+    if (r == 0) {
+        double L = -HUGE_VAL, H = HUGE_VAL;
+        int best = -1;
+        cl_vec3 n = cl_v3(0, 0, 0);
+        for (i = 0; i < 3; i++) {
+            if (!axis_interval(p[i], p[i], lo[i], hi[i], v[i], 1, &l, &h)) return separated();
+            if (l > L) { L = l; best = i; }
+            if (h < H) H = h;
+        }
+        if (best >= 0) {
+            double s = v[best] > 0 ? -1.0 : 1.0;
+            n = cl_v3(best == 0 ? s : 0, best == 1 ? s : 0, best == 2 ? s : 0);
+        }
+        return finish(L, H, n);
+    }
+    /* slabs: the box grown by r along one axis */
+    for (k = 0; k < 3; k++) {
+        double L = -HUGE_VAL, H = HUGE_VAL;
+        int ok = 1;
+        for (i = 0; i < 3 && ok; i++) {
+            double b0 = lo[i] - (i == k ? r : 0), b1 = hi[i] + (i == k ? r : 0);
+            if (!axis_interval(p[i], p[i], b0, b1, v[i], 0, &l, &h)) ok = 0;
+            else { if (l > L) L = l; if (h < H) H = h; }
+        }
+        if (ok && L < H) piece(L, H, &first, &inside);
+    }
+    /* edge cylinders along axis k */
+    for (k = 0; k < 3; k++) {
+        int j = (k + 1) % 3, m = (k + 2) % 3;
+        if (!axis_interval(p[k], p[k], lo[k], hi[k], v[k], 0, &l, &h) || !(l < h)) continue;
+        for (s1 = 0; s1 < 2; s1++)
+            for (s2 = 0; s2 < 2; s2++) {
+                double mj = p[j] - (s1 ? hi[j] : lo[j]), mm = p[m] - (s2 ? hi[m] : lo[m]);
+                if (!quad_interval(v[j] * v[j] + v[m] * v[m], mj * v[j] + mm * v[m],
+                                   mj * mj + mm * mm - r * r, &t0, &t1))
+                    continue;
+                t0 = t0 > l ? t0 : l;
+                t1 = t1 < h ? t1 : h;
+                if (t0 < t1) piece(t0, t1, &first, &inside);
+            }
+    }
+    /* corner balls */
+    for (s1 = 0; s1 < 2; s1++)
+        for (s2 = 0; s2 < 2; s2++)
+            for (s3 = 0; s3 < 2; s3++) {
+                double mx = p[0] - (s1 ? hi[0] : lo[0]), my = p[1] - (s2 ? hi[1] : lo[1]);
+                double mz = p[2] - (s3 ? hi[2] : lo[2]);
+                if (quad_interval(v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
+                                  mx * v[0] + my * v[1] + mz * v[2],
+                                  mx * mx + my * my + mz * mz - r * r, &t0, &t1))
+                    piece(t0, t1, &first, &inside);
+            }
+    if (inside) return finish(-1, 1, cl_v3(0, 0, 0));
+    if (!(first < 1)) return separated();
+    {
+        /* normal: from the closest box point to the contact point */
+        double q[3], len;
+        cl_vec3 n;
+        for (i = 0; i < 3; i++) {
+            double x = p[i] + first * v[i];
+            q[i] = x - (x < lo[i] ? lo[i] : x > hi[i] ? hi[i] : x);
+        }
+        len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        if (len > 0) n = cl_v3(q[0] / len, q[1] / len, q[2] / len);
+        else {
+            double vl = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            n = cl_v3(-v[0] / vl, -v[1] / vl, -v[2] / vl);
+        }
+        return finish(first, HUGE_VAL, n);
+    }
+}
+
+/* Returns the sweep of sphere s moved by d against box b (AABB or OBB). */
+static cl_sweep sweep_sphere_box(const cl_sphere *s, cl_vec3 d, const cl_shape *b) {
+    double p[3], v[3], lo[3], hi[3];
+    cl_sweep r;
+    if (b->kind == CL_AABB) {
+        const cl_aabb *a = &b->u.aabb;
+        p[0] = s->c.x; p[1] = s->c.y; p[2] = s->c.z;
+        v[0] = d.x; v[1] = d.y; v[2] = d.z;
+        lo[0] = a->min.x; lo[1] = a->min.y; lo[2] = a->min.z;
+        hi[0] = a->max.x; hi[1] = a->max.y; hi[2] = a->max.z;
+        return sweep_point_rbox(p, v, lo, hi, s->r);
+    } else {
+        const cl_obb *o = &b->u.obb;
+        cl_vec3 m = v3sub(s->c, o->c);
+        int i;
+        for (i = 0; i < 3; i++) {
+            p[i] = v3dot(m, o->u[i]);
+            v[i] = v3dot(d, o->u[i]);
+        }
+        lo[0] = -o->h.x; lo[1] = -o->h.y; lo[2] = -o->h.z;
+        hi[0] = o->h.x; hi[1] = o->h.y; hi[2] = o->h.z;
+        r = sweep_point_rbox(p, v, lo, hi, s->r);
+        if (r.state == CL_TOI_TOUCHING) {
+            cl_vec3 n = r.n;
+            r.n = cl_v3(n.x * o->u[0].x + n.y * o->u[1].x + n.z * o->u[2].x,
+                        n.x * o->u[0].y + n.y * o->u[1].y + n.z * o->u[2].y,
+                        n.x * o->u[0].z + n.y * o->u[1].z + n.z * o->u[2].z);
+        }
+        return r;
+    }
+}
+
+/* Returns the sweep of sphere a moved by d against sphere b. */
+static cl_sweep sweep_spheres(const cl_sphere *a, cl_vec3 d, const cl_sphere *b) {
+    cl_vec3 m = v3sub(a->c, b->c), q;
+    double rr = a->r + b->r, t0, t1, len;
+    if (!quad_interval(v3dot(d, d), v3dot(m, d), v3dot(m, m) - rr * rr, &t0, &t1))
+        return separated();
+    if (t0 < 0 && t1 > 0) return finish(-1, 1, cl_v3(0, 0, 0));
+    if (!(t0 >= 0 && t0 < 1)) return separated();
+    q = cl_v3(m.x + t0 * d.x, m.y + t0 * d.y, m.z + t0 * d.z);
+    len = sqrt(v3dot(q, q));
+    if (len > 0) return finish(t0, t1, cl_v3(q.x / len, q.y / len, q.z / len));
+    len = sqrt(v3dot(d, d));
+    return finish(t0, t1, cl_v3(-d.x / len, -d.y / len, -d.z / len));
+}
+
+/* Returns the shape as an OBB (AABB converted; OBB as is). */
+static cl_obb as_obb(const cl_shape *s) {
+    return s->kind == CL_OBB ? s->u.obb : cl_obb_from_aabb(&s->u.aabb);
+}
+
+cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
+    if (a->kind == CL_SPHERE) {
+        if (b->kind == CL_SPHERE) return sweep_spheres(&a->u.sphere, d, &b->u.sphere);
+        return sweep_sphere_box(&a->u.sphere, d, b);
+    }
+    if (b->kind == CL_SPHERE) {
+        /* the sphere moves by -d against the box; flip the normal to point out of the sphere */
+        cl_sweep r = sweep_sphere_box(&b->u.sphere, cl_v3(-d.x, -d.y, -d.z), a);
+        r.n = cl_v3(-r.n.x + 0.0, -r.n.y + 0.0, -r.n.z + 0.0);
+        return r;
+    }
+    if (a->kind == CL_AABB && b->kind == CL_AABB) return sweep_aabb(&a->u.aabb, d, &b->u.aabb);
+    {
+        cl_obb oa = as_obb(a), ob = as_obb(b);
+        return sweep_obb(&oa, d, &ob);
+    }
+}
+
+int cl_interiors_overlap(const cl_shape *a, const cl_shape *b) {
+    return cl_sweep_shapes(a, cl_v3(0, 0, 0), b).state == CL_TOI_OVERLAPPED;
+}

@@ -1,0 +1,120 @@
+/* collide core: the World. Items (integer ids) with shapes on a dynamic AABB tree; exact
+ * queries, raycasts, pairs, sweeps and bump-style moves. Allocates only through the allocator
+ * given to cl_world_init; never raises; functions that may allocate return CL_ENOMEM and leave
+ * the world as it was. Result lists live in buffers owned by the world and stay valid until
+ * the next call of the same kind. Order: lists by add order (sequence number); hits by t, then
+ * add order. */
+#ifndef CL_WORLD_H
+#define CL_WORLD_H
+
+#include "tree.h"
+
+/// One item slot. proxy == CL_NULLNODE marks a free slot (next = free-list link).
+typedef struct cl_item {
+    cl_shape shape;
+    cl_aabb box;                /* tight box of shape */
+    double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
+    int proxy;                  /* tree leaf */
+    int prev, next;             /* list of live items in add order */
+} cl_item;
+
+/// A ray or sweep hit on an item.
+typedef struct cl_whit {
+    int item;
+    double t;
+    cl_vec3 n;
+} cl_whit;
+
+/// Responses a move filter can choose.
+typedef enum cl_resp {
+    CL_RESP_IGNORE = 0, CL_RESP_SLIDE = 1, CL_RESP_TOUCH = 2, CL_RESP_CROSS = 3, CL_RESP_BOUNCE = 4
+} cl_resp;
+
+/// A move collision: the other item, the response, t along the leg and the normal.
+typedef struct cl_col {
+    int other;
+    cl_resp type;
+    double t;
+    cl_vec3 n;
+} cl_col;
+
+/// Move filter: the response of mover to other (may not return to the caller, e.g. longjmp;
+/// the world is then unchanged).
+typedef cl_resp (*cl_respond)(void *ctx, int mover, int other);
+
+/// Sweep result state.
+typedef struct cl_sweep {
+    cl_toi_state state;         /* OVERLAPPED: t = 0, n = 0; TOUCHING: t in [0,1); SEPARATED */
+    double t;
+    cl_vec3 n;                  /* unit, out of the static shape toward the mover */
+} cl_sweep;
+
+/* internal: move candidate */
+typedef struct cl_mcand {
+    int item;
+    int flags;
+    cl_sweep s;
+} cl_mcand;
+
+typedef struct cl_world {
+    cl_tree tree;
+    cl_item *items;
+    int cap, count, freelist, head, tail;
+    double nextseq;
+    double margin;
+    /* result buffers */
+    int *res; int rescap, nres;
+    int *tmp; int tmpcap;
+    cl_whit *hits; int hitcap, nhits;
+    cl_mcand *mc; int mccap, nmc;
+    cl_col *cols; int colcap, ncols;
+    cl_alloc alloc;
+    void *ud;
+} cl_world;
+
+/// Initialises an empty world (margin >= 0: fattening of tree boxes). Allocates nothing.
+CL_API void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud);
+/// Frees all memory; the world is empty and reusable.
+CL_API void cl_world_free(cl_world *w);
+/// Ensures the next add cannot fail; CL_OK or CL_ENOMEM.
+CL_API int cl_world_reserve(cl_world *w);
+/// The id the next cl_world_add will return.
+CL_API int cl_world_nextid(const cl_world *w);
+/// Adds an item with a copy of shape; returns its id (>= 0) or CL_ENOMEM (world unchanged).
+CL_API int cl_world_add(cl_world *w, const cl_shape *s);
+/// Removes a live item.
+CL_API void cl_world_remove(cl_world *w, int id);
+/// Replaces a live item's shape (keeps its add order). Never fails.
+CL_API void cl_world_update(cl_world *w, int id, const cl_shape *s);
+/// The item's shape (live id).
+CL_API const cl_shape *cl_world_shape(const cl_world *w, int id);
+
+/// Items overlapping s (exact, inclusive) into w->res[0..n-1], add order; n or CL_ENOMEM.
+CL_API int cl_world_query(cl_world *w, const cl_shape *s);
+/// Items containing p (inclusive) into w->res, add order; n or CL_ENOMEM.
+CL_API int cl_world_querypoint(cl_world *w, cl_vec3 p);
+/// Closest hit with t <= maxt and (t, order) after (aftert, afterseq) (pass -1, -1 for none);
+/// 1 and *out on a hit, 0 on none, CL_ENOMEM.
+CL_API int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert,
+                            double afterseq, cl_whit *out);
+/// Every hit with t <= maxt into w->hits, by t then order; n or CL_ENOMEM.
+CL_API int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt);
+/// Every overlapping pair into w->res as a flat list a0, b0, a1, b1 ... (a added before b),
+/// sorted by (order a, order b); the number of pairs or CL_ENOMEM.
+CL_API int cl_world_pairs(cl_world *w);
+/// First item hit by s moved by d (skipping item skip, -1 for none), with (t, order) after
+/// (aftert, afterseq); 1 and *out, 0, or CL_ENOMEM. Items already overlapping s hit at t = 0, n = 0.
+CL_API int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double aftert,
+                          double afterseq, cl_whit *out);
+/// Moves item id by up to d with the responses respond(ctx, id, other) chooses (NULL: slide);
+/// *actual gets the displacement made and the collisions go to w->cols[0..n-1]. Commits the new
+/// shape only if commit. Returns n or CL_ENOMEM (world unchanged).
+CL_API int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
+                         int commit, cl_vec3 *actual);
+
+/// Exact sweep of shape a moved by d against static shape b (open interiors, flat-axis rule).
+CL_API cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b);
+/// 1 if the interiors of a and b intersect (same rules as the sweep at t = 0).
+CL_API int cl_interiors_overlap(const cl_shape *a, const cl_shape *b);
+
+#endif

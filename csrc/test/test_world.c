@@ -1,0 +1,495 @@
+/* Plain-C test of the World core (tree, queries, pairs, sweeps, moves) against brute force.
+ * Build: cc -std=c99 -O2 -Wall -Wextra -pedantic -Werror -Icsrc/core -o build/test-world
+ *        csrc/test/test_world.c plus every csrc/core C file, -lm; then run ./build/test-world
+ * Prints "N passed, N failed" and timings; exits 1 on any failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "world.h"
+
+static int passed, failed;
+
+#define ENSURE(cond, what)                                                        \
+    do {                                                                          \
+        if (cond) passed++;                                                       \
+        else { failed++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, what); } \
+    } while (0)
+
+/* ---- allocator with a failure switch and byte accounting ---- */
+static long fail_after = -1;   /* allocations left before failing; -1 never */
+static long live_bytes;
+
+static void *talloc(void *ud, void *p, size_t osize, size_t nsize) {
+    (void)ud;
+    if (nsize == 0) {
+        if (p) live_bytes -= (long)osize;
+        free(p);
+        return NULL;
+    }
+    if (fail_after == 0) return NULL;
+    if (fail_after > 0) fail_after--;
+    p = realloc(p, nsize);
+    if (p) live_bytes += (long)nsize - (long)(p ? osize : 0);
+    return p;
+}
+
+/* ---- deterministic random numbers ---- */
+static unsigned long long rng = 88172645463325252ULL;
+static double rnd(void) {
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+/* A random value on a 1/4 grid in [lo, hi). */
+static double grid(double lo, double hi) { return floor((lo + rnd() * (hi - lo)) * 4) / 4; }
+
+static double now(void) {
+    return (double)clock() / CLOCKS_PER_SEC;
+}
+
+static cl_shape mkaabb(double x0, double y0, double z0, double x1, double y1, double z1) {
+    cl_shape s;
+    s.kind = CL_AABB;
+    s.u.aabb.min = cl_v3(x0, y0, z0);
+    s.u.aabb.max = cl_v3(x1, y1, z1);
+    return s;
+}
+
+static cl_shape mksphere(double x, double y, double z, double r) {
+    cl_shape s;
+    s.kind = CL_SPHERE;
+    s.u.sphere.c = cl_v3(x, y, z);
+    s.u.sphere.r = r;
+    return s;
+}
+
+/* A random OBB rotated about a random axis. */
+static cl_shape mkobb(double x, double y, double z, double h) {
+    cl_shape s;
+    cl_aabb a;
+    a.min = cl_v3(x - h, y - h * 0.5, z - h);
+    a.max = cl_v3(x + h, y + h * 0.5, z + h);
+    s.kind = CL_OBB;
+    s.u.obb = cl_obb_from_aabb(&a);
+    cl_obb_rotate(&s.u.obb, rnd() * 6.28, cl_v3(rnd() - 0.5, rnd() - 0.5, rnd() + 0.1));
+    return s;
+}
+
+static cl_shape randshape(double span) {
+    double x = grid(0, span), y = grid(0, span), z = grid(0, span), k = rnd();
+    if (k < 0.6) return mkaabb(x, y, z, x + grid(0, 3), y + grid(0, 3), z + grid(0, 3));
+    if (k < 0.8) return mksphere(x, y, z, grid(0, 2));
+    return mkobb(x, y, z, 0.25 + grid(0, 2));
+}
+
+/* ---- tree ---- */
+static void test_tree(void) {
+    cl_world w;
+    int i, h;
+    double t0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    t0 = now();
+    for (i = 0; i < 100000; i++) {
+        cl_shape s = mkaabb(i, 0, 0, i + 1, 1, 1);
+        if (cl_world_add(&w, &s) < 0) break;
+    }
+    h = cl_tree_height(&w.tree);
+    printf("100000 sorted inserts: height %d, %.1f ms\n", h, (now() - t0) * 1e3);
+    ENSURE(h <= 2 * 17 + 2, "tree height stays logarithmic for 100000 sorted inserts");
+    ENSURE(cl_tree_validate(&w.tree), "tree invariants hold after sorted inserts");
+    for (i = 0; i < 100000; i += 2) cl_world_remove(&w, i);
+    ENSURE(cl_tree_validate(&w.tree), "tree invariants hold after removing every other leaf");
+    ENSURE(cl_tree_height(&w.tree) <= 2 * 16 + 2, "tree height stays logarithmic after removals");
+    cl_world_free(&w);
+
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 10000; i++) {
+        cl_shape s = mkaabb(5, 5, 5, 6, 6, 6);
+        cl_world_add(&w, &s);
+    }
+    h = cl_tree_height(&w.tree);
+    printf("10000 identical boxes: height %d\n", h);
+    ENSURE(h <= 2 * 14 + 2, "tree height stays logarithmic for 10000 identical boxes");
+    ENSURE(cl_tree_validate(&w.tree), "tree invariants hold for identical boxes");
+    {
+        cl_shape q = mkaabb(5.5, 5.5, 5.5, 5.5, 5.5, 5.5);
+        ENSURE(cl_world_query(&w, &q) == 10000, "query finds all 10000 identical boxes");
+    }
+    cl_world_free(&w);
+    ENSURE(live_bytes == 0, "every byte is freed");
+}
+
+/* ---- brute-force references ---- */
+#define NMAX 600
+static int alive[NMAX];
+static int idof[NMAX];          /* reference slot -> world id */
+static cl_shape shapes[NMAX];
+static double seqs[NMAX];
+
+static int byseq(const void *a, const void *b) {
+    double x = seqs[*(const int *)a], y = seqs[*(const int *)b];
+    return (x > y) - (x < y);
+}
+
+/* Reference slot of world id. */
+static int slotof(int id) {
+    int i;
+    for (i = 0; i < NMAX; i++) if (alive[i] && idof[i] == id) return i;
+    return -1;
+}
+
+static void test_differential(void) {
+    cl_world w;
+    int op, i, bad_q = 0, bad_p = 0, bad_r = 0, bad_ra = 0, bad_pairs = 0, bad_s = 0;
+    double seq = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    memset(alive, 0, sizeof alive);
+    for (op = 0; op < 12000; op++) {
+        double k = rnd();
+        int slot = (int)(rnd() * NMAX);
+        if (k < 0.3) {
+            if (!alive[slot]) {
+                shapes[slot] = randshape(40);
+                idof[slot] = cl_world_add(&w, &shapes[slot]);
+                alive[slot] = 1;
+                seqs[slot] = ++seq;
+            } else {
+                cl_world_remove(&w, idof[slot]);
+                alive[slot] = 0;
+            }
+        } else if (k < 0.5) {
+            if (alive[slot]) {
+                if (rnd() < 0.5) {
+                    shapes[slot] = randshape(40);
+                } else {
+                    cl_shape_translate(&shapes[slot], cl_v3(grid(-1, 1), grid(-1, 1), grid(-1, 1)));
+                }
+                cl_world_update(&w, idof[slot], &shapes[slot]);
+            }
+        } else if (k < 0.65) {
+            cl_shape q = randshape(40);
+            int n = cl_world_query(&w, &q), m = 0, ref[NMAX];
+            for (i = 0; i < NMAX; i++) if (alive[i] && cl_shape_overlaps(&q, &shapes[i])) ref[m++] = i;
+            qsort(ref, (size_t)m, sizeof(int), byseq);
+            if (n != m) bad_q++;
+            else for (i = 0; i < n; i++) if (w.res[i] != idof[ref[i]]) { bad_q++; break; }
+        } else if (k < 0.72) {
+            cl_vec3 p = cl_v3(grid(0, 40), grid(0, 40), grid(0, 40));
+            int n = cl_world_querypoint(&w, p), m = 0, ref[NMAX];
+            for (i = 0; i < NMAX; i++) if (alive[i] && cl_shape_contains(&shapes[i], p)) ref[m++] = i;
+            qsort(ref, (size_t)m, sizeof(int), byseq);
+            if (n != m) bad_p++;
+            else for (i = 0; i < n; i++) if (w.res[i] != idof[ref[i]]) { bad_p++; break; }
+        } else if (k < 0.85) {
+            cl_ray r;
+            double maxt = rnd() < 0.5 ? HUGE_VAL : grid(0, 50);
+            cl_whit h;
+            int got, best = -1, n;
+            double bt = 0;
+            cl_ray_make(&r, cl_v3(grid(-5, 45), grid(-5, 45), grid(-5, 45)),
+                        cl_v3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5));
+            got = cl_world_raycast(&w, &r, maxt, -1, -1, &h);
+            for (i = 0; i < NMAX; i++) {
+                cl_hit hh;
+                if (alive[i] && cl_shape_raycast(&shapes[i], &r, maxt, &hh) &&
+                    (best < 0 || hh.t < bt || (hh.t == bt && seqs[i] < seqs[best]))) {
+                    best = i;
+                    bt = hh.t;
+                }
+            }
+            if (got != (best >= 0) || (got && (h.item != idof[best] || h.t != bt))) bad_r++;
+            n = cl_world_raycastall(&w, &r, maxt);
+            {
+                int m = 0;
+                for (i = 0; i < NMAX; i++) {
+                    cl_hit hh;
+                    if (alive[i] && cl_shape_raycast(&shapes[i], &r, maxt, &hh)) m++;
+                }
+                if (n != m) bad_ra++;
+                for (i = 1; i < n; i++) {
+                    const cl_whit *a = &w.hits[i - 1], *b = &w.hits[i];
+                    if (a->t > b->t || (a->t == b->t && w.items[a->item].seq > w.items[b->item].seq)) {
+                        bad_ra++;
+                        break;
+                    }
+                }
+            }
+        } else if (k < 0.87) {
+            int np = cl_world_pairs(&w), m = 0, a, b, ok = 1, ord[NMAX], cnt = 0;
+            for (i = 0; i < NMAX; i++) if (alive[i]) ord[cnt++] = i;
+            qsort(ord, (size_t)cnt, sizeof(int), byseq);
+            for (a = 0; a < cnt && ok; a++)
+                for (b = a + 1; b < cnt && ok; b++)
+                    if (cl_shape_overlaps(&shapes[ord[a]], &shapes[ord[b]])) {
+                        if (m >= np || w.res[2 * m] != idof[ord[a]] || w.res[2 * m + 1] != idof[ord[b]])
+                            ok = 0;
+                        m++;
+                    }
+            if (!ok || m != np) bad_pairs++;
+        } else {
+            cl_shape s = randshape(40);
+            cl_vec3 d = cl_v3(grid(-10, 10), grid(-10, 10), grid(-10, 10));
+            cl_whit h;
+            int got = cl_world_sweep(&w, &s, d, -1, -1, -1, &h), best = -1;
+            double bt = 0;
+            for (i = 0; i < NMAX; i++) {
+                cl_sweep sw;
+                if (!alive[i]) continue;
+                sw = cl_sweep_shapes(&s, d, &shapes[i]);
+                if (sw.state == CL_TOI_SEPARATED) continue;
+                if (best < 0 || sw.t < bt || (sw.t == bt && seqs[i] < seqs[best])) { best = i; bt = sw.t; }
+            }
+            if (got != (best >= 0) || (got && (h.item != idof[best] || h.t != bt))) bad_s++;
+        }
+    }
+    ENSURE(bad_q == 0, "query equals brute force (items and add order)");
+    ENSURE(bad_p == 0, "querypoint equals brute force");
+    ENSURE(bad_r == 0, "closest raycast equals brute force (t, ties by add order)");
+    ENSURE(bad_ra == 0, "raycastall finds every hit, sorted by t then add order");
+    ENSURE(bad_pairs == 0, "pairs equals brute force in (order a, order b)");
+    ENSURE(bad_s == 0, "sweep equals brute force over cl_sweep_shapes");
+    ENSURE(cl_tree_validate(&w.tree), "tree invariants hold after the random sequence");
+    (void)slotof;
+    cl_world_free(&w);
+}
+
+/* ---- sweeps ---- */
+static void test_sweeps(void) {
+    cl_shape a = mkaabb(0, 0, 0, 1, 1, 1), b = mkaabb(2, 0, 0, 3, 1, 1);
+    cl_sweep s = cl_sweep_shapes(&a, cl_v3(2, 0, 0), &b);
+    ENSURE(s.state == CL_TOI_TOUCHING && s.t == 0.5 && s.n.x == -1, "box sweep hits at 0.5 with normal -x");
+    s = cl_sweep_shapes(&a, cl_v3(1, 0, 0), &b);
+    ENSURE(s.state == CL_TOI_SEPARATED, "contact exactly at t = 1 is no hit");
+    b = mkaabb(1, 0, 0, 2, 1, 1);
+    s = cl_sweep_shapes(&a, cl_v3(0, 1, 0), &b);
+    ENSURE(s.state == CL_TOI_SEPARATED, "touching and sliding along is no hit");
+    s = cl_sweep_shapes(&a, cl_v3(1, 0, 0), &b);
+    ENSURE(s.state == CL_TOI_TOUCHING && s.t == 0, "touching and moving in hits at t = 0");
+    s = cl_sweep_shapes(&a, cl_v3(-1, 0, 0), &b);
+    ENSURE(s.state == CL_TOI_SEPARATED, "touching and moving away is no hit");
+    {
+        cl_shape f1 = mkaabb(0, 0, 0, 1, 1, 0), f2 = mkaabb(2, 0, 0, 3, 1, 0);
+        s = cl_sweep_shapes(&f1, cl_v3(2, 0, 0), &f2);
+        ENSURE(s.state == CL_TOI_TOUCHING && s.t == 0.5, "flat boxes at the same z collide (2D rule)");
+    }
+    {
+        cl_shape sp = mksphere(-2, 0.5, 0.5, 0.5);
+        s = cl_sweep_shapes(&sp, cl_v3(4, 0, 0), &a);
+        ENSURE(s.state == CL_TOI_TOUCHING && fabs(s.t - 0.375) < 1e-15 && s.n.x == -1,
+               "sphere hits box face at 0.375 with normal -x");
+        sp = mksphere(-1, 2, 0.5, 0.5);          /* toward the edge x = 0, y = 1 */
+        s = cl_sweep_shapes(&sp, cl_v3(2, -2, 0), &a);
+        ENSURE(s.state == CL_TOI_TOUCHING && fabs(s.n.x + sqrt(0.5)) < 1e-12 && fabs(s.n.y - sqrt(0.5)) < 1e-12,
+               "sphere hits a box edge with the diagonal normal");
+        s = cl_sweep_shapes(&a, cl_v3(-4, 0, 0), &sp);
+        {
+            cl_shape sp2 = mksphere(3, 0.5, 0.5, 0.5);
+            s = cl_sweep_shapes(&a, cl_v3(4, 0, 0), &sp2);
+            ENSURE(s.state == CL_TOI_TOUCHING && fabs(s.t - 0.375) < 1e-15 && s.n.x == -1,
+                   "box hits sphere at 0.375 with the normal out of the sphere (toward the box)");
+        }
+    }
+    {
+        cl_shape s1 = mksphere(0, 0, 0, 1), s2 = mksphere(5, 0, 0, 1);
+        s = cl_sweep_shapes(&s1, cl_v3(10, 0, 0), &s2);
+        ENSURE(s.state == CL_TOI_TOUCHING && s.t == 0.3 && s.n.x == -1, "sphere pair hits at 0.3");
+        s = cl_sweep_shapes(&s1, cl_v3(0, 10, 0), &s2);
+        ENSURE(s.state == CL_TOI_SEPARATED, "sphere pair passing by is no hit");
+    }
+    {
+        /* box dropped onto a 45-degree ramp (OBB): hits its slope with the slope normal */
+        cl_shape ramp, box = mkaabb(-0.5, 3, -0.5, 0.5, 4, 0.5);
+        cl_aabb r = { { -2, -0.5, -2 }, { 2, 0.5, 2 } };
+        ramp.kind = CL_OBB;
+        ramp.u.obb = cl_obb_from_aabb(&r);
+        cl_obb_rotate(&ramp.u.obb, 3.14159265358979323846 / 4, cl_v3(0, 0, 1));
+        s = cl_sweep_shapes(&box, cl_v3(0, -10, 0), &ramp);
+        ENSURE(s.state == CL_TOI_TOUCHING && fabs(s.n.x + sqrt(0.5)) < 1e-9 && fabs(s.n.y - sqrt(0.5)) < 1e-9,
+               "box falling on a ramp hits the slope with its normal");
+    }
+}
+
+/* ---- move ---- */
+static cl_resp cross_all(void *ctx, int a, int b) { (void)ctx; (void)a; (void)b; return CL_RESP_CROSS; }
+
+static void test_move(void) {
+    cl_world w;
+    cl_vec3 act;
+    int i, p, n, wall;
+    cl_shape s;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 20; i++) { s = mkaabb(i * 0.7, -1, 0, (i + 1) * 0.7, 0, 1); cl_world_add(&w, &s); }
+    s = mkaabb(0.1, 0, 0.25, 0.6, 1, 0.75);
+    p = cl_world_add(&w, &s);
+    n = cl_world_move(&w, p, cl_v3(9.3, -0.5, 0), NULL, NULL, 1, &act);
+    ENSURE(n == 1 && w.cols[0].n.y == 1, "falling onto the floor collides once (floor normal +y)");
+    ENSURE(w.items[p].shape.u.aabb.min.y == 0 && act.x == 9.3, "sliding over 20 tiles never catches a seam");
+    for (i = 0; i < 100; i++) {
+        n = cl_world_move(&w, p, cl_v3(-0.0731, -0.01, 0), NULL, NULL, 1, &act);
+        if (w.items[p].shape.u.aabb.min.y != 0) break;
+    }
+    ENSURE(i == 100, "many small moves along the tiles stay exactly on the floor");
+    /* thin wall at any speed */
+    s = mkaabb(20, 0, 0, 20.001, 5, 1);
+    wall = cl_world_add(&w, &s);
+    s = mkaabb(0, 0.5, 0, 1, 1.5, 1);
+    cl_world_update(&w, p, &s);
+    n = cl_world_move(&w, p, cl_v3(1e9, 0, 0), NULL, NULL, 1, &act);
+    ENSURE(n == 1 && w.cols[0].other == wall && w.items[p].shape.u.aabb.max.x == 20,
+           "a very fast item stops exactly at a thin wall");
+    n = cl_world_move(&w, p, cl_v3(1e9, 0, 0), NULL, NULL, 1, &act);
+    ENSURE(n == 1 && act.x == 0 && w.items[p].shape.u.aabb.max.x == 20, "pushing into the wall again moves nothing");
+    n = cl_world_move(&w, p, cl_v3(1e9, 0, 0), cross_all, NULL, 0, &act);
+    ENSURE(n == 1 && w.cols[0].type == CL_RESP_CROSS && act.x == 1e9, "cross passes through and records each item once");
+    /* rounding: a sphere resting on the floor tiles never sinks in */
+    s = mksphere(0.3, 0.5, 0.5, 0.3);
+    {
+        int sp = cl_world_add(&w, &s), k, okk = 1;
+        for (k = 0; k < 300; k++) {
+            cl_world_move(&w, sp, cl_v3(0.0437, -0.05, 0.001 * (k % 3 - 1)), NULL, NULL, 1, &act);
+            for (i = 0; i < 20; i++)
+                if (cl_interiors_overlap(&w.items[sp].shape, &w.items[i].shape)) okk = 0;
+        }
+        ENSURE(okk, "a sphere rolling over the tiles never penetrates them");
+        ENSURE(w.items[sp].shape.u.sphere.c.x > 5, "the sphere rolls along the floor");
+    }
+    cl_world_free(&w);
+
+    /* ramp: an OBB slope; a box pushed into it slides up */
+    cl_world_init(&w, 0.1, talloc, NULL);
+    {
+        cl_shape ramp, floor_ = mkaabb(-50, -1, -50, 50, 0, 50);
+        cl_aabb r = { { -5, -0.5, -2 }, { 5, 0.5, 2 } };
+        int mover, k, okk = 1;
+        double top = 0;
+        ramp.kind = CL_OBB;
+        ramp.u.obb = cl_obb_from_aabb(&r);
+        cl_obb_rotate(&ramp.u.obb, 0.3, cl_v3(0, 0, 1));
+        ramp.u.obb.c = cl_v3(10, 0, 0);
+        cl_world_add(&w, &floor_);
+        cl_world_add(&w, &ramp);
+        s = mkaabb(0, 0, -0.5, 1, 1, 0.5);
+        mover = cl_world_add(&w, &s);
+        for (k = 0; k < 100; k++) {
+            cl_world_move(&w, mover, cl_v3(0.2, -0.05, 0), NULL, NULL, 1, &act);
+            if (cl_interiors_overlap(&w.items[mover].shape, &ramp) ||
+                cl_interiors_overlap(&w.items[mover].shape, &floor_)) okk = 0;
+            if (w.items[mover].shape.u.aabb.min.y > top) top = w.items[mover].shape.u.aabb.min.y;
+        }
+        ENSURE(okk, "a box pushed up a ramp never penetrates ramp or floor");
+        ENSURE(top > 1.5 && w.items[mover].shape.u.aabb.min.x > 12, "a box pushed into a ramp climbs it and passes");
+    }
+    cl_world_free(&w);
+    ENSURE(live_bytes == 0, "every byte is freed after moves");
+}
+
+/* ---- allocation failure ---- */
+static void test_nomem(void) {
+    cl_world w;
+    int i, fails = 0, ok = 1;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 3000; i++) {
+        cl_shape s = randshape(30);
+        int id, c = w.count;
+        fail_after = (long)(rnd() * 3);
+        id = cl_world_add(&w, &s);
+        fail_after = -1;
+        if (id < 0) {
+            fails++;
+            if (w.count != c) { ok = 0; printf("count\n"); }
+            if (!cl_tree_validate(&w.tree)) { ok = 0; printf("validate\n"); }
+        }
+        if (i % 7 == 0) {
+            cl_shape q = randshape(30);
+            int n;
+            fail_after = 0;
+            n = cl_world_query(&w, &q);
+            fail_after = -1;
+            if (n < 0 && n != CL_ENOMEM) ok = 0;
+        }
+    }
+    printf("nomem fails %d ok %d\n", fails, ok);
+    ENSURE(fails > 0 && ok, "allocation failures leave the world consistent and report CL_ENOMEM");
+    cl_world_free(&w);
+    ENSURE(live_bytes == 0, "no leak after allocation failures");
+}
+
+/* ---- timings ---- */
+static void bench(void) {
+    cl_world w;
+    int i, f, hits = 0, ids[10000];
+    double t0, dt;
+    cl_ray r;
+    cl_whit h;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 100000; i++) {
+        double x = rnd() * 1000, y = rnd() * 1000, z = rnd() * 1000;
+        cl_shape s = mkaabb(x, y, z, x + 1 + rnd() * 4, y + 1 + rnd() * 4, z + 1 + rnd() * 4);
+        cl_world_add(&w, &s);
+    }
+    t0 = now();
+    for (i = 0; i < 100000; i++) {
+        cl_ray_make(&r, cl_v3(rnd() * 1000, rnd() * 1000, rnd() * 1000),
+                    cl_v3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5));
+        hits += cl_world_raycast(&w, &r, HUGE_VAL, -1, -1, &h);
+    }
+    dt = now() - t0;
+    printf("closest raycast among 100000 boxes: %.2f us/ray (%d hits)\n", dt * 1e6 / 100000, hits);
+    cl_world_free(&w);
+
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 10000; i++) {
+        double x = rnd() * 100, y = rnd() * 100, z = rnd() * 100;
+        cl_shape s = mkaabb(x, y, z, x + 1, y + 1, z + 1);
+        ids[i] = cl_world_add(&w, &s);
+    }
+    t0 = now();
+    {
+        int np = 0;
+        for (f = 0; f < 100; f++) {
+            for (i = 0; i < 10000; i++) {
+                cl_shape s = w.items[ids[i]].shape;
+                cl_shape_translate(&s, cl_v3((rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1));
+                cl_world_update(&w, ids[i], &s);
+            }
+            np = cl_world_pairs(&w);
+        }
+        dt = now() - t0;
+        printf("10000 moving boxes, update all + pairs: %.2f ms/frame (%d pairs)\n", dt * 1e3 / 100, np);
+    }
+    cl_world_free(&w);
+
+    cl_world_init(&w, 0.1, talloc, NULL);
+    {
+        int x, z, p;
+        cl_vec3 act;
+        for (x = 0; x < 50; x++)
+            for (z = 0; z < 40; z++) {
+                cl_shape s = mkaabb(x * 4, 0, z * 4, x * 4 + 2, 2, z * 4 + 2);
+                cl_world_add(&w, &s);
+            }
+        {
+            cl_shape s = mkaabb(2.5, 0, 2.5, 3.5, 1, 3.5);
+            p = cl_world_add(&w, &s);
+        }
+        t0 = now();
+        for (i = 0; i < 200000; i++)
+            cl_world_move(&w, p, cl_v3((rnd() - 0.5) * 8, 0, (rnd() - 0.5) * 8), NULL, NULL, 1, &act);
+        dt = now() - t0;
+        printf("move among 2000 grid boxes: %.3f us/move\n", dt * 1e6 / 200000);
+    }
+    cl_world_free(&w);
+}
+
+int main(void) {
+    test_tree();
+    test_sweeps();
+    test_differential();
+    test_move();
+    test_nomem();
+    bench();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
