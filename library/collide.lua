@@ -1,0 +1,616 @@
+---@meta collide
+-- Lua Language Server definitions for collide (require "collide"), the C module collide.so.
+-- Not loaded at run time: editors read it for completion and type hints. Add this folder to
+-- "Lua.workspace.library" (see the README). Checked against the real module by
+-- spec/12-annotations_spec.lua: every public function and method has an annotated entry here.
+
+---A shape that AABB, OBB and Sphere queries accept.
+---@alias collide.Shape collide.AABB|collide.OBB|collide.Sphere
+
+---Result of collide.toi.
+---@alias collide.ToiState "overlapped"|"touching"|"separated"
+
+---Response a move filter returns for an item; false or nil ignores the item.
+---@alias collide.Response "slide"|"touch"|"cross"|"bounce"|false|nil
+
+---The collide module.
+---@class collide
+---@field _VERSION string the module version, e.g. "0.1.0"
+local collide = {}
+
+---Axis-aligned box; min <= max on every axis (flat boxes allowed).
+---@class collide.AABB
+local AABB = {}
+
+---Ray origin + t * direction, t >= 0; the direction is stored normalised, so t is a distance.
+---@class collide.Ray
+local Ray = {}
+
+---Oriented box: centre, half sizes and three orthonormal axes.
+---@class collide.OBB
+local OBB = {}
+
+---Sphere: centre and radius >= 0.
+---@class collide.Sphere
+local Sphere = {}
+
+---A set of items (any Lua value but nil and NaN), each with a copied shape, on a dynamic AABB tree.
+---@class collide.World
+local World = {}
+
+---One hit of world:raycastall.
+---@class collide.RayHit
+---@field item any the item hit
+---@field t number distance along the ray
+---@field nx number normal x (zero when the origin is inside)
+---@field ny number normal y
+---@field nz number normal z
+
+---One collision of world:move / world:check.
+---@class collide.Collision
+---@field other any the item collided with
+---@field type "slide"|"touch"|"cross"|"bounce" the response applied
+---@field t number fraction along the leg where it happened
+---@field nx number unit normal pointing out of other, x
+---@field ny number normal y
+---@field nz number normal z
+
+---Options of collide.World.
+---@class collide.WorldOptions
+---@field margin? number fattening of the tree boxes (>= 0, default 0.1)
+
+-- ---------------------------------------------------------------- module functions
+
+---Creates an axis-aligned box. Errors if a max is below its min or a number is not finite.
+---@param minx number
+---@param miny number
+---@param minz number
+---@param maxx number
+---@param maxy number
+---@param maxz number
+---@return collide.AABB
+function collide.AABB(minx, miny, minz, maxx, maxy, maxz) end
+
+---Creates a ray; the direction is normalised (zero direction is an error).
+---@param ox number
+---@param oy number
+---@param oz number
+---@param dx number
+---@param dy number
+---@param dz number
+---@return collide.Ray
+function collide.Ray(ox, oy, oz, dx, dy, dz) end
+
+---Creates an oriented box. The 9 axis numbers are all given or all omitted (world axes);
+---they must be orthonormal within 1e-6.
+---@param cx number
+---@param cy number
+---@param cz number
+---@param hx number half size >= 0
+---@param hy number
+---@param hz number
+---@param ux? number
+---@param uy? number
+---@param uz? number
+---@param vx? number
+---@param vy? number
+---@param vz? number
+---@param wx? number
+---@param wy? number
+---@param wz? number
+---@return collide.OBB
+function collide.OBB(cx, cy, cz, hx, hy, hz, ux, uy, uz, vx, vy, vz, wx, wy, wz) end
+
+---Creates a sphere (radius >= 0).
+---@param cx number
+---@param cy number
+---@param cz number
+---@param r number
+---@return collide.Sphere
+function collide.Sphere(cx, cy, cz, r) end
+
+---Creates an empty world.
+---@param options? collide.WorldOptions
+---@return collide.World
+function collide.World(options) end
+
+---Returns "AABB", "Ray", "OBB", "Sphere" or "World" for collide values, nil for anything else.
+---@param v any
+---@return "AABB"|"Ray"|"OBB"|"Sphere"|"World"|nil
+function collide.type(v) end
+
+---Time of impact of two AABBs moved by displacements over one step (seed 003).
+---@param a collide.AABB
+---@param dax number
+---@param day number
+---@param daz number
+---@param b collide.AABB
+---@param dbx number
+---@param dby number
+---@param dbz number
+---@return collide.ToiState state
+---@return number t 0 when overlapped, first contact in [0,1) when touching, 1 when separated
+function collide.toi(a, dax, day, daz, b, dbx, dby, dbz) end
+
+---Closest point to p on the segment a-b and its parameter s in [0,1] (a zero-length segment gives a).
+---@param px number
+---@param py number
+---@param pz number
+---@param ax number
+---@param ay number
+---@param az number
+---@param bx number
+---@param by number
+---@param bz number
+---@return number x
+---@return number y
+---@return number z
+---@return number s
+function collide.closestonsegment(px, py, pz, ax, ay, az, bx, by, bz) end
+
+---Reflects v about n: v - (1 + e)(n.v)n, n used as given.
+---@param vx number
+---@param vy number
+---@param vz number
+---@param nx number
+---@param ny number
+---@param nz number
+---@param elasticity? number default 1
+---@return number x
+---@return number y
+---@return number z
+function collide.reflect(vx, vy, vz, nx, ny, nz, elasticity) end
+
+---Even-odd point in polygon test; points on an edge or vertex count as inside.
+---@param poly number[] flat array {x1,y1, x2,y2, ...} of at least 3 vertices
+---@param x number
+---@param y number
+---@return boolean
+function collide.pointinpolygon(poly, x, y) end
+
+-- ---------------------------------------------------------------- AABB
+
+---Returns the six bounds.
+---@return number minx
+---@return number miny
+---@return number minz
+---@return number maxx
+---@return number maxy
+---@return number maxz
+function AABB:bounds() end
+
+---Returns the centre.
+---@return number x
+---@return number y
+---@return number z
+function AABB:center() end
+
+---Returns the half sizes.
+---@return number hx
+---@return number hy
+---@return number hz
+function AABB:extents() end
+
+---Changes the box in place; returns it.
+---@param minx number
+---@param miny number
+---@param minz number
+---@param maxx number
+---@param maxy number
+---@param maxz number
+---@return collide.AABB self
+function AABB:set(minx, miny, minz, maxx, maxy, maxz) end
+
+---Moves the box in place; returns it.
+---@param dx number
+---@param dy number
+---@param dz number
+---@return collide.AABB self
+function AABB:translate(dx, dy, dz) end
+
+---Inclusive point containment.
+---@param x number
+---@param y number
+---@param z number
+---@return boolean
+function AABB:contains(x, y, z) end
+
+---Inclusive overlap with any shape.
+---@param shape collide.Shape
+---@return boolean
+function AABB:overlaps(shape) end
+
+---Ray hit: distance and the unit normal of the face entered; origin inside gives 0, 0,0,0.
+---@param ray collide.Ray
+---@param maxt? number default math.huge
+---@return number? t nil on a miss
+---@return number nx
+---@return number ny
+---@return number nz
+function AABB:raycast(ray, maxt) end
+
+---Entry and exit distances of the ray's whole line (tenter may be negative), or nil.
+---@param ray collide.Ray
+---@return number? tenter
+---@return number texit
+function AABB:clip(ray) end
+
+---Segment p1 + f(p2 - p1), f in [0, maxfraction]: entry fraction and normal, or nil.
+---@param x1 number
+---@param y1 number
+---@param z1 number
+---@param x2 number
+---@param y2 number
+---@param z2 number
+---@param maxfraction? number default 1
+---@return number? fraction
+---@return number nx
+---@return number ny
+---@return number nz
+function AABB:segment(x1, y1, z1, x2, y2, z2, maxfraction) end
+
+---Closest point on or in the box.
+---@param x number
+---@param y number
+---@param z number
+---@return number x
+---@return number y
+---@return number z
+function AABB:closest(x, y, z) end
+
+---Side of the plane n.p + d = 0: 1 wholly in front, -1 wholly behind, 0 crossing or touching.
+---@param nx number
+---@param ny number
+---@param nz number
+---@param d number
+---@return integer
+function AABB:plane(nx, ny, nz, d) end
+
+---New AABB enclosing this box and the other shape's AABB.
+---@param other collide.Shape
+---@return collide.AABB
+function AABB:merge(other) end
+
+---A new copy of the box.
+---@return collide.AABB
+function AABB:aabb() end
+
+-- ---------------------------------------------------------------- Ray
+
+---Returns the origin.
+---@return number x
+---@return number y
+---@return number z
+function Ray:origin() end
+
+---Returns the unit direction.
+---@return number x
+---@return number y
+---@return number z
+function Ray:direction() end
+
+---Returns the point at distance t.
+---@param t number
+---@return number x
+---@return number y
+---@return number z
+function Ray:at(t) end
+
+---Changes the ray in place (direction normalised); returns it.
+---@param ox number
+---@param oy number
+---@param oz number
+---@param dx number
+---@param dy number
+---@param dz number
+---@return collide.Ray self
+function Ray:set(ox, oy, oz, dx, dy, dz) end
+
+---Same as shape:raycast(ray, maxt).
+---@param shape collide.Shape
+---@param maxt? number
+---@return number? t
+---@return number nx
+---@return number ny
+---@return number nz
+function Ray:cast(shape, maxt) end
+
+---Distance t >= 0 where the ray meets the plane n.p + d = 0, or nil (parallel or behind).
+---@param nx number
+---@param ny number
+---@param nz number
+---@param d number
+---@return number? t
+function Ray:plane(nx, ny, nz, d) end
+
+-- ---------------------------------------------------------------- OBB
+
+---Returns the centre.
+---@return number x
+---@return number y
+---@return number z
+function OBB:center() end
+
+---Returns the half sizes.
+---@return number hx
+---@return number hy
+---@return number hz
+function OBB:extents() end
+
+---Returns the three axes u, v, w as 9 numbers.
+---@return number ux
+---@return number uy
+---@return number uz
+---@return number vx
+---@return number vy
+---@return number vz
+---@return number wx
+---@return number wy
+---@return number wz
+function OBB:axes() end
+
+---Changes the box in place (same arguments as collide.OBB); returns it.
+---@param cx number
+---@param cy number
+---@param cz number
+---@param hx number
+---@param hy number
+---@param hz number
+---@param ux? number
+---@param uy? number
+---@param uz? number
+---@param vx? number
+---@param vy? number
+---@param vz? number
+---@param wx? number
+---@param wy? number
+---@param wz? number
+---@return collide.OBB self
+function OBB:set(cx, cy, cz, hx, hy, hz, ux, uy, uz, vx, vy, vz, wx, wy, wz) end
+
+---Moves the box in place; returns it.
+---@param dx number
+---@param dy number
+---@param dz number
+---@return collide.OBB self
+function OBB:translate(dx, dy, dz) end
+
+---Rotates the box about its centre (radians, right-handed about the axis); returns it.
+---@param angle number
+---@param ax number
+---@param ay number
+---@param az number
+---@return collide.OBB self
+function OBB:rotate(angle, ax, ay, az) end
+
+---Inclusive point containment.
+---@param x number
+---@param y number
+---@param z number
+---@return boolean
+function OBB:contains(x, y, z) end
+
+---Inclusive overlap with any shape (15-axis SAT for OBB pairs).
+---@param shape collide.Shape
+---@return boolean
+function OBB:overlaps(shape) end
+
+---Ray hit as AABB:raycast, in the box's frame; the normal is in world space.
+---@param ray collide.Ray
+---@param maxt? number
+---@return number? t
+---@return number nx
+---@return number ny
+---@return number nz
+function OBB:raycast(ray, maxt) end
+
+---Closest point on or in the box.
+---@param x number
+---@param y number
+---@param z number
+---@return number x
+---@return number y
+---@return number z
+function OBB:closest(x, y, z) end
+
+---Side of the plane n.p + d = 0: 1, -1 or 0.
+---@param nx number
+---@param ny number
+---@param nz number
+---@param d number
+---@return integer
+function OBB:plane(nx, ny, nz, d) end
+
+---The tight enclosing AABB.
+---@return collide.AABB
+function OBB:aabb() end
+
+-- ---------------------------------------------------------------- Sphere
+
+---Returns the centre.
+---@return number x
+---@return number y
+---@return number z
+function Sphere:center() end
+
+---Returns the radius.
+---@return number
+function Sphere:radius() end
+
+---Changes the sphere in place; returns it.
+---@param cx number
+---@param cy number
+---@param cz number
+---@param r number
+---@return collide.Sphere self
+function Sphere:set(cx, cy, cz, r) end
+
+---Moves the sphere in place; returns it.
+---@param dx number
+---@param dy number
+---@param dz number
+---@return collide.Sphere self
+function Sphere:translate(dx, dy, dz) end
+
+---Inclusive point containment.
+---@param x number
+---@param y number
+---@param z number
+---@return boolean
+function Sphere:contains(x, y, z) end
+
+---Inclusive overlap with any shape.
+---@param shape collide.Shape
+---@return boolean
+function Sphere:overlaps(shape) end
+
+---Ray hit; the normal is (p - c) / r (origin inside gives 0, 0,0,0).
+---@param ray collide.Ray
+---@param maxt? number
+---@return number? t
+---@return number nx
+---@return number ny
+---@return number nz
+function Sphere:raycast(ray, maxt) end
+
+---Closest point on or in the sphere.
+---@param x number
+---@param y number
+---@param z number
+---@return number x
+---@return number y
+---@return number z
+function Sphere:closest(x, y, z) end
+
+---Side of the plane n.p + d = 0: 1, -1 or 0.
+---@param nx number
+---@param ny number
+---@param nz number
+---@param d number
+---@return integer
+function Sphere:plane(nx, ny, nz, d) end
+
+---The enclosing AABB.
+---@return collide.AABB
+function Sphere:aabb() end
+
+-- ---------------------------------------------------------------- World
+
+---Adds item with a copy of shape; errors if the item is nil, NaN or already present.
+---@generic T
+---@param item T
+---@param shape collide.Shape
+---@return T item
+function World:add(item, shape) end
+
+---Removes item; errors if it is not in the world.
+---@param item any
+function World:remove(item) end
+
+---Replaces item's shape with a copy of shape (keeps its order); errors if it is not in the world.
+---@param item any
+---@param shape collide.Shape
+function World:update(item, shape) end
+
+---Whether item is in the world.
+---@param item any
+---@return boolean
+function World:has(item) end
+
+---Number of items.
+---@return integer
+function World:count() end
+
+---A new copy of item's shape; errors if it is not in the world.
+---@param item any
+---@return collide.Shape
+function World:shape(item) end
+
+---Items whose shapes overlap shape (exact, inclusive), in the order they were added.
+---@param shape collide.Shape
+---@param filter? fun(item: any): any truthy keeps the item
+---@param out? any[] cleared, filled and returned instead of a new table
+---@return any[] items
+---@return integer n
+function World:query(shape, filter, out) end
+
+---Items whose shapes contain the point, in the order they were added.
+---@param x number
+---@param y number
+---@param z number
+---@param filter? fun(item: any): any
+---@param out? any[]
+---@return any[] items
+---@return integer n
+function World:querypoint(x, y, z, filter, out) end
+
+---Closest item hit by the ray (ties by the order added), or nil.
+---@param ray collide.Ray
+---@param maxt? number
+---@param filter? fun(item: any): any
+---@return any item
+---@return number t
+---@return number nx
+---@return number ny
+---@return number nz
+function World:raycast(ray, maxt, filter) end
+
+---Every hit, nearest first (ties by the order added).
+---@param ray collide.Ray
+---@param maxt? number
+---@param filter? fun(item: any): any
+---@param out? collide.RayHit[] its inner tables are reused
+---@return collide.RayHit[] hits
+---@return integer n
+function World:raycastall(ray, maxt, filter, out) end
+
+---Every overlapping pair as a flat array {a1,b1, a2,b2, ...} (a added before b), and the count.
+---@param out? any[]
+---@return any[] pairs
+---@return integer npairs
+function World:pairs(out) end
+
+---First item hit by shape moved by the displacement: item, t in [0,1], normal; or nil.
+---@param shape collide.Shape
+---@param dx number
+---@param dy number
+---@param dz number
+---@param filter? fun(item: any): any
+---@return any item
+---@return number t
+---@return number nx
+---@return number ny
+---@return number nz
+function World:sweep(shape, dx, dy, dz, filter) end
+
+---Moves item by up to the displacement with collision responses; returns the displacement made
+---and the collisions in the order they happened.
+---@param item any
+---@param dx number
+---@param dy number
+---@param dz number
+---@param filter? fun(item: any, other: any): collide.Response
+---@return number ax
+---@return number ay
+---@return number az
+---@return collide.Collision[] cols
+---@return integer n
+function World:move(item, dx, dy, dz, filter) end
+
+---What move would return, changing nothing.
+---@param item any
+---@param dx number
+---@param dy number
+---@param dz number
+---@param filter? fun(item: any, other: any): collide.Response
+---@return number ax
+---@return number ay
+---@return number az
+---@return collide.Collision[] cols
+---@return integer n
+function World:check(item, dx, dy, dz, filter) end
+
+---Frees the world now; any later method call is an error.
+function World:destroy() end
+
+return collide

@@ -1,0 +1,143 @@
+-- Editor support: library/collide.lua (Lua Language Server ---@meta file) must annotate exactly
+-- the public API of the real module: every function of collide.* and every method reached through
+-- getmetatable(instance).__index, with a description and a ---@param per parameter; and nothing
+-- that the module does not have.
+local collide = require "collide"
+
+-- The repository root: the folder above this spec file.
+local here = debug.getinfo(1, "S").source:match("^@(.*)$") or ""
+local root = here:match("^(.*)[/\\]spec[/\\][^/\\]*$") or "."
+local LIBRARY = root .. "/library/collide.lua"
+
+-- Methods that return nothing, so their annotation has no ---@return.
+local NO_RETURN = { ["World:remove"] = true, ["World:update"] = true, ["World:destroy"] = true }
+
+-- Returns the parsed definition file: classes (local name -> class name) and functions
+-- (key "collide.name" or "Local:name" -> { params = {...}, block = {...lines}, line = n }).
+local function parse(path)
+  local fh = assert(io.open(path, "r"), "cannot open " .. path)
+  local text = fh:read("*a")
+  fh:close()
+  local lines = {}
+  for l in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+  local classes, funcs, block, pendingclass = {}, {}, {}, nil
+  for n, l in ipairs(lines) do
+    if l:match("^%-%-%-") then
+      block[#block + 1] = l
+      pendingclass = l:match("^%-%-%-@class%s+([%w%.]+)") or pendingclass
+    else
+      local loc = l:match("^local%s+([%w_]+)%s*=%s*{}")
+      if loc and pendingclass then classes[loc] = pendingclass end
+      local owner, sep, name, params = l:match("^function%s+([%w_]+)([%.:])([%w_]+)%s*%((.-)%)")
+      if owner then
+        local p = {}
+        for word in params:gmatch("[%w_]+") do p[#p + 1] = word end
+        funcs[owner .. sep .. name] = { params = p, block = block, line = n, owner = owner, name = name, sep = sep }
+      end
+      block, pendingclass = {}, nil
+    end
+  end
+  return { text = text, classes = classes, funcs = funcs }
+end
+
+local lib = parse(LIBRARY)
+
+local instances = {
+  AABB = function() return collide.AABB(0, 0, 0, 1, 1, 1) end,
+  Ray = function() return collide.Ray(0, 0, 0, 1, 0, 0) end,
+  OBB = function() return collide.OBB(0, 0, 0, 1, 1, 1) end,
+  Sphere = function() return collide.Sphere(0, 0, 0, 1) end,
+  World = function() return collide.World() end,
+}
+local TYPES = { "AABB", "Ray", "OBB", "Sphere", "World" }
+
+-- Returns the sorted public method names of the type's instances (functions in __index).
+local function methods(typename)
+  local v = instances[typename]()
+  local index = getmetatable(v).__index
+  assert(type(index) == "table", typename .. ": __index is not a table")
+  local names = {}
+  for k, f in pairs(index) do
+    if type(f) == "function" and type(k) == "string" and k:sub(1, 2) ~= "__" then names[#names + 1] = k end
+  end
+  table.sort(names)
+  return names
+end
+
+-- Returns the sorted keys of the module's function fields.
+local function modulefunctions()
+  local names = {}
+  for k, v in pairs(collide) do
+    if type(v) == "function" then names[#names + 1] = k end
+  end
+  table.sort(names)
+  return names
+end
+
+-- Returns the sorted annotated names with the given owner and separator.
+local function annotated(owner, sep)
+  local names = {}
+  for _, f in pairs(lib.funcs) do
+    if f.owner == owner and f.sep == sep then names[#names + 1] = f.name end
+  end
+  table.sort(names)
+  return names
+end
+
+-- Returns the elements of a that are not in b, joined by ", " ("" when none).
+local function missing(a, b)
+  local set, out = {}, {}
+  for _, v in ipairs(b) do set[v] = true end
+  for _, v in ipairs(a) do if not set[v] then out[#out + 1] = v end end
+  return table.concat(out, ", ")
+end
+
+describe("library/collide.lua (Lua Language Server definitions)", function()
+  it("is a ---@meta file that loads as Lua and declares a class for the module and every type", function()
+    assert.is_truthy(lib.text:match("^%-%-%-@meta collide"))
+    assert.is_function(loadfile(LIBRARY))
+    assert.equal("collide", lib.classes.collide)
+    for _, t in ipairs(TYPES) do
+      assert.equal("collide." .. t, lib.classes[t])
+    end
+  end)
+
+  it("annotates every function of the module table", function()
+    assert.equal("", missing(modulefunctions(), annotated("collide", ".")))
+  end)
+
+  it("annotates no module function that the module lacks", function()
+    assert.equal("", missing(annotated("collide", "."), modulefunctions()))
+  end)
+
+  for _, t in ipairs(TYPES) do
+    it("annotates every method of " .. t .. " (getmetatable(instance).__index) and no other", function()
+      local real = methods(t)
+      assert.is_true(#real > 0)
+      local doc = annotated(t, ":")
+      assert.equal("", missing(real, doc))
+      assert.equal("", missing(doc, real))
+    end)
+  end
+
+  it("gives every annotated function a description, a ---@param per parameter and its returns", function()
+    local problems = {}
+    for key, f in pairs(lib.funcs) do
+      local described, params, returns = false, {}, false
+      for _, l in ipairs(f.block) do
+        if not l:match("^%-%-%-@") and l:match("^%-%-%-%s*%S") then described = true end
+        local p = l:match("^%-%-%-@param%s+([%w_]+)")
+        if p then params[#params + 1] = p end
+        if l:match("^%-%-%-@return%s") then returns = true end
+      end
+      local want = table.concat(f.params, ",")
+      if not described then problems[#problems + 1] = key .. ": no description" end
+      if table.concat(params, ",") ~= want then
+        problems[#problems + 1] = key .. ": ---@param " .. table.concat(params, ",") .. " but signature " .. want
+      end
+      if not returns and not NO_RETURN[key] then problems[#problems + 1] = key .. ": no ---@return" end
+    end
+    table.sort(problems)
+    assert.equal("", table.concat(problems, "; "))
+  end)
+end)
