@@ -466,7 +466,8 @@ static int b_raycastall(lua_State *L) {
     lworld *lw = checkworld(L, "raycastall");
     const cl_ray *r = cl_checkray(L, 2, "raycastall");
     double maxt = cl_optlimit(L, 3, "raycastall", HUGE_VAL);
-    int filter = optfilter(L, 4, "raycastall"), hasout = opttable(L, 5, "raycastall");
+    int filter = optfilter(L, 4, "raycastall");
+    (void)opttable(L, 5, "raycastall");
     int n, u, t, i, k;
     cl_ray ray = *r;
     lua_settop(L, 5);
@@ -486,7 +487,7 @@ static int b_raycastall(lua_State *L) {
         lua_pop(L, 1);
     }
     k = filter ? filtertable(L, t, n, 4, "item") : n;
-    if (hasout) cleartail(L, t, k);
+    cleartail(L, t, k);   /* also drops hits a filter rejected from a new table */
     lua_pushvalue(L, t);
     lua_pushinteger(L, k);
     return 2;

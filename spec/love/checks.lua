@@ -259,7 +259,7 @@ describe("LÖVE: World", function()
     ax = w:move("player", 4, 0, 0, function(_, other) return other == "wall" and "bounce" or "slide" end)
     values({ 0 }, ax)
     assert.is_true(w:shape("player") == AABB(0, 0, 0, 1, 2, 1))
-    fails("bad argument #5 to 'move' (filter returned an unknown response 'x')",
+    fails("bad argument #6 to 'move' (filter returned an unknown response 'x')",
       w.move, w, "player", 4, 0, 0, function() return "x" end)
   end)
   it("destroy frees the world; later use is an error", function()
