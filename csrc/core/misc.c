@@ -1,9 +1,10 @@
 /* collide core: time of impact (seed 003), segment, reflection, polygon, and shape dispatch. */
 #include "vec.h"
 
-/* Seed 003 corrected: interiors are open boxes (seed: touching boxes count as overlapped),
+/* Seed 003 corrected: boxes overlap on an axis when amin < bmax and bmin < amax, strictly (the
+ * seed counts touching boxes as overlapped; a flat box strictly inside a thick one does overlap),
  * "separated" always has t = 1 (seed's last branch returns 0), and first contact must be < 1
- * (seed's t1 >= 1 test); each axis gives the open interval of times its interiors overlap. */
+ * (seed's t1 >= 1 test); each axis gives the open interval of times it overlaps. */
 
 /// State and time: OVERLAPPED at 0, TOUCHING at first contact in [0, 1), else SEPARATED at 1.
 cl_toi_state cl_toi(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 db, double *t)
@@ -16,11 +17,7 @@ cl_toi_state cl_toi(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 db, 
         double dai = cl_comp(da, i), dbi = cl_comp(db, i), d = dbi - dai, enter, leave;
         if (d == 0) {
             if (amin == amax && bmin == bmax && amin == bmin) continue;  /* flat-axis rule (2D) */
-            if ((amin > bmin ? amin : bmin) < (amax < bmax ? amax : bmax)) continue;
-            *t = 1;
-            return CL_TOI_SEPARATED;
-        }
-        if (amin == amax || bmin == bmax) {  /* an empty open interval never overlaps */
+            if (amin < bmax && bmin < amax) continue;
             *t = 1;
             return CL_TOI_SEPARATED;
         }

@@ -593,7 +593,7 @@ static int open_overlap(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 
     double bmax[3] = {b->max.x + t * db.x, b->max.y + t * db.y, b->max.z + t * db.z};
     int i;
     for (i = 0; i < 3; i++)
-        if (!(amin[i] < bmax[i] && bmin[i] < amax[i] && amin[i] < amax[i] && bmin[i] < bmax[i])) return 0;
+        if (!(amin[i] < bmax[i] && bmin[i] < amax[i])) return 0;
     return 1;
 }
 
@@ -639,8 +639,11 @@ static void test_toi(void)
     b = box(2, 0, 0, 3, 1, 0);
     ENSURE(cl_toi(&a, z, &b, cl_v3(-1.5, 0, 0.5), &t) == CL_TOI_SEPARATED, "toi: flat boxes with d.z != 0 never meet");
     b = box(2, 0, -1, 3, 1, 1);
-    ENSURE(cl_toi(&a, z, &b, cl_v3(-1.5, 0, 0), &t) == CL_TOI_SEPARATED,
-           "toi: a flat box against a thick one has an empty interior");
+    ENSURE(cl_toi(&a, z, &b, cl_v3(-1.5, 0, 0), &t) == CL_TOI_TOUCHING && t == 1.0 / 1.5,
+           "toi: a flat box inside a thick one's z range is met like a thin wall");
+    b = box(0.25, 0.25, -1, 0.75, 0.75, 1);
+    ENSURE(cl_toi(&a, z, &b, z, &t) == CL_TOI_OVERLAPPED && t == 0,
+           "toi: a flat box crossing a thick one is overlapped");
     /* huge */
     a = box(-1.7e308, 0, 0, -1.6e308, 1, 1);
     b = box(1.6e308, 0, 0, 1.7e308, 1, 1);
