@@ -1,33 +1,92 @@
 /* collide core: dynamic AABB tree. See tree.h for the design. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
 #include "tree.h"
 
-/* Union of two boxes. */
-static cl_aabb box_union(const cl_aabb *a, const cl_aabb *b) {
-    cl_aabb r;
-    r.min.x = a->min.x < b->min.x ? a->min.x : b->min.x;
-    r.min.y = a->min.y < b->min.y ? a->min.y : b->min.y;
-    r.min.z = a->min.z < b->min.z ? a->min.z : b->min.z;
-    r.max.x = a->max.x > b->max.x ? a->max.x : b->max.x;
-    r.max.y = a->max.y > b->max.y ? a->max.y : b->max.y;
-    r.max.z = a->max.z > b->max.z ? a->max.z : b->max.z;
+#define LEAF(t, i) ((t)->nodes[i].child1 == CL_NULLNODE)
+#define H(t, i) ((t)->meta[i].height)
+
+/* Returns the float just below finite f. */
+static float f_prev(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if (f == 0) u = 0x80000001u;
+    else if (f > 0) u--;
+    else u++;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Returns d rounded down to a float (never above d). */
+static float f_down(double d) {
+    float f;
+    if (d > FLT_MAX) return FLT_MAX;
+    if (d < -FLT_MAX) return -INFINITY;
+    f = (float)d;
+    return (double)f > d ? f_prev(f) : f;
+}
+
+/* Returns d rounded up to a float (never below d). */
+static float f_up(double d) {
+    float f;
+    if (d < -FLT_MAX) return -FLT_MAX;
+    if (d > FLT_MAX) return INFINITY;
+    f = (float)d;
+    return (double)f < d ? -f_prev(-f) : f;
+}
+
+cl_fbox cl_fbox_from(const cl_aabb *b) {
+    cl_fbox f;
+    f.lo[0] = f_down(b->min.x); f.lo[1] = f_down(b->min.y); f.lo[2] = f_down(b->min.z);
+    f.hi[0] = f_up(b->max.x); f.hi[1] = f_up(b->max.y); f.hi[2] = f_up(b->max.z);
+    return f;
+}
+
+cl_aabb cl_fbox_to(const cl_fbox *f) {
+    cl_aabb b;
+    b.min = cl_v3(f->lo[0], f->lo[1], f->lo[2]);
+    b.max = cl_v3(f->hi[0], f->hi[1], f->hi[2]);
+    return b;
+}
+
+/* Returns the union of two float boxes. */
+static cl_fbox fb_union(const cl_fbox *a, const cl_fbox *b) {
+    cl_fbox r;
+    int k;
+    for (k = 0; k < 3; k++) {
+        r.lo[k] = a->lo[k] < b->lo[k] ? a->lo[k] : b->lo[k];
+        r.hi[k] = a->hi[k] > b->hi[k] ? a->hi[k] : b->hi[k];
+    }
     return r;
 }
 
-/* Half the surface area of the box plus its half perimeter (so flat and degenerate boxes still
- * compare by size): the insertion cost measure. */
-static double box_cost(const cl_aabb *b) {
-    double dx = b->max.x - b->min.x, dy = b->max.y - b->min.y, dz = b->max.z - b->min.z;
+/* Returns half the surface area of the box plus a tiny multiple of its half perimeter (so flat
+ * and degenerate boxes still compare by size): the insertion and rotation cost measure. */
+static double fb_cost(const cl_fbox *b) {
+    double dx = (double)b->hi[0] - b->lo[0], dy = (double)b->hi[1] - b->lo[1];
+    double dz = (double)b->hi[2] - b->lo[2];
     return dx * dy + dy * dz + dz * dx + 1e-9 * (dx + dy + dz);
 }
 
-/* 1 if a encloses b. */
-static int box_encloses(const cl_aabb *a, const cl_aabb *b) {
-    return a->min.x <= b->min.x && a->min.y <= b->min.y && a->min.z <= b->min.z &&
-           a->max.x >= b->max.x && a->max.y >= b->max.y && a->max.z >= b->max.z;
+/* Returns the cost of the union of two boxes. */
+static double fb_ucost(const cl_fbox *a, const cl_fbox *b) {
+    cl_fbox u = fb_union(a, b);
+    return fb_cost(&u);
+}
+
+/* Returns 1 if a encloses b. */
+static int fb_encloses(const cl_fbox *a, const cl_fbox *b) {
+    int k;
+    for (k = 0; k < 3; k++)
+        if (a->lo[k] > b->lo[k] || a->hi[k] < b->hi[k]) return 0;
+    return 1;
 }
 
 void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->nodes = NULL;
+    t->meta = NULL;
     t->cap = 0;
     t->nfree = 0;
     t->freelist = CL_NULLNODE;
@@ -37,34 +96,46 @@ void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->ud = ud;
 }
 
+/* Returns the size in bytes of a pool block of cap nodes. */
+static size_t pool_bytes(int cap) {
+    return (size_t)cap * (sizeof(cl_tnode) + sizeof(cl_tmeta));
+}
+
 void cl_tree_free(cl_tree *t) {
-    if (t->nodes) t->alloc(t->ud, t->nodes, (size_t)t->cap * sizeof(cl_tnode), 0);
+    if (t->nodes) t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
     cl_tree_init(t, t->alloc, t->ud);
 }
 
-/* Grows the pool so that at least need nodes are free; CL_OK or CL_ENOMEM (pool unchanged). */
+/* Grows the pool so that at least need nodes are free; CL_OK or CL_ENOMEM (pool unchanged).
+ * The block holds the nodes then the metas, so it is copied into a fresh block. */
 static int tree_grow(cl_tree *t, int need) {
     int ncap, i;
     cl_tnode *p;
+    cl_tmeta *m;
     if (t->nfree >= need) return CL_OK;
     ncap = t->cap ? t->cap : 16;
     while (ncap - t->cap + t->nfree < need) {
-        if (ncap > (1 << 29)) return CL_ENOMEM;
+        if (ncap > (1 << 28)) return CL_ENOMEM;
         ncap *= 2;
     }
-    p = (cl_tnode *)t->alloc(t->ud, t->nodes, (size_t)t->cap * sizeof(cl_tnode),
-                             (size_t)ncap * sizeof(cl_tnode));
+    p = (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(ncap));
     if (!p) return CL_ENOMEM;
+    m = (cl_tmeta *)(void *)(p + ncap);
+    for (i = 0; i < t->cap; i++) {
+        p[i] = t->nodes[i];
+        m[i] = t->meta[i];
+    }
+    if (t->nodes) t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
     /* link the new nodes in front of the free list, lowest index first */
     for (i = ncap - 1; i >= t->cap; i--) {
-        p[i].height = -1;
-        p[i].parent = t->freelist;
+        m[i].height = -1;
+        m[i].parent = t->freelist;
         p[i].child1 = p[i].child2 = CL_NULLNODE;
-        p[i].data = -1;
         t->freelist = i;
     }
     t->nfree += ncap - t->cap;
     t->nodes = p;
+    t->meta = m;
     t->cap = ncap;
     return CL_OK;
 }
@@ -73,24 +144,22 @@ int cl_tree_reserve(cl_tree *t, int nleaves) {
     return tree_grow(t, 2 * nleaves);
 }
 
-/* Takes a node off the free list (the caller made sure one is there). */
+/* Takes a node off the free list (the caller made sure one is there); returns its index. */
 static int node_alloc(cl_tree *t) {
     int i = t->freelist;
-    cl_tnode *n = &t->nodes[i];
-    t->freelist = n->parent;
+    t->freelist = t->meta[i].parent;
     t->nfree--;
-    n->parent = n->child1 = n->child2 = CL_NULLNODE;
-    n->height = 0;
-    n->data = -1;
+    t->meta[i].parent = CL_NULLNODE;
+    t->meta[i].height = 0;
+    t->nodes[i].child1 = t->nodes[i].child2 = CL_NULLNODE;
     return i;
 }
 
 /* Returns node i to the free list. */
 static void node_release(cl_tree *t, int i) {
-    cl_tnode *n = &t->nodes[i];
-    n->height = -1;
-    n->child1 = n->child2 = CL_NULLNODE;
-    n->parent = t->freelist;
+    t->meta[i].height = -1;
+    t->nodes[i].child1 = t->nodes[i].child2 = CL_NULLNODE;
+    t->meta[i].parent = t->freelist;
     t->freelist = i;
     t->nfree++;
 }
@@ -98,79 +167,85 @@ static void node_release(cl_tree *t, int i) {
 /* Recomputes box and height of internal node i from its children. */
 static void node_refit(cl_tree *t, int i) {
     cl_tnode *n = &t->nodes[i];
-    const cl_tnode *a = &t->nodes[n->child1], *b = &t->nodes[n->child2];
-    n->box = box_union(&a->box, &b->box);
-    n->height = 1 + (a->height > b->height ? a->height : b->height);
+    int a = n->child1, b = n->child2;
+    n->box = fb_union(&t->nodes[a].box, &t->nodes[b].box);
+    t->meta[i].height = 1 + (H(t, a) > H(t, b) ? H(t, a) : H(t, b));
 }
 
 /* Makes node c take a's place under a's parent (or as the root). */
 static void replace_child(cl_tree *t, int a, int c) {
-    int p = t->nodes[a].parent;
-    t->nodes[c].parent = p;
+    int p = t->meta[a].parent;
+    t->meta[c].parent = p;
     if (p == CL_NULLNODE) t->root = c;
     else if (t->nodes[p].child1 == a) t->nodes[p].child1 = c;
     else t->nodes[p].child2 = c;
 }
 
-/* If the subtree at a is unbalanced by more than one level, rotates its taller child up (AVL
- * style, choosing the taller grandchild to stay below); returns the subtree's new root. */
-static int balance(cl_tree *t, int a) {
-    cl_tnode *A = &t->nodes[a];
-    int b, c, diff;
-    if (A->child1 == CL_NULLNODE || A->height < 2) return a;
-    b = A->child1;
-    c = A->child2;
-    diff = t->nodes[c].height - t->nodes[b].height;
-    if (diff > 1 || diff < -1) {
-        /* up: the taller child; keep: the other child of a */
-        int up = diff > 1 ? c : b;
-        cl_tnode *U = &t->nodes[up];
-        int f = U->child1, g = U->child2, tall, shortc;
-        if (t->nodes[f].height > t->nodes[g].height) { tall = f; shortc = g; }
-        else { tall = g; shortc = f; }
-        /* up replaces a; a becomes up's child together with the taller grandchild */
-        replace_child(t, a, up);
-        U->child1 = a;
-        U->child2 = tall;
-        A->parent = up;
-        t->nodes[tall].parent = up;
-        /* a keeps its other child and takes the shorter grandchild */
-        if (up == c) A->child2 = shortc; else A->child1 = shortc;
-        t->nodes[shortc].parent = a;
-        node_refit(t, a);
-        node_refit(t, up);
-        return up;
-    }
-    return a;
-}
-
-/* Replaces child x of p by y (both given as node indices). */
+/* Replaces child x of p by y. */
 static void set_child(cl_tree *t, int p, int x, int y) {
     if (t->nodes[p].child1 == x) t->nodes[p].child1 = y; else t->nodes[p].child2 = y;
-    t->nodes[y].parent = p;
+    t->meta[y].parent = p;
 }
 
-/* Surface-area rotation (as Box2D v3 does): swaps a child of a with a grandchild under its
- * sibling when that shrinks the sibling's box the most, keeping the height balance within
- * CL_TREE_SLACK. */
-#define CL_TREE_SLACK 1
+/* Returns 1 if heights x and y differ by at most CL_TREE_SLACK. */
+static int close_h(int x, int y) {
+    return x - y <= CL_TREE_SLACK && y - x <= CL_TREE_SLACK;
+}
+
+/* If the children of a differ in height by more than CL_TREE_SLACK, lifts the taller child U
+ * into a's place: a keeps its other child S and takes one of U's children down with it (the
+ * one that restores the balance; of two that do, the one giving a the smaller box). Returns
+ * the subtree's root. No key order constrains a bounding-volume tree, so one such rotation
+ * always suffices (the classic double rotation is never needed). */
+static int balance(cl_tree *t, int a) {
+    int b = t->nodes[a].child1, c = t->nodes[a].child2, up, s, f, g, down, keep;
+    if (LEAF(t, a) || close_h(H(t, b), H(t, c))) return a;
+    up = H(t, c) > H(t, b) ? c : b;
+    s = up == c ? b : c;
+    f = t->nodes[up].child1;
+    g = t->nodes[up].child2;
+    {
+        int hs = H(t, s), hf = H(t, f), hg = H(t, g);
+        int okf = close_h(hs, hf) && close_h(1 + (hs > hf ? hs : hf), hg);   /* f goes down */
+        int okg = close_h(hs, hg) && close_h(1 + (hs > hg ? hs : hg), hf);   /* g goes down */
+        if (okf && okg)
+            down = fb_ucost(&t->nodes[s].box, &t->nodes[f].box) <=
+                   fb_ucost(&t->nodes[s].box, &t->nodes[g].box) ? f : g;
+        else if (okf) down = f;
+        else if (okg) down = g;
+        else down = hf <= hg ? f : g;
+    }
+    keep = down == f ? g : f;
+    replace_child(t, a, up);
+    t->nodes[up].child1 = a;
+    t->nodes[up].child2 = keep;
+    t->meta[a].parent = up;
+    t->meta[keep].parent = up;
+    set_child(t, a, up, down);
+    node_refit(t, a);
+    node_refit(t, up);
+    return up;
+}
+
+/* Surface-area rotation (Box2D v3): swaps a child x of a with a grandchild y under x's sibling p
+ * when that shrinks p's box the most, provided the heights stay within CL_TREE_SLACK. */
 static void rotate_sah(cl_tree *t, int a) {
     int side, best_x = -1, best_y = -1, best_p = -1;
     double best_gain = 0;
     for (side = 0; side < 2; side++) {
         int x = side ? t->nodes[a].child2 : t->nodes[a].child1;    /* child moved down */
         int p = side ? t->nodes[a].child1 : t->nodes[a].child2;    /* sibling, gets x */
+        double pc;
         int k;
-        if (t->nodes[p].child1 == CL_NULLNODE) continue;
+        if (LEAF(t, p)) continue;
+        pc = fb_cost(&t->nodes[p].box);
         for (k = 0; k < 2; k++) {
             int y = k ? t->nodes[p].child2 : t->nodes[p].child1;  /* grandchild moved up */
             int z = k ? t->nodes[p].child1 : t->nodes[p].child2;  /* stays under p */
-            cl_aabb u = box_union(&t->nodes[x].box, &t->nodes[z].box);
-            double gain = box_cost(&t->nodes[p].box) - box_cost(&u);
-            int hp = 1 + (t->nodes[x].height > t->nodes[z].height ? t->nodes[x].height : t->nodes[z].height);
-            int d1 = t->nodes[x].height - t->nodes[z].height, d2 = hp - t->nodes[y].height;
-            if (d1 > CL_TREE_SLACK || d1 < -CL_TREE_SLACK || d2 > CL_TREE_SLACK || d2 < -CL_TREE_SLACK)
-                continue;
+            int hx = H(t, x), hz = H(t, z), hp = 1 + (hx > hz ? hx : hz);
+            double gain;
+            if (!close_h(hx, hz) || !close_h(hp, H(t, y))) continue;
+            gain = pc - fb_ucost(&t->nodes[x].box, &t->nodes[z].box);
             if (gain > best_gain) { best_gain = gain; best_x = x; best_y = y; best_p = p; }
         }
     }
@@ -180,75 +255,108 @@ static void rotate_sah(cl_tree *t, int a) {
     node_refit(t, best_p);
 }
 
-/* Walks from node i to the root, balancing, rotating and refitting every ancestor. */
+/* Walks from node i to the root, refitting, balancing and rotating every ancestor. */
 static void walk_up(cl_tree *t, int i) {
     while (i != CL_NULLNODE) {
-        i = balance(t, i);
         node_refit(t, i);
-        if (t->nodes[i].height >= 2) {
+        i = balance(t, i);
+        if (H(t, i) >= 2) {
             rotate_sah(t, i);
             node_refit(t, i);
         }
-        i = t->nodes[i].parent;
+        i = t->meta[i].parent;
     }
 }
 
-/* Links an allocated leaf into the tree next to the best sibling found by the surface-area
- * heuristic (greedy descent with the inherited enlargement cost). Needs one free node. */
+/* Returns the sibling of least cost for a new leaf with box D: Box2D v3's branch and bound over
+ * "direct cost" (area of the new parent) plus "inherited cost" (growth of the ancestors).
+ * Ties between two subtrees go to the nearer centre, then to the shorter subtree.
+ * Deviation from Box2D v3: only a subtree of height <= CL_TREE_SLACK may become the sibling,
+ * so the new parent is balanced and heights above it grow by at most one at a time, which one
+ * rotation per ancestor repairs (see balance). Without this, coincident boxes all pair with the
+ * root and the tree becomes a list. */
+static int find_sibling(const cl_tree *t, const cl_fbox *D) {
+    double areaD = fb_cost(D), inherited = 0, bestcost = DBL_MAX, direct;
+    int i = t->root, best = CL_NULLNODE;
+    direct = fb_ucost(&t->nodes[i].box, D);
+    if (H(t, i) <= CL_TREE_SLACK) { bestcost = direct; best = i; }
+    while (!LEAF(t, i)) {
+        int c1 = t->nodes[i].child1, c2 = t->nodes[i].child2;
+        int leaf1 = LEAF(t, c1), leaf2 = LEAF(t, c2);
+        double cost = direct + inherited, d1, d2, low1 = DBL_MAX, low2 = DBL_MAX;
+        if (cost < bestcost && H(t, i) <= CL_TREE_SLACK) { bestcost = cost; best = i; }
+        inherited += direct - fb_cost(&t->nodes[i].box);
+        d1 = fb_ucost(&t->nodes[c1].box, D);
+        d2 = fb_ucost(&t->nodes[c2].box, D);
+        if (leaf1) {
+            if (d1 + inherited < bestcost) { bestcost = d1 + inherited; best = c1; }
+        } else {
+            double a1 = areaD - fb_cost(&t->nodes[c1].box);
+            low1 = inherited + d1 + (a1 < 0 ? a1 : 0);
+        }
+        if (leaf2) {
+            if (d2 + inherited < bestcost) { bestcost = d2 + inherited; best = c2; }
+        } else {
+            double a2 = areaD - fb_cost(&t->nodes[c2].box);
+            low2 = inherited + d2 + (a2 < 0 ? a2 : 0);
+        }
+        if (leaf1 && leaf2) break;
+        if (best != CL_NULLNODE && bestcost <= low1 && bestcost <= low2) break;
+        if (low1 == low2) {
+            const cl_fbox *b1 = &t->nodes[c1].box, *b2 = &t->nodes[c2].box;
+            double e1 = 0, e2 = 0;
+            int k;
+            for (k = 0; k < 3; k++) {
+                double cd = (double)D->lo[k] + D->hi[k];
+                double x1 = (double)b1->lo[k] + b1->hi[k] - cd, x2 = (double)b2->lo[k] + b2->hi[k] - cd;
+                e1 += x1 * x1;
+                e2 += x2 * x2;
+            }
+            if (e1 == e2) { e1 = H(t, c1); e2 = H(t, c2); }
+            low1 = e1;
+            low2 = e2;
+        }
+        if (low1 <= low2 && !leaf1) { i = c1; direct = d1; }
+        else if (!leaf2) { i = c2; direct = d2; }
+        else { i = c1; direct = d1; }
+    }
+    return best != CL_NULLNODE ? best : i;   /* NaN costs (infinite boxes): i is low enough */
+}
+
+/* Links an allocated leaf into the tree next to the best sibling. Needs one free node. */
 static void insert_leaf(cl_tree *t, int leaf) {
-    const cl_aabb *lb = &t->nodes[leaf].box;
-    int i, sibling, parent, np;
+    int sibling, parent, np;
     if (t->root == CL_NULLNODE) {
         t->root = leaf;
-        t->nodes[leaf].parent = CL_NULLNODE;
+        t->meta[leaf].parent = CL_NULLNODE;
         return;
     }
-    i = t->root;
-    while (t->nodes[i].child1 != CL_NULLNODE) {
-        const cl_tnode *n = &t->nodes[i];
-        int c1 = n->child1, c2 = n->child2;
-        cl_aabb u = box_union(&n->box, lb), u1, u2;
-        double area = box_cost(&n->box), ucost = box_cost(&u);
-        double here = 2.0 * ucost;            /* new parent of i and leaf */
-        double inherit = 2.0 * (ucost - area);
-        double cost1, cost2;
-        u1 = box_union(&t->nodes[c1].box, lb);
-        u2 = box_union(&t->nodes[c2].box, lb);
-        cost1 = box_cost(&u1) + inherit;
-        if (t->nodes[c1].child1 != CL_NULLNODE) cost1 -= box_cost(&t->nodes[c1].box);
-        cost2 = box_cost(&u2) + inherit;
-        if (t->nodes[c2].child1 != CL_NULLNODE) cost2 -= box_cost(&t->nodes[c2].box);
-        if (here < cost1 && here < cost2) break;
-        if (cost1 < cost2) i = c1;
-        else if (cost2 < cost1) i = c2;
-        else i = t->nodes[c1].height <= t->nodes[c2].height ? c1 : c2; /* ties: the shorter side */
-    }
-    sibling = i;
-    parent = t->nodes[sibling].parent;
+    sibling = find_sibling(t, &t->nodes[leaf].box);
+    parent = t->meta[sibling].parent;
     np = node_alloc(t);
-    t->nodes[np].parent = parent;
+    t->meta[np].parent = parent;
     t->nodes[np].child1 = sibling;
     t->nodes[np].child2 = leaf;
     if (parent == CL_NULLNODE) t->root = np;
     else if (t->nodes[parent].child1 == sibling) t->nodes[parent].child1 = np;
     else t->nodes[parent].child2 = np;
-    t->nodes[sibling].parent = np;
-    t->nodes[leaf].parent = np;
+    t->meta[sibling].parent = np;
+    t->meta[leaf].parent = np;
     walk_up(t, np);
 }
 
 /* Unlinks a leaf (the leaf node stays allocated); frees its former parent. */
 static void unlink_leaf(cl_tree *t, int leaf) {
-    int parent = t->nodes[leaf].parent, grand, sibling;
+    int parent = t->meta[leaf].parent, grand, sibling;
     if (parent == CL_NULLNODE) {
         t->root = CL_NULLNODE;
         return;
     }
-    grand = t->nodes[parent].parent;
+    grand = t->meta[parent].parent;
     sibling = t->nodes[parent].child1 == leaf ? t->nodes[parent].child2 : t->nodes[parent].child1;
     replace_child(t, parent, sibling);
     node_release(t, parent);
-    t->nodes[leaf].parent = CL_NULLNODE;
+    t->meta[leaf].parent = CL_NULLNODE;
     walk_up(t, grand);
 }
 
@@ -256,8 +364,8 @@ int cl_tree_insert(cl_tree *t, const cl_aabb *box, int data) {
     int leaf;
     if (tree_grow(t, 2) != CL_OK) return CL_NULLNODE;
     leaf = node_alloc(t);
-    t->nodes[leaf].box = *box;
-    t->nodes[leaf].data = data;
+    t->nodes[leaf].box = cl_fbox_from(box);
+    t->nodes[leaf].child2 = data;
     insert_leaf(t, leaf);
     t->leaves++;
     return leaf;
@@ -271,42 +379,53 @@ void cl_tree_remove(cl_tree *t, int leaf) {
 
 int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box) {
     unlink_leaf(t, leaf);   /* frees one node, which insert_leaf takes back */
-    t->nodes[leaf].box = *box;
+    t->nodes[leaf].box = cl_fbox_from(box);
     insert_leaf(t, leaf);
     return leaf;
 }
 
 int cl_tree_height(const cl_tree *t) {
-    return t->root == CL_NULLNODE ? -1 : t->nodes[t->root].height;
+    return t->root == CL_NULLNODE ? -1 : H(t, t->root);
 }
 
 int cl_tree_validate(const cl_tree *t) {
     int i, leaves = 0, used = 0, nfree = 0;
     for (i = 0; i < t->cap; i++) {
         const cl_tnode *n = &t->nodes[i];
-        if (n->height < 0) { nfree++; continue; }
+        const cl_tmeta *m = &t->meta[i];
+        if (m->height < 0) { nfree++; continue; }
         used++;
-        if (n->parent == CL_NULLNODE) {
+        if (m->parent == CL_NULLNODE) {
             if (t->root != i) return 0;
         } else {
-            const cl_tnode *p = &t->nodes[n->parent];
+            const cl_tnode *p = &t->nodes[m->parent];
             if (p->child1 != i && p->child2 != i) return 0;
         }
         if (n->child1 == CL_NULLNODE) {
-            if (n->child2 != CL_NULLNODE || n->height != 0) return 0;
+            if (m->height != 0) return 0;
             leaves++;
         } else {
-            const cl_tnode *a = &t->nodes[n->child1], *b = &t->nodes[n->child2];
-            int h = 1 + (a->height > b->height ? a->height : b->height);
-            int d = a->height - b->height;
-            if (a->parent != i || b->parent != i || n->height != h) return 0;
-            if (d > 2 || d < -2) return 0;
-            if (!box_encloses(&n->box, &a->box) || !box_encloses(&n->box, &b->box)) return 0;
+            int a = n->child1, b = n->child2;
+            int h = 1 + (H(t, a) > H(t, b) ? H(t, a) : H(t, b));
+            if (t->meta[a].parent != i || t->meta[b].parent != i || m->height != h) return 0;
+            if (!close_h(H(t, a), H(t, b))) return 0;
+            if (!fb_encloses(&n->box, &t->nodes[a].box) || !fb_encloses(&n->box, &t->nodes[b].box))
+                return 0;
         }
     }
-    for (i = t->freelist; i != CL_NULLNODE; i = t->nodes[i].parent) nfree--;
+    for (i = t->freelist; i != CL_NULLNODE; i = t->meta[i].parent) nfree--;
     return nfree == 0 && leaves == t->leaves && used == t->cap - t->nfree &&
            (t->leaves == 0 ? t->root == CL_NULLNODE : used == 2 * t->leaves - 1);
+}
+
+double cl_tree_cost(const cl_tree *t) {
+    double sum = 0, rc;
+    int i;
+    if (t->leaves < 2) return 0;
+    for (i = 0; i < t->cap; i++)
+        if (t->meta[i].height > 0) sum += fb_cost(&t->nodes[i].box);
+    rc = fb_cost(&t->nodes[t->root].box);
+    return rc > 0 ? sum / rc : 0;
 }
 
 void cl_stack_init(cl_stack *s) {
@@ -315,26 +434,29 @@ void cl_stack_init(cl_stack *s) {
     s->cap = CL_STACK_LOCAL;
 }
 
-int cl_stack_push(cl_tree *t, cl_stack *s, int v) {
+int cl_stack_push(cl_tree *t, cl_stack *s, int node, double tv) {
     if (s->n == s->cap) {
         int ncap = s->cap * 2, i;
-        int *np;
+        cl_sentry *np;
         if (s->p == s->local) {
-            np = (int *)t->alloc(t->ud, NULL, 0, (size_t)ncap * sizeof(int));
+            np = (cl_sentry *)t->alloc(t->ud, NULL, 0, (size_t)ncap * sizeof(cl_sentry));
             if (!np) return 0;
             for (i = 0; i < s->n; i++) np[i] = s->local[i];
         } else {
-            np = (int *)t->alloc(t->ud, s->p, (size_t)s->cap * sizeof(int), (size_t)ncap * sizeof(int));
+            np = (cl_sentry *)t->alloc(t->ud, s->p, (size_t)s->cap * sizeof(cl_sentry),
+                                       (size_t)ncap * sizeof(cl_sentry));
             if (!np) return 0;
         }
         s->p = np;
         s->cap = ncap;
     }
-    s->p[s->n++] = v;
+    s->p[s->n].node = node;
+    s->p[s->n].t = tv;
+    s->n++;
     return 1;
 }
 
 void cl_stack_free(cl_tree *t, cl_stack *s) {
-    if (s->p != s->local) t->alloc(t->ud, s->p, (size_t)s->cap * sizeof(int), 0);
+    if (s->p != s->local) t->alloc(t->ud, s->p, (size_t)s->cap * sizeof(cl_sentry), 0);
     cl_stack_init(s);
 }

@@ -1,9 +1,15 @@
-/* collide core: dynamic AABB tree (broadphase). Binary tree of fattened leaf boxes, nodes in
- * one index-addressed pool that grows by doubling through a caller-given allocator, free nodes
- * on a free list, insertion by the surface-area heuristic followed by height-balancing
- * rotations on the way up (so sorted or coincident inserts keep the height logarithmic).
- * Traversals use an explicit stack that grows and never drops nodes. Never raises; every
- * function that may allocate returns CL_ENOMEM and leaves the tree unchanged on failure. */
+/* collide core: dynamic AABB tree (broadphase). Binary tree of fattened leaf boxes stored as
+ * floats rounded outward (so every float box encloses the double box it stands for and the
+ * broadphase stays conservative; the exact double narrowphase decides). Nodes live in one
+ * index-addressed pool (32-byte hot records: box and children; parent and height kept apart)
+ * that grows by doubling through a caller-given allocator; free nodes sit on a free list.
+ * Insertion follows Box2D v3: a branch-and-bound search for the sibling of least surface-area
+ * cost, then on the way up rotations that shrink surface area. Heights are not strictly
+ * balanced: a rotation restores balance only when a node's children differ in height by more
+ * than CL_TREE_SLACK, which keeps the height logarithmic (sorted or coincident inserts) while
+ * leaving surface-area grouping alone almost always. Traversals use an explicit stack that
+ * grows and never drops nodes. Never raises; every function that may allocate returns
+ * CL_ENOMEM and leaves the tree unchanged on failure. */
 #ifndef CL_TREE_H
 #define CL_TREE_H
 
@@ -20,19 +26,31 @@ typedef void *(*cl_alloc)(void *ud, void *ptr, size_t osize, size_t nsize);
 /// "No node" index.
 #define CL_NULLNODE (-1)
 
-/// One tree node. Leaves have child1 == CL_NULLNODE and carry data; free nodes have height -1
-/// and use parent as the free-list link.
+/// Largest allowed height difference between the two children of a node.
+#define CL_TREE_SLACK 4
+
+/// Float box, rounded outward from the double box it encloses.
+typedef struct cl_fbox {
+    float lo[3], hi[3];
+} cl_fbox;
+
+/// Hot part of a node (32 bytes). Leaves have child1 == CL_NULLNODE and child2 = payload (the
+/// World's item index).
 typedef struct cl_tnode {
-    cl_aabb box;        /* leaf: fattened box; internal: union of the children */
-    int parent;
+    cl_fbox box;        /* leaf: fattened box; internal: union of the children */
     int child1, child2;
-    int height;         /* leaf 0, internal 1 + max(children), free -1 */
-    int data;           /* leaf payload (the World's item index) */
 } cl_tnode;
+
+/// Cold part of a node. Free nodes have height -1 and use parent as the free-list link.
+typedef struct cl_tmeta {
+    int parent;
+    int height;         /* leaf 0, internal 1 + max(children), free -1 */
+} cl_tmeta;
 
 /// The tree. Zero-initialise with cl_tree_init; free with cl_tree_free.
 typedef struct cl_tree {
-    cl_tnode *nodes;
+    cl_tnode *nodes;    /* one block: cap nodes, then cap metas */
+    cl_tmeta *meta;
     int cap;            /* nodes allocated */
     int nfree;          /* nodes on the free list */
     int freelist;
@@ -42,13 +60,24 @@ typedef struct cl_tree {
     void *ud;
 } cl_tree;
 
+/// Traversal stack entry: a node and a number attached to it (a ray's entry distance).
+typedef struct cl_sentry {
+    int node;
+    double t;
+} cl_sentry;
+
 /// Traversal stack: a local array first, then heap blocks from the tree's allocator.
 #define CL_STACK_LOCAL 64
 typedef struct cl_stack {
-    int *p;
+    cl_sentry *p;
     int n, cap;
-    int local[CL_STACK_LOCAL];
+    cl_sentry local[CL_STACK_LOCAL];
 } cl_stack;
+
+/// Returns the float box enclosing the double box b (every bound rounded outward).
+CL_API cl_fbox cl_fbox_from(const cl_aabb *b);
+/// Returns the double box equal to the float box f.
+CL_API cl_aabb cl_fbox_to(const cl_fbox *f);
 
 /// Initialises an empty tree that will allocate through alloc(ud, ...). Allocates nothing.
 CL_API void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud);
@@ -62,18 +91,21 @@ CL_API int cl_tree_insert(cl_tree *t, const cl_aabb *box, int data);
 /// Removes the leaf; never allocates or fails.
 CL_API void cl_tree_remove(cl_tree *t, int leaf);
 /// Gives the leaf a new box (remove then reinsert, reusing the same two nodes); returns the
-/// leaf's new node index. Never allocates or fails.
+/// leaf's node index (unchanged). Never allocates or fails.
 CL_API int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box);
 /// Height of the tree (0 for one leaf, -1 when empty).
 CL_API int cl_tree_height(const cl_tree *t);
-/// 1 if every structural invariant holds (parents, heights, children heights within 2, boxes
-/// enclose children, counts).
+/// 1 if every structural invariant holds (parents, heights, children heights within
+/// CL_TREE_SLACK, boxes enclose children, counts, free list).
 CL_API int cl_tree_validate(const cl_tree *t);
+/// Surface-area cost of the tree: sum of internal node areas over the root's area (lower is
+/// better for queries); 0 for fewer than two leaves.
+CL_API double cl_tree_cost(const cl_tree *t);
 
 /// Starts an empty traversal stack.
 CL_API void cl_stack_init(cl_stack *s);
-/// Pushes v; returns 0 when growing the stack failed (stack unchanged).
-CL_API int cl_stack_push(cl_tree *t, cl_stack *s, int v);
+/// Pushes (node, t); returns 0 when growing the stack failed (stack unchanged).
+CL_API int cl_stack_push(cl_tree *t, cl_stack *s, int node, double tv);
 /// Releases the stack's heap block, if any.
 CL_API void cl_stack_free(cl_tree *t, cl_stack *s);
 

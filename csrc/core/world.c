@@ -1,4 +1,5 @@
 /* collide core: the World (items, queries, pairs, sweeps, moves). See world.h. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "world.h"
@@ -40,16 +41,10 @@ static cl_aabb widen(const cl_aabb *b, double margin) {
     return r;
 }
 
-/* 1 if the boxes overlap (inclusive). */
-static int boxes_overlap(const cl_aabb *a, const cl_aabb *b) {
-    return a->min.x <= b->max.x && a->max.x >= b->min.x && a->min.y <= b->max.y &&
-           a->max.y >= b->min.y && a->min.z <= b->max.z && a->max.z >= b->min.z;
-}
-
-/* Half surface area of a box (descent choice in pairs). */
-static double box_cost_w(const cl_aabb *b) {
-    double dx = b->max.x - b->min.x, dy = b->max.y - b->min.y, dz = b->max.z - b->min.z;
-    return dx * dy + dy * dz + dz * dx + (dx + dy + dz);
+/* 1 if the float boxes overlap (inclusive). */
+static int fboxes_overlap(const cl_fbox *a, const cl_fbox *b) {
+    return a->lo[0] <= b->hi[0] && a->hi[0] >= b->lo[0] && a->lo[1] <= b->hi[1] &&
+           a->hi[1] >= b->lo[1] && a->lo[2] <= b->hi[2] && a->hi[2] >= b->lo[2];
 }
 
 /* ---- generic in-place heap sort (keys are unique, so the order is fully determined) ---- */
@@ -131,6 +126,7 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     cl_tree_init(&w->tree, alloc, ud);
     w->items = NULL;
     w->freelist = w->head = w->tail = -1;
+    w->dhead = -1;
     w->nextseq = 1;
     w->margin = margin;
     w->res = w->tmp = NULL;
@@ -154,15 +150,24 @@ void cl_world_free(cl_world *w) {
     free_buf(w, w->hits, w->hitcap, sizeof(cl_whit));
     free_buf(w, w->mc, w->mccap, sizeof(cl_mcand));
     free_buf(w, w->cols, w->colcap, sizeof(cl_col));
+    free_buf(w, w->ibox, w->iboxcap, sizeof(cl_fbox));
+    free_buf(w, w->sap, w->sapcap, sizeof(cl_sapent));
+    free_buf(w, w->pr, w->prcap, sizeof(cl_wpair));
     cl_world_init(w, w->margin, w->alloc, w->ud);
 }
 
 int cl_world_reserve(cl_world *w) {
     if (w->freelist < 0) {
         int old = w->cap, i;
+        /* ibox first: both double from 16 with the same need, so iboxcap >= cap always */
+        ENSURE(w->ibox, w->iboxcap, old + 1);
         ENSURE(w->items, w->cap, old + 1);
         for (i = w->cap - 1; i >= old; i--) {
             w->items[i].proxy = CL_NULLNODE;
+            w->items[i].gen = 0;
+            w->items[i].insap = 0;
+            w->items[i].dirty = 0;
+            w->items[i].onlist = 0;
             w->items[i].next = w->freelist;
             w->freelist = i;
         }
@@ -186,6 +191,12 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     w->nextseq += 1;
     fat = widen(&it->box, w->margin);
     it->proxy = cl_tree_insert(&w->tree, &fat, id);   /* cannot fail after the reserve */
+    fat = widen(&it->box, 0);
+    w->ibox[id] = cl_fbox_from(&fat);
+    it->gen++;
+    it->insap = 0;
+    it->dirty = 0;
+    w->sapstale = 1;
     it->prev = w->tail;
     it->next = -1;
     if (w->tail >= 0) w->items[w->tail].next = id; else w->head = id;
@@ -201,30 +212,53 @@ void cl_world_remove(cl_world *w, int id) {
     if (it->next >= 0) w->items[it->next].prev = it->prev; else w->tail = it->prev;
     it->proxy = CL_NULLNODE;
     it->next = w->freelist;
+    it->insap = 0;
+    it->dirty = 0;
     w->freelist = id;
     w->count--;
+    w->sapstale = 1;
 }
 
 void cl_world_update(cl_world *w, int id, const cl_shape *s) {
     cl_item *it = &w->items[id];
-    const cl_aabb *fat = &w->tree.nodes[it->proxy].box;
+    cl_aabb fat = cl_fbox_to(&w->tree.nodes[it->proxy].box);
     double loose = 4 * w->margin;
-    cl_aabb b = cl_shape_aabb(s);
+    cl_aabb b = cl_shape_aabb(s), tb = widen(&b, 0);
     it->shape = *s;
     it->box = b;
-    /* keep the leaf while its fat box still encloses the shape and is not too loose */
-    if (fat->min.x <= b.min.x && fat->min.y <= b.min.y && fat->min.z <= b.min.z &&
-        fat->max.x >= b.max.x && fat->max.y >= b.max.y && fat->max.z >= b.max.z &&
-        b.min.x - fat->min.x <= loose + fabs(b.min.x) * 4 * EPS_REL + 1e-299 &&
-        b.min.y - fat->min.y <= loose + fabs(b.min.y) * 4 * EPS_REL + 1e-299 &&
-        b.min.z - fat->min.z <= loose + fabs(b.min.z) * 4 * EPS_REL + 1e-299 &&
-        fat->max.x - b.max.x <= loose + fabs(b.max.x) * 4 * EPS_REL + 1e-299 &&
-        fat->max.y - b.max.y <= loose + fabs(b.max.y) * 4 * EPS_REL + 1e-299 &&
-        fat->max.z - b.max.z <= loose + fabs(b.max.z) * 4 * EPS_REL + 1e-299)
+    w->ibox[id] = cl_fbox_from(&tb);
+    if (it->dirty) return;
+    /* keep the leaf while its fat box still encloses the shape and is not too loose (the
+     * allowance covers the relative widening and the outward rounding to floats) */
+#define LOOSE(v) (loose + fabs(v) * (4 * EPS_REL + FLT_EPSILON) + 1e-299)
+    if (fat.min.x <= b.min.x && fat.min.y <= b.min.y && fat.min.z <= b.min.z &&
+        fat.max.x >= b.max.x && fat.max.y >= b.max.y && fat.max.z >= b.max.z &&
+        b.min.x - fat.min.x <= LOOSE(b.min.x) && b.min.y - fat.min.y <= LOOSE(b.min.y) &&
+        b.min.z - fat.min.z <= LOOSE(b.min.z) && fat.max.x - b.max.x <= LOOSE(b.max.x) &&
+        fat.max.y - b.max.y <= LOOSE(b.max.y) && fat.max.z - b.max.z <= LOOSE(b.max.z))
         return;
-    {
-        cl_aabb nf = widen(&b, w->margin);
-        it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
+#undef LOOSE
+    /* the leaf is refitted on the next tree traversal (pairs do not need the tree) */
+    it->dirty = 1;
+    if (!it->onlist) {
+        it->onlist = 1;
+        it->dnext = w->dhead;
+        w->dhead = id;
+    }
+}
+
+/* Refits the tree leaves of every item updated out of its fat box since the last traversal
+ * (newest first; the list order is fixed by the calls, so the tree stays deterministic). */
+static void flush_tree(cl_world *w) {
+    while (w->dhead >= 0) {
+        cl_item *it = &w->items[w->dhead];
+        w->dhead = it->dnext;
+        it->onlist = 0;
+        if (it->dirty && it->proxy != CL_NULLNODE) {
+            cl_aabb nf = widen(&it->box, w->margin);
+            it->dirty = 0;
+            it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
+        }
     }
 }
 
@@ -236,21 +270,23 @@ const cl_shape *cl_world_shape(const cl_world *w, int id) { return &w->items[id]
 static int collect_box(cl_world *w, const cl_aabb *box) {
     cl_tree *t = &w->tree;
     cl_stack st;
+    cl_fbox q = cl_fbox_from(box);      /* rounded outward: still conservative */
     int n = 0;
+    flush_tree(w);
     if (t->root == CL_NULLNODE) return 0;
     cl_stack_init(&st);
-    st.p[st.n++] = t->root;
+    st.p[st.n++].node = t->root;
     while (st.n > 0) {
-        const cl_tnode *nd = &t->nodes[st.p[--st.n]];
-        if (!boxes_overlap(&nd->box, box)) continue;
+        const cl_tnode *nd = &t->nodes[st.p[--st.n].node];
+        if (!fboxes_overlap(&nd->box, &q)) continue;
         if (nd->child1 == CL_NULLNODE) {
             if (n >= w->tmpcap) {
                 void *np = grow_buf(w, w->tmp, &w->tmpcap, n + 1, sizeof(int));
                 if (!np) { cl_stack_free(t, &st); return CL_ENOMEM; }
                 w->tmp = (int *)np;
             }
-            w->tmp[n++] = nd->data;
-        } else if (!cl_stack_push(t, &st, nd->child2) || !cl_stack_push(t, &st, nd->child1)) {
+            w->tmp[n++] = nd->child2;
+        } else if (!cl_stack_push(t, &st, nd->child2, 0) || !cl_stack_push(t, &st, nd->child1, 0)) {
             cl_stack_free(t, &st);
             return CL_ENOMEM;
         }
@@ -290,67 +326,107 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     return k;
 }
 
-/* Returns 1 and the entry distance (>= 0) when the ray meets box within [0, maxt] (inclusive;
- * parallel axes test the origin coordinate, so no 0 * inf). */
-static int ray_box(const cl_ray *r, const cl_aabb *b, double maxt, double *tenter) {
-    double tmin = 0, tmax = maxt;
-    double o[3], d[3], lo[3], hi[3];
-    int i;
-    o[0] = r->o.x; o[1] = r->o.y; o[2] = r->o.z;
-    d[0] = r->d.x; d[1] = r->d.y; d[2] = r->d.z;
-    lo[0] = b->min.x; lo[1] = b->min.y; lo[2] = b->min.z;
-    hi[0] = b->max.x; hi[1] = b->max.y; hi[2] = b->max.z;
-    for (i = 0; i < 3; i++) {
-        if (d[i] == 0) {
-            if (o[i] < lo[i] || o[i] > hi[i]) return 0;
-        } else {
-            double t1 = (lo[i] - o[i]) / d[i], t2 = (hi[i] - o[i]) / d[i];
-            if (t1 > t2) { double x = t1; t1 = t2; t2 = x; }
-            if (t1 > tmin) tmin = t1;
-            if (t2 < tmax) tmax = t2;
-            if (tmin > tmax) return 0;
-        }
+/* A ray prepared for slab tests against float boxes. */
+typedef struct rayq {
+    double o[3], inv[3], d[3];
+    int mode[3];            /* 0: d == 0 (slab test on the origin), 1: multiply by inv, 2: divide */
+} rayq;
+
+/* Prepares r for ray_fbox. Tiny components divide (1/d would overflow to inf, and 0 * inf is NaN). */
+static void rayq_make(rayq *q, const cl_ray *r) {
+    int k;
+    q->o[0] = r->o.x; q->o[1] = r->o.y; q->o[2] = r->o.z;
+    q->d[0] = r->d.x; q->d[1] = r->d.y; q->d[2] = r->d.z;
+    for (k = 0; k < 3; k++) {
+        q->mode[k] = q->d[k] == 0 ? 0 : fabs(q->d[k]) < 1e-290 ? 2 : 1;
+        q->inv[k] = q->mode[k] == 1 ? 1 / q->d[k] : 0;
     }
+}
+
+/* Returns 1 and the entry distance (>= 0) when the ray meets float box b within [0, maxt]
+ * (inclusive; parallel axes test the origin coordinate, so no 0 * inf). The boxes are fattened
+ * and rounded outward, which is far more than the rounding of this test, so it never rejects a
+ * box whose contents the exact narrowphase would hit at t <= maxt. */
+static int ray_fbox(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
+    double tmin = 0, tmax = maxt;
+    int k;
+    for (k = 0; k < 3; k++) {
+        double lo = b->lo[k], hi = b->hi[k], t1, t2;
+        if (q->mode[k] == 0) {
+            if (q->o[k] < lo || q->o[k] > hi) return 0;
+            continue;
+        }
+        if (q->mode[k] == 1) {
+            t1 = (lo - q->o[k]) * q->inv[k];
+            t2 = (hi - q->o[k]) * q->inv[k];
+        } else {
+            t1 = (lo - q->o[k]) / q->d[k];
+            t2 = (hi - q->o[k]) / q->d[k];
+        }
+        if (t1 > t2) { double x = t1; t1 = t2; t2 = x; }
+        if (t1 > tmin) tmin = t1;
+        if (t2 < tmax) tmax = t2;
+    }
+    if (tmin > tmax) return 0;
     *tenter = tmin;
     return 1;
 }
 
+/* Closest hit: ordered depth-first search, nearer child first. Each child's slab entry is
+ * computed once (when its parent is visited) and kept on the stack with it; a subtree or leaf
+ * whose fat-box entry exceeds the best t found so far is never visited (entry == best still is,
+ * for ties by add order), so the narrowphase runs only for leaves that could still win. */
 int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert, double afterseq,
                      cl_whit *out) {
     cl_tree *t = &w->tree;
     cl_stack st;
-    double best = maxt, bestseq = 0;
+    rayq q;
+    double best = maxt, bestseq = 0, te;
     int found = 0;
+    flush_tree(w);
     if (t->root == CL_NULLNODE) return 0;
+    rayq_make(&q, r);
+    if (!ray_fbox(&q, &t->nodes[t->root].box, best, &te)) return 0;
     cl_stack_init(&st);
-    st.p[st.n++] = t->root;
+    st.p[0].node = t->root;
+    st.p[0].t = te;
+    st.n = 1;
     while (st.n > 0) {
-        const cl_tnode *nd = &t->nodes[st.p[--st.n]];
-        double te;
-        if (!ray_box(r, &nd->box, best, &te)) continue;
-        if (nd->child1 == CL_NULLNODE) {
-            const cl_item *it = &w->items[nd->data];
-            cl_hit h;
-            if (!cl_shape_raycast(&it->shape, r, best, &h)) continue;
-            if (h.t < aftert || (h.t == aftert && it->seq <= afterseq)) continue;
-            if (found && (h.t > best || (h.t == best && it->seq > bestseq))) continue;
-            found = 1;
-            best = h.t;
-            bestseq = it->seq;
-            out->item = nd->data;
-            out->t = h.t;
-            out->n = h.n;
-        } else {
-            /* push the farther child first so the nearer one is searched first */
-            double t1, t2;
-            int h1 = ray_box(r, &t->nodes[nd->child1].box, best, &t1);
-            int h2 = ray_box(r, &t->nodes[nd->child2].box, best, &t2);
-            int a = nd->child1, b = nd->child2;
-            if (h1 && h2) {
-                if (t2 > t1) { int x = a; a = b; b = x; }
-                if (!cl_stack_push(t, &st, a) || !cl_stack_push(t, &st, b)) goto nomem;
-            } else if (h1 || h2) {
-                if (!cl_stack_push(t, &st, h1 ? a : b)) goto nomem;
+        int i;
+        st.n--;
+        if (st.p[st.n].t > best) continue;
+        i = st.p[st.n].node;
+        for (;;) {
+            const cl_tnode *nd = &t->nodes[i];
+            if (nd->child1 == CL_NULLNODE) {
+                const cl_item *it = &w->items[nd->child2];
+                cl_hit h;
+                if (!cl_shape_raycast(&it->shape, r, best, &h)) break;
+                if (h.t < aftert || (h.t == aftert && it->seq <= afterseq)) break;
+                if (found && (h.t > best || (h.t == best && it->seq > bestseq))) break;
+                found = 1;
+                best = h.t;
+                bestseq = it->seq;
+                out->item = nd->child2;
+                out->t = h.t;
+                out->n = h.n;
+                break;
+            } else {
+                double t1, t2;
+                int a = nd->child1, b = nd->child2;
+                int h1 = ray_fbox(&q, &t->nodes[a].box, best, &t1);
+                int h2 = ray_fbox(&q, &t->nodes[b].box, best, &t2);
+                if (h1 && h2) {
+                    if (t2 < t1) { int x = a; a = b; b = x; te = t1; t1 = t2; t2 = te; }
+                    if (!cl_stack_push(t, &st, b, t2)) goto nomem;
+                    i = a;
+                } else if (h1) {
+                    i = a;
+                } else if (h2) {
+                    i = b;
+                } else {
+                    break;
+                }
             }
         }
     }
@@ -364,28 +440,31 @@ nomem:
 int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
     cl_tree *t = &w->tree;
     cl_stack st;
+    rayq q;
     int n = 0;
     w->nhits = 0;
+    flush_tree(w);
     if (t->root == CL_NULLNODE) return 0;
+    rayq_make(&q, r);
     cl_stack_init(&st);
-    st.p[st.n++] = t->root;
+    st.p[st.n++].node = t->root;
     while (st.n > 0) {
-        const cl_tnode *nd = &t->nodes[st.p[--st.n]];
+        const cl_tnode *nd = &t->nodes[st.p[--st.n].node];
         double te;
-        if (!ray_box(r, &nd->box, maxt, &te)) continue;
+        if (!ray_fbox(&q, &nd->box, maxt, &te)) continue;
         if (nd->child1 == CL_NULLNODE) {
             cl_hit h;
-            if (!cl_shape_raycast(&w->items[nd->data].shape, r, maxt, &h)) continue;
+            if (!cl_shape_raycast(&w->items[nd->child2].shape, r, maxt, &h)) continue;
             if (n >= w->hitcap) {
                 void *np = grow_buf(w, w->hits, &w->hitcap, n + 1, sizeof(cl_whit));
                 if (!np) { cl_stack_free(t, &st); return CL_ENOMEM; }
                 w->hits = (cl_whit *)np;
             }
-            w->hits[n].item = nd->data;
+            w->hits[n].item = nd->child2;
             w->hits[n].t = h.t;
             w->hits[n].n = h.n;
             n++;
-        } else if (!cl_stack_push(t, &st, nd->child2) || !cl_stack_push(t, &st, nd->child1)) {
+        } else if (!cl_stack_push(t, &st, nd->child2, 0) || !cl_stack_push(t, &st, nd->child1, 0)) {
             cl_stack_free(t, &st);
             return CL_ENOMEM;
         }
@@ -396,68 +475,153 @@ int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
     return n;
 }
 
-/* Orders pairs (two ids each) by (order of a, order of b). */
-static int less_pair(const void *ctx, const void *a, const void *b) {
-    const cl_world *w = (const cl_world *)ctx;
-    const int *x = (const int *)a, *y = (const int *)b;
-    double xa = w->items[x[0]].seq, ya = w->items[y[0]].seq;
-    if (xa != ya) return xa < ya;
-    return w->items[x[1]].seq < w->items[y[1]].seq;
+/* ---- pairs: sweep and prune ---- */
+
+/* Sifts entry r down the max-heap a[0..n-1] ordered by lo x. */
+static void sap_sift(cl_sapent *a, int r, int n) {
+    for (;;) {
+        int c = 2 * r + 1;
+        cl_sapent x;
+        if (c >= n) return;
+        if (c + 1 < n && a[c].lo[0] < a[c + 1].lo[0]) c++;
+        if (!(a[r].lo[0] < a[c].lo[0])) return;
+        x = a[r]; a[r] = a[c]; a[c] = x;
+        r = c;
+    }
 }
 
-/* Pushes the node pair (a, b) (a == b: the subtree against itself); 0 when out of memory. */
-static int push_pair(cl_tree *t, cl_stack *st, int a, int b) {
-    return cl_stack_push(t, st, a) && cl_stack_push(t, st, b);
+/* Sorts the entries by lo x: insertion sort (near O(n) when the order barely changed since the
+ * last call, the usual case between frames), falling back to heap sort when it has done more
+ * than 8n + 64 moves. Equal keys may end in any order; the result does not depend on it. */
+static void sap_sort(cl_sapent *a, int n) {
+    long moves = 0, budget = 8L * n + 64;
+    int i, j;
+    for (i = 1; i < n; i++) {
+        cl_sapent x;
+        if (!(a[i].lo[0] < a[i - 1].lo[0])) continue;
+        x = a[i];
+        for (j = i; j > 0 && x.lo[0] < a[j - 1].lo[0]; j--) a[j] = a[j - 1];
+        a[j] = x;
+        moves += i - j;
+        if (moves > budget) break;
+    }
+    if (i >= n) return;
+    for (i = n / 2 - 1; i >= 0; i--) sap_sift(a, i, n);
+    for (i = n - 1; i > 0; i--) {
+        cl_sapent x = a[0];
+        a[0] = a[i];
+        a[i] = x;
+        sap_sift(a, 0, i);
+    }
 }
 
-/* Pairs: one simultaneous descent of the tree against itself (each overlapping node pair is
- * visited once), exact tests on the leaf pairs, then a sort by (order a, order b). */
-int cl_world_pairs(cl_world *w) {
-    cl_tree *t = &w->tree;
-    cl_stack st;
-    int np = 0;
-    w->nres = 0;
-    if (t->root == CL_NULLNODE) return 0;
-    cl_stack_init(&st);
-    st.p[st.n++] = t->root;
-    st.p[st.n++] = t->root;
-    while (st.n > 0) {
-        int b = st.p[--st.n], a = st.p[--st.n];
-        const cl_tnode *na = &t->nodes[a], *nb = &t->nodes[b];
-        if (a == b) {
-            if (na->child1 == CL_NULLNODE) continue;
-            if (!push_pair(t, &st, na->child1, na->child2) || !push_pair(t, &st, na->child1, na->child1) ||
-                !push_pair(t, &st, na->child2, na->child2))
-                goto nomem;
-            continue;
+/* Returns 1 if pair x comes before pair y: by add order of a, then of b. */
+static int pair_less(const cl_wpair *x, const cl_wpair *y) {
+    return x->sa < y->sa || (x->sa == y->sa && x->sb < y->sb);
+}
+
+/* Sifts pair r down the max-heap a[0..n-1]. */
+static void pair_sift(cl_wpair *a, int r, int n) {
+    for (;;) {
+        int c = 2 * r + 1;
+        cl_wpair x;
+        if (c >= n) return;
+        if (c + 1 < n && pair_less(&a[c], &a[c + 1])) c++;
+        if (!pair_less(&a[r], &a[c])) return;
+        x = a[r]; a[r] = a[c]; a[c] = x;
+        r = c;
+    }
+}
+
+/* Heap-sorts the pairs by (order a, order b); the keys are unique. */
+static void pair_sort(cl_wpair *a, int n) {
+    int i;
+    for (i = n / 2 - 1; i >= 0; i--) pair_sift(a, i, n);
+    for (i = n - 1; i > 0; i--) {
+        cl_wpair x = a[0];
+        a[0] = a[i];
+        a[i] = x;
+        pair_sift(a, 0, i);
+    }
+}
+
+/* Brings the sweep-and-prune array in line with the live items: drops entries of removed
+ * items, appends entries for items added since (in add order), refreshes every box from ibox
+ * and sorts by lo x. CL_OK or CL_ENOMEM (nothing changed). */
+static int sap_refresh(cl_world *w) {
+    int i, k;
+    cl_sapent *e;
+    if (w->sapstale) {
+        ENSURE(w->sap, w->sapcap, w->count > 0 ? w->count : 1);
+        for (i = k = 0; i < w->sapn; i++) {
+            const cl_item *it = &w->items[w->sap[i].item];
+            if (it->proxy != CL_NULLNODE && it->insap && it->gen == w->sap[i].gen) w->sap[k++] = w->sap[i];
         }
-        if (!boxes_overlap(&na->box, &nb->box)) continue;
-        if (na->child1 == CL_NULLNODE && nb->child1 == CL_NULLNODE) {
-            int x = na->data, y = nb->data;
-            if (!cl_shape_overlaps(&w->items[x].shape, &w->items[y].shape)) continue;
-            if (w->items[x].seq > w->items[y].seq) { int z = x; x = y; y = z; }
-            if (2 * np + 2 > w->rescap) {
-                void *p = grow_buf(w, w->res, &w->rescap, 2 * np + 2, sizeof(int));
-                if (!p) goto nomem;
-                w->res = (int *)p;
+        for (i = w->head; i >= 0; i = w->items[i].next) {
+            cl_item *it = &w->items[i];
+            if (it->insap) continue;
+            it->insap = 1;
+            w->sap[k].item = i;
+            w->sap[k].gen = it->gen;
+            k++;
+        }
+        w->sapn = k;
+        w->sapstale = 0;
+    }
+    e = w->sap;
+    for (i = 0; i < w->sapn; i++) {
+        const cl_fbox *b = &w->ibox[e[i].item];
+        e[i].lo[0] = b->lo[0]; e[i].lo[1] = b->lo[1]; e[i].lo[2] = b->lo[2];
+        e[i].hi[0] = b->hi[0]; e[i].hi[1] = b->hi[1]; e[i].hi[2] = b->hi[2];
+    }
+    sap_sort(e, w->sapn);
+    return CL_OK;
+}
+
+/* Pairs: sweep and prune along x over the persistent sorted array of tight item boxes (floats
+ * rounded outward, so no overlapping pair is missed), the exact narrowphase on every candidate,
+ * then a sort by (order a, order b). The tree is not used. The inner loop only gathers the
+ * candidates of entry i (branch-free, no call, so its bounds stay in registers); the
+ * narrowphase runs on them afterwards. */
+int cl_world_pairs(cl_world *w) {
+    int i, j, k, np = 0, n;
+    const cl_sapent *e;
+    int *cand;
+    w->nres = 0;
+    if (sap_refresh(w) != CL_OK) return CL_ENOMEM;
+    e = w->sap;
+    n = w->sapn;
+    ENSURE(w->tmp, w->tmpcap, n + 1);
+    cand = w->tmp;
+    for (i = 0; i < n; i++) {
+        const float hx = e[i].hi[0], ly = e[i].lo[1], hy = e[i].hi[1], lz = e[i].lo[2], hz = e[i].hi[2];
+        int nc = 0;
+        for (j = i + 1; j < n && e[j].lo[0] <= hx; j++) {
+            cand[nc] = j;
+            nc += (e[j].lo[1] <= hy) & (e[j].hi[1] >= ly) & (e[j].lo[2] <= hz) & (e[j].hi[2] >= lz);
+        }
+        for (k = 0; k < nc; k++) {
+            int a = e[i].item, b = e[cand[k]].item;
+            const cl_item *x = &w->items[a], *y = &w->items[b];
+            cl_wpair *pp;
+            if (!cl_shape_overlaps(&x->shape, &y->shape)) continue;
+            ENSURE(w->pr, w->prcap, np + 1);
+            pp = &w->pr[np++];
+            if (x->seq < y->seq) {
+                pp->sa = x->seq; pp->sb = y->seq; pp->a = a; pp->b = b;
+            } else {
+                pp->sa = y->seq; pp->sb = x->seq; pp->a = b; pp->b = a;
             }
-            w->res[2 * np] = x;
-            w->res[2 * np + 1] = y;
-            np++;
-        } else if (nb->child1 == CL_NULLNODE ||
-                   (na->child1 != CL_NULLNODE && box_cost_w(&na->box) >= box_cost_w(&nb->box))) {
-            if (!push_pair(t, &st, na->child1, b) || !push_pair(t, &st, na->child2, b)) goto nomem;
-        } else {
-            if (!push_pair(t, &st, a, nb->child1) || !push_pair(t, &st, a, nb->child2)) goto nomem;
         }
     }
-    cl_stack_free(t, &st);
-    sort_elems(w->res, np, 2 * sizeof(int), less_pair, w);
+    ENSURE(w->res, w->rescap, 2 * np);
+    pair_sort(w->pr, np);
+    for (i = 0; i < np; i++) {
+        w->res[2 * i] = w->pr[i].a;
+        w->res[2 * i + 1] = w->pr[i].b;
+    }
     w->nres = 2 * np;
     return np;
-nomem:
-    cl_stack_free(t, &st);
-    return CL_ENOMEM;
 }
 
 /* Returns the box enclosing shape s at its place and moved by d, widened for rounding. */

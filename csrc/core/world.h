@@ -16,7 +16,24 @@ typedef struct cl_item {
     double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
     int proxy;                  /* tree leaf */
     int prev, next;             /* list of live items in add order */
+    int gen;                    /* bumped by every add into this slot (sweep-and-prune entries) */
+    int insap;                  /* 1 once the item has a sweep-and-prune entry */
+    int dirty;                  /* 1 when the tree leaf must be refitted before the next tree use */
+    int onlist, dnext;          /* on the dirty list; its link */
 } cl_item;
+
+/// Sweep-and-prune entry (pairs): an item's box as floats rounded outward, the item and the
+/// slot generation it was made for (a stale entry of a removed item no longer matches).
+typedef struct cl_sapent {
+    float lo[3], hi[3];
+    int item, gen;
+} cl_sapent;
+
+/// A found pair with the add orders of its items (sorting key).
+typedef struct cl_wpair {
+    double sa, sb;
+    int a, b;
+} cl_wpair;
 
 /// A ray or sweep hit on an item.
 typedef struct cl_whit {
@@ -68,6 +85,12 @@ typedef struct cl_world {
     cl_whit *hits; int hitcap, nhits;
     cl_mcand *mc; int mccap, nmc;
     cl_col *cols; int colcap, ncols;
+    /* pairs: persistent sweep-and-prune array kept sorted by lo x across calls */
+    cl_fbox *ibox; int iboxcap;         /* per item slot: tight box as floats, rounded outward */
+    cl_sapent *sap; int sapcap, sapn;
+    int sapstale;                       /* items added or removed since the last pairs */
+    cl_wpair *pr; int prcap;
+    int dhead;                          /* deferred leaf refits (items whose shape left the fat box) */
     cl_alloc alloc;
     void *ud;
 } cl_world;
