@@ -4,9 +4,6 @@
 
 #include "bind.h"
 
-/* Defined in common.c (not in bind.h): the finite vector at arguments arg..arg+2. */
-cl_vec3 cl_checkvec(lua_State *L, int arg, const char *fname);
-
 /* Reads minx..maxz from the six arguments starting at base into *out; raises (naming fname) if
  * one is not a finite number or a max is below its min. Writes *out only when all are valid. */
 static void checkbounds(lua_State *L, int base, const char *fname, cl_aabb *out) {
@@ -66,7 +63,7 @@ static int aabb_set(lua_State *L) {
     cl_aabb nb;
     checkbounds(L, 2, "set", &nb);
     *b = nb;
-    lua_settop(L, 1);
+    lua_pushvalue(L, 1);
     return 1;
 }
 
@@ -81,7 +78,7 @@ static int aabb_translate(lua_State *L) {
     if (!isfinite(nb.min.y) || !isfinite(nb.max.y)) return cl_argerror(L, 3, "translate", "result is not finite");
     if (!isfinite(nb.min.z) || !isfinite(nb.max.z)) return cl_argerror(L, 4, "translate", "result is not finite");
     *b = nb;
-    lua_settop(L, 1);
+    lua_pushvalue(L, 1);
     return 1;
 }
 
@@ -96,13 +93,13 @@ static int aabb_contains(lua_State *L) {
 /* box:overlaps(shape) -> boolean (inclusive) for an AABB, OBB or Sphere. */
 static int aabb_overlaps(lua_State *L) {
     const cl_aabb *b = cl_checkaabb(L, 1, "overlaps");
-    cl_shape o;
-    int hit = 0;
-    cl_checkshape(L, 2, "overlaps", &o);
-    switch (o.kind) {
-    case CL_AABB:   hit = cl_aabb_overlaps_aabb(b, &o.u.aabb); break;
-    case CL_OBB:    hit = cl_obb_overlaps_aabb(&o.u.obb, b); break;
-    case CL_SPHERE: hit = cl_sphere_overlaps_aabb(&o.u.sphere, b); break;
+    const void *o;
+    int hit;
+    switch (cl_toshapeptr(L, 2, &o)) {
+    case CL_AABB:   hit = cl_aabb_overlaps_aabb(b, (const cl_aabb *)o); break;
+    case CL_OBB:    hit = cl_obb_overlaps_aabb((const cl_obb *)o, b); break;
+    case CL_SPHERE: hit = cl_sphere_overlaps_aabb((const cl_sphere *)o, b); break;
+    default:        return cl_shapeerror(L, 2, "overlaps");
     }
     lua_pushboolean(L, hit);
     return 1;

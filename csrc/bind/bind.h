@@ -7,6 +7,9 @@
 #include "cl.h"
 #include "compat.h"
 
+#include <math.h>
+#include <stddef.h>
+
 /* Metatable names (also each metatable's __name). */
 #define CL_MT_AABB   "collide.AABB"
 #define CL_MT_RAY    "collide.Ray"
@@ -19,18 +22,105 @@ int cl_argerror(lua_State *L, int arg, const char *fname, const char *msg);
 /// Raises "bad argument #arg to 'fname' (expected expected, got T)", T being the value's __name
 /// or type name, or "no value". Never returns.
 int cl_typeerror(lua_State *L, int arg, const char *fname, const char *expected);
+/// Shape userdata layout: a cl_udhead (the class tag) followed by the payload (cl_aabb, cl_ray,
+/// cl_obb or cl_sphere). The tag of class k is &cl_class_tags[k], a static address, so a type check
+/// is lua_touserdata + lua_rawlen + one pointer comparison: two API calls, no metatable, no upvalue
+/// (functions may have any upvalues). The size must match exactly and is checked BEFORE the tag is
+/// read, so a smaller foreign userdata is never read out of bounds. Memory safety does not depend on
+/// the tag being unforgeable: payloads are plain doubles, so a forged userdata of the right size and
+/// tag (only C code could make one) yields wrong numbers, never a memory error. Values are validated
+/// (finite, ordered) when a shape is created or set; a forged one is not checked further.
+/// The one visible difference from a metatable check: a real shape whose metatable was replaced
+/// with debug.setmetatable is still accepted by the methods (it keeps its tag).
+typedef union cl_udhead { const char *tag; double align_; } cl_udhead;
+enum { CL_K_AABB, CL_K_RAY, CL_K_OBB, CL_K_SPHERE, CL_K_SHAPES };
+extern const char cl_class_tags[CL_K_SHAPES];
+
+/// The payload of the value at idx if it is a shape userdata of class k with payload size sz, else NULL.
+static inline void *cl_toclass(lua_State *L, int idx, int k, size_t sz) {
+    cl_udhead *h = (cl_udhead *)lua_touserdata(L, idx);
+    if (h != NULL && lua_rawlen(L, idx) == sizeof(cl_udhead) + sz && h->tag == &cl_class_tags[k])
+        return h + 1;
+    return NULL;
+}
+
+/// The cl_kind of the AABB, OBB or Sphere at idx with *payload set to its data; -1 for anything else.
+static inline int cl_toshapeptr(lua_State *L, int idx, const void **payload) {
+    const cl_udhead *h = (const cl_udhead *)lua_touserdata(L, idx);
+    size_t len;
+    if (h == NULL) return -1;
+    len = (size_t)lua_rawlen(L, idx);
+    *payload = h + 1;
+    if (len == sizeof(cl_udhead) + sizeof(cl_aabb) && h->tag == &cl_class_tags[CL_K_AABB]) return CL_AABB;
+    if (len == sizeof(cl_udhead) + sizeof(cl_sphere) && h->tag == &cl_class_tags[CL_K_SPHERE]) return CL_SPHERE;
+    if (len == sizeof(cl_udhead) + sizeof(cl_obb) && h->tag == &cl_class_tags[CL_K_OBB]) return CL_OBB;
+    return -1;
+}
+
+/// The slow paths of the inline checks below: each raises the error the full check would raise
+/// (or, for cl_optlimit_slow, returns the limit). Not for direct use.
+double cl_checknum_slow(lua_State *L, int arg, const char *fname);
+double cl_checkfinite_slow(lua_State *L, int arg, const char *fname);
+double cl_optlimit_slow(lua_State *L, int arg, const char *fname, double def);
+void cl_checkvec_slow(lua_State *L, int arg, const char *fname);
+
 /// A number argument (as luaL_checknumber), with errors worded by cl_typeerror.
-double cl_checknum(lua_State *L, int arg, const char *fname);
+static inline double cl_checknum(lua_State *L, int arg, const char *fname) {
+    int isnum;
+    lua_Number n = lua_tonumberx(L, arg, &isnum);
+    return isnum ? (double)n : cl_checknum_slow(L, arg, fname);
+}
 /// A finite number argument; NaN and infinities raise "number is not finite".
-double cl_checkfinite(lua_State *L, int arg, const char *fname);
+static inline double cl_checkfinite(lua_State *L, int arg, const char *fname) {
+    int isnum;
+    double n = (double)lua_tonumberx(L, arg, &isnum);
+    return isnum && isfinite(n) ? n : cl_checkfinite_slow(L, arg, fname);
+}
 /// An optional limit (maxt, maxfraction): def when nil or absent; otherwise a number >= 0, +inf allowed.
-double cl_optlimit(lua_State *L, int arg, const char *fname, double def);
+static inline double cl_optlimit(lua_State *L, int arg, const char *fname, double def) {
+    int isnum;
+    double n;
+    if (lua_gettop(L) < arg) return def;
+    n = (double)lua_tonumberx(L, arg, &isnum);
+    return isnum && n >= 0 ? n : cl_optlimit_slow(L, arg, fname, def);
+}
+/// The vector x, y, z at arguments arg..arg+2, each a finite number (errors as cl_checkfinite,
+/// naming the first bad argument).
+static inline cl_vec3 cl_checkvec(lua_State *L, int arg, const char *fname) {
+    int okx, oky, okz;
+    cl_vec3 v;
+    v.x = (double)lua_tonumberx(L, arg, &okx);
+    v.y = (double)lua_tonumberx(L, arg + 1, &oky);
+    v.z = (double)lua_tonumberx(L, arg + 2, &okz);
+    /* x - x is +0 for every finite x and NaN for NaN and infinities: one test for all three */
+    if (!((okx & oky & okz) && (v.x - v.x) + (v.y - v.y) + (v.z - v.z) == 0))
+        cl_checkvec_slow(L, arg, fname);
+    return v;
+}
 
 /// The userdata at arg if it is of that type, else a type error naming the type.
-cl_aabb   *cl_checkaabb(lua_State *L, int arg, const char *fname);
-cl_ray    *cl_checkray(lua_State *L, int arg, const char *fname);
-cl_obb    *cl_checkobb(lua_State *L, int arg, const char *fname);
-cl_sphere *cl_checksphere(lua_State *L, int arg, const char *fname);
+static inline cl_aabb *cl_checkaabb(lua_State *L, int arg, const char *fname) {
+    void *p = cl_toclass(L, arg, CL_K_AABB, sizeof(cl_aabb));
+    if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_AABB);
+    return (cl_aabb *)p;
+}
+static inline cl_ray *cl_checkray(lua_State *L, int arg, const char *fname) {
+    void *p = cl_toclass(L, arg, CL_K_RAY, sizeof(cl_ray));
+    if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_RAY);
+    return (cl_ray *)p;
+}
+static inline cl_obb *cl_checkobb(lua_State *L, int arg, const char *fname) {
+    void *p = cl_toclass(L, arg, CL_K_OBB, sizeof(cl_obb));
+    if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_OBB);
+    return (cl_obb *)p;
+}
+static inline cl_sphere *cl_checksphere(lua_State *L, int arg, const char *fname) {
+    void *p = cl_toclass(L, arg, CL_K_SPHERE, sizeof(cl_sphere));
+    if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_SPHERE);
+    return (cl_sphere *)p;
+}
+/// The type error of a shape argument that accepts AABB, OBB or Sphere. Never returns.
+int cl_shapeerror(lua_State *L, int arg, const char *fname);
 /// Copies the AABB, OBB or Sphere at arg into out, else a type error.
 void cl_checkshape(lua_State *L, int arg, const char *fname, cl_shape *out);
 /// 1 and fills out if the value at idx is an AABB, OBB or Sphere; 0 otherwise (never raises).
@@ -45,10 +135,17 @@ cl_obb    *cl_newobb(lua_State *L);
 cl_sphere *cl_newsphere(lua_State *L);
 
 /// Pushes t, nx, ny, nz and returns 4.
-int cl_pushhit(lua_State *L, const cl_hit *h);
+static inline int cl_pushhit(lua_State *L, const cl_hit *h) {
+    lua_pushnumber(L, h->t);
+    lua_pushnumber(L, h->n.x);
+    lua_pushnumber(L, h->n.y);
+    lua_pushnumber(L, h->n.z);
+    return 4;
+}
 
 /// Creates the metatable name (with __name, __index = methods table) from the two lists, leaves
-/// nothing on the stack. methods and metamethods may be NULL.
+/// nothing on the stack. methods and metamethods may be NULL. Every function gets the four shape
+/// metatables as upvalues 1-4 (AABB, Ray, OBB, Sphere); the type checks no longer read them.
 void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *metamethods);
 
 /* Each part adds its constructors and functions to the module table at the top of the stack. */

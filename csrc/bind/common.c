@@ -1,16 +1,14 @@
 /* collide Lua binding: the helpers of bind.h shared by every binding file.
  *
- * Type checks. Each collide metatable is stored in the registry twice: under its name (as
+ * Type checks. Shape userdata carry a class tag (see cl_udhead in bind.h): the hot checks are
+ * inline in bind.h (lua_touserdata + lua_rawlen + a pointer comparison) and read no metatable and
+ * no upvalue. Each collide metatable is still stored in the registry twice: under its name (as
  * luaL_newmetatable does, so luaL_checkudata(L, i, CL_MT_WORLD) also works) and under a
- * lightuserdata key, the address of one byte of class_keys below (so several Lua states can
- * use the module at once). For speed, every function registered by cl_newclass (methods and
- * metamethods) and every module function of the binding carries the four shape metatables as
- * upvalues 1..4 (AABB, Ray, OBB, Sphere; see cl_pushclassupvalues), so a check is
- * lua_touserdata + lua_getmetatable + lua_rawequal against an upvalue + pop (+ a size check).
- * A function with NO upvalues (e.g. registered with luaL_setfuncs(L, l, 0)) still works: the
- * missing upvalue is detected and the registry is used instead (a few ns slower).
- * RULE: a C function that calls these checks must either be registered by cl_newclass or have
- * no upvalues of its own; own upvalues in slots 1..4 would make the checks reject good values.
+ * lightuserdata key, the address of one byte of class_keys below; new shapes get their metatable
+ * from there, and collide.type compares metatables. Functions registered by cl_newclass (and the
+ * module functions of funcs.c except toi) still get the four shape metatables as upvalues 1..4
+ * (cl_pushclassupvalues) for code that wants them, but no check reads them any more: a C function
+ * may have any upvalues.
  *
  * Errors. cl_argerror and cl_typeerror raise the string "bad argument #N to 'fname' (msg)" with
  * lua_error, so the message carries no "file:line:" position prefix (luaL_error would prepend
@@ -30,10 +28,14 @@ static const char *const class_names[K_COUNT] = {
     CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_WORLD
 };
 
-/* Payload size of each shape class: checked as well, so that a foreign userdata given a collide
- * metatable through the debug library is still rejected rather than read out of bounds. */
+/* The shape class tags (bind.h): one byte per shape class, only the addresses matter. The K_*
+ * order above and the CL_K_* order of bind.h are the same. */
+const char cl_class_tags[CL_K_SHAPES] = { 0, 0, 0, 0 };
+
+/* Full userdata size (tag header + payload) of each shape class. */
 static const size_t class_sizes[K_WORLD] = {
-    sizeof(cl_aabb), sizeof(cl_ray), sizeof(cl_obb), sizeof(cl_sphere)
+    sizeof(cl_udhead) + sizeof(cl_aabb), sizeof(cl_udhead) + sizeof(cl_ray),
+    sizeof(cl_udhead) + sizeof(cl_obb), sizeof(cl_udhead) + sizeof(cl_sphere)
 };
 
 /* Pushes the metatable of class k from the registry (nil if the class was never created). */
@@ -43,29 +45,6 @@ static void pushclass(lua_State *L, int k) {
         lua_pop(L, 1);
         lua_getfield(L, LUA_REGISTRYINDEX, class_names[k]);
     }
-}
-
-/* Returns 1 if the table on top (a metatable) is the one of shape class k (never raises). Uses
- * the running function's upvalue k + 1 when it exists, else (no such upvalue) the registry. */
-static int topisclass(lua_State *L, int k) {
-    int same;
-    if (lua_rawequal(L, -1, lua_upvalueindex(k + 1))) return 1;
-    if (lua_type(L, lua_upvalueindex(k + 1)) != LUA_TNONE) return 0;
-    pushclass(L, k);
-    same = lua_rawequal(L, -1, -2);
-    lua_pop(L, 1);
-    return same;
-}
-
-/* Returns the payload of the value at idx if it is a full userdata of shape class k, else NULL.
- * The common case (the running function has the class upvalues) is straight-line. */
-static void *toclass(lua_State *L, int idx, int k) {
-    void *p = lua_touserdata(L, idx);
-    int same;
-    if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
-    same = lua_rawequal(L, -1, lua_upvalueindex(k + 1)) || topisclass(L, k);
-    lua_pop(L, 1);
-    return same && lua_rawlen(L, idx) == class_sizes[k] ? p : NULL;
 }
 
 /* Returns the class index K_* of a collide value at idx, or -1 (never raises). */
@@ -78,12 +57,13 @@ static int classof(lua_State *L, int idx) {
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    if (found >= 0 && found < K_WORLD && lua_rawlen(L, idx) != class_sizes[found]) return -1;
+    if (found >= 0 && found < K_WORLD && cl_toclass(L, idx, found, class_sizes[found] - sizeof(cl_udhead)) == NULL)
+        return -1;
     return found;
 }
 
 /* Pushes the metatables of the four shape classes, creating any that is missing, and returns 4:
- * the upvalues every binding function gets, which make the type checks a pointer comparison. */
+ * the upvalues every binding function gets (kept for compatibility; no check reads them). */
 int cl_pushclassupvalues(lua_State *L) {
     int k;
     for (k = 0; k < K_WORLD; k++) {
@@ -115,106 +95,69 @@ int cl_typeerror(lua_State *L, int arg, const char *fname, const char *expected)
     return lua_error(L);
 }
 
-double cl_checknum(lua_State *L, int arg, const char *fname) {
+double cl_checknum_slow(lua_State *L, int arg, const char *fname) {
     int isnum;
     lua_Number n = lua_tonumberx(L, arg, &isnum);
     if (!isnum) cl_typeerror(L, arg, fname, "number");
     return (double)n;
 }
 
-double cl_checkfinite(lua_State *L, int arg, const char *fname) {
-    double n = cl_checknum(L, arg, fname);
+double cl_checkfinite_slow(lua_State *L, int arg, const char *fname) {
+    double n = cl_checknum_slow(L, arg, fname);
     if (!isfinite(n)) cl_argerror(L, arg, fname, "number is not finite");
     return n;
 }
 
-/* Reads the vector x, y, z from arguments arg..arg+2, each a finite number (errors as
- * cl_checkfinite, naming the first bad argument). Not in bind.h: declared where used. */
-cl_vec3 cl_checkvec(lua_State *L, int arg, const char *fname) {
-    int okx, oky, okz;
-    double x = (double)lua_tonumberx(L, arg, &okx);
-    double y = (double)lua_tonumberx(L, arg + 1, &oky);
-    double z = (double)lua_tonumberx(L, arg + 2, &okz);
-    if (!(okx && oky && okz && isfinite(x) && isfinite(y) && isfinite(z))) {
-        cl_checkfinite(L, arg, fname);
-        cl_checkfinite(L, arg + 1, fname);
-        cl_checkfinite(L, arg + 2, fname);
-    }
-    return cl_v3(x, y, z);
+void cl_checkvec_slow(lua_State *L, int arg, const char *fname) {
+    cl_checkfinite_slow(L, arg, fname);
+    cl_checkfinite_slow(L, arg + 1, fname);
+    cl_checkfinite_slow(L, arg + 2, fname);
 }
 
-double cl_optlimit(lua_State *L, int arg, const char *fname, double def) {
+double cl_optlimit_slow(lua_State *L, int arg, const char *fname, double def) {
     double n;
     if (lua_isnoneornil(L, arg)) return def;
-    n = cl_checknum(L, arg, fname);
+    n = cl_checknum_slow(L, arg, fname);
     if (isnan(n)) cl_argerror(L, arg, fname, "limit is NaN");
     if (n < 0) cl_argerror(L, arg, fname, "limit is negative");
     return n;
 }
 
-cl_aabb *cl_checkaabb(lua_State *L, int arg, const char *fname) {
-    void *p = toclass(L, arg, K_AABB);
-    if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_AABB);
-    return (cl_aabb *)p;
-}
-
-cl_ray *cl_checkray(lua_State *L, int arg, const char *fname) {
-    void *p = toclass(L, arg, K_RAY);
-    if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_RAY);
-    return (cl_ray *)p;
-}
-
-cl_obb *cl_checkobb(lua_State *L, int arg, const char *fname) {
-    void *p = toclass(L, arg, K_OBB);
-    if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_OBB);
-    return (cl_obb *)p;
-}
-
-cl_sphere *cl_checksphere(lua_State *L, int arg, const char *fname) {
-    void *p = toclass(L, arg, K_SPHERE);
-    if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_SPHERE);
-    return (cl_sphere *)p;
+int cl_shapeerror(lua_State *L, int arg, const char *fname) {
+    return cl_typeerror(L, arg, fname, CL_MT_AABB ", " CL_MT_OBB " or " CL_MT_SPHERE);
 }
 
 int cl_toshape(lua_State *L, int idx, cl_shape *out) {
-    const void *p = lua_touserdata(L, idx);
-    int k = -1;
-    if (p == NULL || !lua_getmetatable(L, idx)) return 0;
-    if (lua_rawequal(L, -1, lua_upvalueindex(K_AABB + 1))) k = K_AABB;
-    else if (lua_rawequal(L, -1, lua_upvalueindex(K_OBB + 1))) k = K_OBB;
-    else if (lua_rawequal(L, -1, lua_upvalueindex(K_SPHERE + 1))) k = K_SPHERE;
-    else if (lua_type(L, lua_upvalueindex(1)) == LUA_TNONE) { /* no class upvalues: registry */
-        if (topisclass(L, K_AABB)) k = K_AABB;
-        else if (topisclass(L, K_OBB)) k = K_OBB;
-        else if (topisclass(L, K_SPHERE)) k = K_SPHERE;
+    const void *p;
+    int kind = cl_toshapeptr(L, idx, &p);
+    switch (kind) {
+    case CL_AABB:   out->u.aabb = *(const cl_aabb *)p; break;
+    case CL_OBB:    out->u.obb = *(const cl_obb *)p; break;
+    case CL_SPHERE: out->u.sphere = *(const cl_sphere *)p; break;
+    default:        return 0;
     }
-    lua_pop(L, 1);
-    if (k < 0 || lua_rawlen(L, idx) != class_sizes[k]) return 0;
-    switch (k) {
-    case K_AABB:   out->kind = CL_AABB;   out->u.aabb = *(const cl_aabb *)p; break;
-    case K_OBB:    out->kind = CL_OBB;    out->u.obb = *(const cl_obb *)p; break;
-    default:       out->kind = CL_SPHERE; out->u.sphere = *(const cl_sphere *)p; break;
-    }
+    out->kind = (cl_kind)kind;
     return 1;
 }
 
 void cl_checkshape(lua_State *L, int arg, const char *fname, cl_shape *out) {
-    if (!cl_toshape(L, arg, out))
-        cl_typeerror(L, arg, fname, CL_MT_AABB ", " CL_MT_OBB " or " CL_MT_SPHERE);
+    if (!cl_toshape(L, arg, out)) cl_shapeerror(L, arg, fname);
 }
 
-/* Pushes a new userdata of sz bytes with the metatable of class k and returns its payload. */
-static void *newobject(lua_State *L, size_t sz, int k) {
-    void *p = cl_newuserdata(L, sz);
+/* Pushes a new shape userdata of class k (tag set, payload uninitialised, the metatable of class
+ * k) and returns its payload. */
+static void *newobject(lua_State *L, int k) {
+    cl_udhead *h = (cl_udhead *)cl_newuserdata(L, class_sizes[k]);
+    h->tag = &cl_class_tags[k];
     pushclass(L, k);
     lua_setmetatable(L, -2);
-    return p;
+    return h + 1;
 }
 
-cl_aabb *cl_newaabb(lua_State *L) { return (cl_aabb *)newobject(L, sizeof(cl_aabb), K_AABB); }
-cl_ray *cl_newray(lua_State *L) { return (cl_ray *)newobject(L, sizeof(cl_ray), K_RAY); }
-cl_obb *cl_newobb(lua_State *L) { return (cl_obb *)newobject(L, sizeof(cl_obb), K_OBB); }
-cl_sphere *cl_newsphere(lua_State *L) { return (cl_sphere *)newobject(L, sizeof(cl_sphere), K_SPHERE); }
+cl_aabb *cl_newaabb(lua_State *L) { return (cl_aabb *)newobject(L, K_AABB); }
+cl_ray *cl_newray(lua_State *L) { return (cl_ray *)newobject(L, K_RAY); }
+cl_obb *cl_newobb(lua_State *L) { return (cl_obb *)newobject(L, K_OBB); }
+cl_sphere *cl_newsphere(lua_State *L) { return (cl_sphere *)newobject(L, K_SPHERE); }
 
 void cl_pushshape(lua_State *L, const cl_shape *s) {
     switch (s->kind) {
@@ -222,14 +165,6 @@ void cl_pushshape(lua_State *L, const cl_shape *s) {
     case CL_OBB:    *cl_newobb(L) = s->u.obb; break;
     case CL_SPHERE: *cl_newsphere(L) = s->u.sphere; break;
     }
-}
-
-int cl_pushhit(lua_State *L, const cl_hit *h) {
-    lua_pushnumber(L, h->t);
-    lua_pushnumber(L, h->n.x);
-    lua_pushnumber(L, h->n.y);
-    lua_pushnumber(L, h->n.z);
-    return 4;
 }
 
 void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *metamethods) {

@@ -5,9 +5,9 @@
 
 /* Vertices of a polygon read into a stack buffer; larger polygons use a temporary userdata. */
 #define POLY_STACK_VERTICES 256
-
-/* Defined in common.c (not in bind.h): the finite vector at arguments arg..arg+2. */
-cl_vec3 cl_checkvec(lua_State *L, int arg, const char *fname);
+/* Coordinates fetched onto the Lua stack at once: with the buffer userdata at most 17 slots, within
+ * the LUA_MINSTACK (20) free slots every C function is given, so no lua_checkstack is needed. */
+#define POLY_BATCH 16
 
 /* collide.toi(a, dax,day,daz, b, dbx,dby,dbz) -> "overlapped", 0 | "touching", t | "separated", 1. */
 static int f_toi(lua_State *L) {
@@ -16,10 +16,11 @@ static int f_toi(lua_State *L) {
     const cl_aabb *b = cl_checkaabb(L, 5, "toi");
     cl_vec3 db = cl_checkvec(L, 6, "toi");
     double t = 1;
+    /* the state strings are upvalues 1-3 (see cl_open_funcs): no string hashing per call */
     switch (cl_toi(a, da, b, db, &t)) {
-    case CL_TOI_OVERLAPPED: lua_pushliteral(L, "overlapped"); break;
-    case CL_TOI_TOUCHING:   lua_pushliteral(L, "touching"); break;
-    default:                lua_pushliteral(L, "separated"); break;
+    case CL_TOI_OVERLAPPED: lua_pushvalue(L, lua_upvalueindex(1)); break;
+    case CL_TOI_TOUCHING:   lua_pushvalue(L, lua_upvalueindex(2)); break;
+    default:                lua_pushvalue(L, lua_upvalueindex(3)); break;
     }
     lua_pushnumber(L, t);
     return 2;
@@ -43,8 +44,12 @@ static int f_closestonsegment(lua_State *L) {
 static int f_reflect(lua_State *L) {
     cl_vec3 v = cl_checkvec(L, 1, "reflect");
     cl_vec3 n = cl_checkvec(L, 4, "reflect");
-    double e = lua_isnoneornil(L, 7) ? 1.0 : cl_checkfinite(L, 7, "reflect");
-    cl_vec3 r = cl_reflect(v, n, e);
+    int isnum;
+    double e = (double)lua_tonumberx(L, 7, &isnum);
+    cl_vec3 r;
+    if (!(isnum && isfinite(e))) /* one call on the common paths (a finite e) */
+        e = lua_isnoneornil(L, 7) ? 1.0 : cl_checkfinite(L, 7, "reflect");
+    r = cl_reflect(v, n, e);
     lua_pushnumber(L, r.x);
     lua_pushnumber(L, r.y);
     lua_pushnumber(L, r.z);
@@ -65,25 +70,28 @@ static int f_pointinpolygon(lua_State *L) {
     if (len < 6) return cl_argerror(L, 1, "pointinpolygon", "polygon has fewer than 3 vertices");
     if (len % 2 != 0) return cl_argerror(L, 1, "pointinpolygon", "polygon has an odd number of coordinates");
     if (len > 2 * POLY_STACK_VERTICES) xy = (double *)cl_newuserdata(L, len * sizeof(double));
-    for (i = 0; i < len; i++) {
-        int isnum;
-        double c;
-        lua_rawgeti(L, 1, (int)(i + 1));
-        c = (double)lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum || !isfinite(c)) {
-            const char *why = isnum ? "is not finite" : "is not a number";
-            lua_pushfstring(L, "polygon coordinate %d %s", (int)(i + 1), why);
-            return cl_argerror(L, 1, "pointinpolygon", lua_tostring(L, -1));
+    /* coordinates are fetched POLY_BATCH at a time and popped together (2 API calls each, not 3) */
+    for (i = 0; i < len; i += POLY_BATCH) {
+        size_t n = len - i < POLY_BATCH ? len - i : POLY_BATCH, j;
+        for (j = 0; j < n; j++) lua_rawgeti(L, 1, (int)(i + j + 1));
+        for (j = 0; j < n; j++) {
+            int isnum;
+            double c = (double)lua_tonumberx(L, (int)j - (int)n, &isnum);
+            if (!isnum || !isfinite(c)) {
+                const char *why = isnum ? "is not finite" : "is not a number";
+                lua_pop(L, (int)n);
+                lua_pushfstring(L, "polygon coordinate %d %s", (int)(i + j + 1), why);
+                return cl_argerror(L, 1, "pointinpolygon", lua_tostring(L, -1));
+            }
+            xy[i + j] = c;
         }
-        xy[i] = c;
+        lua_pop(L, (int)n);
     }
     lua_pushboolean(L, cl_point_in_polygon(xy, len / 2, x, y));
     return 1;
 }
 
 static const luaL_Reg funcs[] = {
-    { "toi", f_toi },
     { "closestonsegment", f_closestonsegment },
     { "reflect", f_reflect },
     { "pointinpolygon", f_pointinpolygon },
@@ -93,7 +101,13 @@ static const luaL_Reg funcs[] = {
 /* Defined in common.c: pushes the shape metatables as upvalues for fast type checks, returns 4. */
 int cl_pushclassupvalues(lua_State *L);
 
-/* Adds the free functions to the module table on top. */
+/* Adds the free functions to the module table on top. toi's upvalues are its three result strings
+ * (upvalues 1-3: "overlapped", "touching", "separated"), not the class metatables. */
 void cl_open_funcs(lua_State *L) {
     luaL_setfuncs(L, funcs, cl_pushclassupvalues(L));
+    lua_pushliteral(L, "overlapped");
+    lua_pushliteral(L, "touching");
+    lua_pushliteral(L, "separated");
+    lua_pushcclosure(L, f_toi, 3);
+    lua_setfield(L, -2, "toi");
 }

@@ -4,9 +4,6 @@
 
 #include "bind.h"
 
-/* Defined in common.c (not in bind.h): the finite vector at arguments arg..arg+2. */
-cl_vec3 cl_checkvec(lua_State *L, int arg, const char *fname);
-
 /* Orthonormality tolerance of the given axes (API.md). */
 #define AXES_TOL 1e-6
 
@@ -80,7 +77,7 @@ static int obb_set(lua_State *L) {
     cl_obb nb;
     checkobb(L, 2, "set", &nb);
     *b = nb;
-    lua_settop(L, 1);
+    lua_pushvalue(L, 1);
     return 1;
 }
 
@@ -93,7 +90,7 @@ static int obb_translate(lua_State *L) {
     if (!isfinite(c.y)) return cl_argerror(L, 3, "translate", "result is not finite");
     if (!isfinite(c.z)) return cl_argerror(L, 4, "translate", "result is not finite");
     b->c = c;
-    lua_settop(L, 1);
+    lua_pushvalue(L, 1);
     return 1;
 }
 
@@ -105,7 +102,7 @@ static int obb_rotate(lua_State *L) {
     cl_obb nb = *b;
     if (!cl_obb_rotate(&nb, angle, a)) return cl_argerror(L, 3, "rotate", "axis is zero");
     *b = nb;
-    lua_settop(L, 1);
+    lua_pushvalue(L, 1);
     return 1;
 }
 
@@ -120,13 +117,13 @@ static int obb_contains(lua_State *L) {
 /* obb:overlaps(shape) -> boolean (inclusive) for an AABB, OBB or Sphere. */
 static int obb_overlaps(lua_State *L) {
     const cl_obb *b = cl_checkobb(L, 1, "overlaps");
-    cl_shape o;
-    int hit = 0;
-    cl_checkshape(L, 2, "overlaps", &o);
-    switch (o.kind) {
-    case CL_AABB:   hit = cl_obb_overlaps_aabb(b, &o.u.aabb); break;
-    case CL_OBB:    hit = cl_obb_overlaps_obb(b, &o.u.obb); break;
-    case CL_SPHERE: hit = cl_sphere_overlaps_obb(&o.u.sphere, b); break;
+    const void *o;
+    int hit;
+    switch (cl_toshapeptr(L, 2, &o)) {
+    case CL_AABB:   hit = cl_obb_overlaps_aabb(b, (const cl_aabb *)o); break;
+    case CL_OBB:    hit = cl_obb_overlaps_obb(b, (const cl_obb *)o); break;
+    case CL_SPHERE: hit = cl_sphere_overlaps_obb((const cl_sphere *)o, b); break;
+    default:        return cl_shapeerror(L, 2, "overlaps");
     }
     lua_pushboolean(L, hit);
     return 1;

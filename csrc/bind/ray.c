@@ -4,9 +4,6 @@
 
 #include "bind.h"
 
-/* Defined in common.c (not in bind.h): the finite vector at arguments arg..arg+2. */
-cl_vec3 cl_checkvec(lua_State *L, int arg, const char *fname);
-
 /* Reads ox..dz from the six arguments starting at base into *out; raises (naming fname) if one is
  * not a finite number or the direction is zero. Writes *out only when all are valid. */
 static void checkray(lua_State *L, int base, const char *fname, cl_ray *out) {
@@ -57,19 +54,25 @@ static int ray_set(lua_State *L) {
     cl_ray nr;
     checkray(L, 2, "set", &nr);
     *r = nr;
-    lua_settop(L, 1);
+    lua_pushvalue(L, 1);
     return 1;
 }
 
 /* ray:cast(shape[, maxt]) -> t, nx,ny,nz or nil, as shape:raycast(ray, maxt). */
 static int ray_cast(lua_State *L) {
     const cl_ray *r = cl_checkray(L, 1, "cast");
-    cl_shape s;
+    const void *s;
+    int kind = cl_toshapeptr(L, 2, &s), hit = 0;
     double maxt;
     cl_hit h;
-    cl_checkshape(L, 2, "cast", &s);
+    if (kind < 0) return cl_shapeerror(L, 2, "cast");
     maxt = cl_optlimit(L, 3, "cast", HUGE_VAL);
-    if (!cl_shape_raycast(&s, r, maxt, &h)) { lua_pushnil(L); return 1; }
+    switch (kind) {
+    case CL_AABB: hit = cl_aabb_raycast((const cl_aabb *)s, r, maxt, &h); break;
+    case CL_OBB:  hit = cl_obb_raycast((const cl_obb *)s, r, maxt, &h); break;
+    default:      hit = cl_sphere_raycast((const cl_sphere *)s, r, maxt, &h); break;
+    }
+    if (!hit) { lua_pushnil(L); return 1; }
     return cl_pushhit(L, &h);
 }
 
@@ -96,12 +99,7 @@ static int ray_tostring(lua_State *L) {
 
 /* Returns the ray at idx, or NULL if the value is not a collide.Ray (never raises). */
 static const cl_ray *toray(lua_State *L, int idx) {
-    int same;
-    if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
-    luaL_getmetatable(L, CL_MT_RAY);
-    same = lua_rawequal(L, -1, -2) && lua_rawlen(L, idx) == sizeof(cl_ray);
-    lua_pop(L, 2);
-    return same ? (const cl_ray *)lua_touserdata(L, idx) : NULL;
+    return (const cl_ray *)cl_toclass(L, idx, CL_K_RAY, sizeof(cl_ray));
 }
 
 /* a == b -> true if both are rays with equal origins and directions; false for any other value. */

@@ -4,9 +4,6 @@
 
 #include "bind.h"
 
-/* Defined in common.c (not in bind.h): the finite vector at arguments arg..arg+2. */
-cl_vec3 cl_checkvec(lua_State *L, int arg, const char *fname);
-
 /* Reads cx,cy,cz,r from the four arguments starting at base into *out; raises (naming fname) if
  * one is not a finite number or r is negative. Writes *out only when all are valid. */
 static void checksphere(lua_State *L, int base, const char *fname, cl_sphere *out) {
@@ -50,7 +47,7 @@ static int sphere_set(lua_State *L) {
     cl_sphere ns;
     checksphere(L, 2, "set", &ns);
     *s = ns;
-    lua_settop(L, 1);
+    lua_pushvalue(L, 1);
     return 1;
 }
 
@@ -63,7 +60,7 @@ static int sphere_translate(lua_State *L) {
     if (!isfinite(c.y)) return cl_argerror(L, 3, "translate", "result is not finite");
     if (!isfinite(c.z)) return cl_argerror(L, 4, "translate", "result is not finite");
     s->c = c;
-    lua_settop(L, 1);
+    lua_pushvalue(L, 1);
     return 1;
 }
 
@@ -78,13 +75,13 @@ static int sphere_contains(lua_State *L) {
 /* sphere:overlaps(shape) -> boolean (inclusive) for an AABB, OBB or Sphere. */
 static int sphere_overlaps(lua_State *L) {
     const cl_sphere *s = cl_checksphere(L, 1, "overlaps");
-    cl_shape o;
-    int hit = 0;
-    cl_checkshape(L, 2, "overlaps", &o);
-    switch (o.kind) {
-    case CL_AABB:   hit = cl_sphere_overlaps_aabb(s, &o.u.aabb); break;
-    case CL_OBB:    hit = cl_sphere_overlaps_obb(s, &o.u.obb); break;
-    case CL_SPHERE: hit = cl_sphere_overlaps_sphere(s, &o.u.sphere); break;
+    const void *o;
+    int hit;
+    switch (cl_toshapeptr(L, 2, &o)) {
+    case CL_AABB:   hit = cl_sphere_overlaps_aabb(s, (const cl_aabb *)o); break;
+    case CL_OBB:    hit = cl_sphere_overlaps_obb(s, (const cl_obb *)o); break;
+    case CL_SPHERE: hit = cl_sphere_overlaps_sphere(s, (const cl_sphere *)o); break;
+    default:        return cl_shapeerror(L, 2, "overlaps");
     }
     lua_pushboolean(L, hit);
     return 1;
