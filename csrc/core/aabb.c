@@ -131,44 +131,48 @@ int cl_aabb_clip(const cl_aabb *b, const cl_ray *r, double *tenter, double *texi
     return 1;
 }
 
+/* One axis of seed 000's clipping: the planes -x <= -lo and x <= hi as fractions num / den, the
+ * entering one raising *lower (strictly, so the lowest axis wins ties), the leaving one lowering
+ * *upper. 0 if the segment misses: parallel and outside, or the interval became empty (lower only
+ * rises and upper only falls, so testing once per axis decides as testing after every plane). */
+static CL_INLINE int seg_axis(double p, double lo, double hi, double d, int i, double *lower, double *upper,
+                              int *ax)
+{
+    double f0, f1;
+    if (d == 0) return !(p - lo < 0) && !(hi - p < 0);
+    f0 = (p - lo) / -d;
+    f1 = (hi - p) / d;
+    if (d > 0) {  /* plane 0 is entered, plane 1 left */
+        if (f0 > *lower) { *lower = f0; *ax = i; }
+        if (f1 < *upper) *upper = f1;
+    } else {
+        if (f0 < *upper) *upper = f0;
+        if (f1 > *lower) { *lower = f1; *ax = i; }
+    }
+    return !(*upper < *lower);
+}
+
 /// 1 and seed 000's entry fraction in [0, maxf] with the entered face's normal; 0 on a miss.
 int cl_aabb_segment(const cl_aabb *b, cl_vec3 p1, cl_vec3 p2, double maxf, cl_hit *out)
 {
-    double lo[3], hi[3], p[3], d[3], lower = 0, upper = maxf;
-    cl_vec3 dv = cl_sub(p2, p1);
-    int i, ax = -1;
-    if (cl_vfinite(dv)) {
-        lo[0] = b->min.x; lo[1] = b->min.y; lo[2] = b->min.z;
-        hi[0] = b->max.x; hi[1] = b->max.y; hi[2] = b->max.z;
-        p[0] = p1.x; p[1] = p1.y; p[2] = p1.z;
-    } else {  /* p2 - p1 overflows: the fractions are scale-free, so halve everything */
-        dv = cl_halfsub(p2, p1);
-        lo[0] = b->min.x * 0.5; lo[1] = b->min.y * 0.5; lo[2] = b->min.z * 0.5;
-        hi[0] = b->max.x * 0.5; hi[1] = b->max.y * 0.5; hi[2] = b->max.z * 0.5;
-        p[0] = p1.x * 0.5; p[1] = p1.y * 0.5; p[2] = p1.z * 0.5;
+    double lower = 0, upper = maxf, s = 1.0;
+    cl_vec3 d = cl_sub(p2, p1);
+    int ax = -1;
+    if (!cl_vfinite(d)) {  /* p2 - p1 overflows: the fractions are scale-free, so halve everything */
+        d = cl_halfsub(p2, p1);
+        s = 0.5;
     }
-    d[0] = dv.x; d[1] = dv.y; d[2] = dv.z;
-    for (i = 0; i < 3; i++) {
-        /* planes -x <= -lo and x <= hi as numerator / denominator pairs (seed 000) */
-        double num[2], den[2];
-        int j;
-        num[0] = p[i] - lo[i]; den[0] = -d[i];
-        num[1] = hi[i] - p[i]; den[1] = d[i];
-        for (j = 0; j < 2; j++) {
-            if (den[j] == 0) {
-                if (num[j] < 0) return 0;  /* parallel and outside this half-space */
-            } else {
-                double f = num[j] / den[j];
-                if (den[j] < 0) {
-                    if (f > lower) { lower = f; ax = i; }  /* strict: lowest axis wins ties */
-                } else if (f < upper) {
-                    upper = f;
-                }
-                if (upper < lower) return 0;
-            }
-        }
+    if (s == 1.0) {
+        if (!seg_axis(p1.x, b->min.x, b->max.x, d.x, 0, &lower, &upper, &ax) ||
+            !seg_axis(p1.y, b->min.y, b->max.y, d.y, 1, &lower, &upper, &ax) ||
+            !seg_axis(p1.z, b->min.z, b->max.z, d.z, 2, &lower, &upper, &ax))
+            return 0;
+    } else if (!seg_axis(p1.x * 0.5, b->min.x * 0.5, b->max.x * 0.5, d.x, 0, &lower, &upper, &ax) ||
+               !seg_axis(p1.y * 0.5, b->min.y * 0.5, b->max.y * 0.5, d.y, 1, &lower, &upper, &ax) ||
+               !seg_axis(p1.z * 0.5, b->min.z * 0.5, b->max.z * 0.5, d.z, 2, &lower, &upper, &ax)) {
+        return 0;
     }
     out->t = lower;
-    out->n = ax < 0 ? cl_v3(0, 0, 0) : cl_axisvec(ax, d[ax] > 0 ? -1.0 : 1.0);
+    out->n = ax < 0 ? cl_v3(0, 0, 0) : cl_axisvec(ax, cl_comp(d, ax) > 0 ? -1.0 : 1.0);
     return 1;
 }

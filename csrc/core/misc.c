@@ -6,31 +6,38 @@
  * "separated" always has t = 1 (seed's last branch returns 0), and first contact must be < 1
  * (seed's t1 >= 1 test); each axis gives the open interval of times it overlaps. */
 
+/* One axis of cl_toi: narrows (lo, hi) to the open interval of times the boxes overlap on it
+ * (no change for an axis that always overlaps). 0 if the axis never overlaps (separated). */
+static CL_INLINE int toi_axis(double amin, double amax, double bmin, double bmax, double dai, double dbi,
+                              double *lo, double *hi)
+{
+    double d = dbi - dai, enter, leave;
+    if (d == 0) {
+        if (amin == amax && bmin == bmax && amin == bmin) return 1;  /* flat-axis rule (2D) */
+        return amin < bmax && bmin < amax;
+    }
+    if (isfinite(d)) {
+        enter = (d > 0 ? amin - bmax : amax - bmin) / d;
+        leave = (d > 0 ? amax - bmin : amin - bmax) / d;
+    } else {  /* the relative motion overflows: the times are scale-free, so halve everything */
+        d = dbi * 0.5 - dai * 0.5;
+        enter = (d > 0 ? amin * 0.5 - bmax * 0.5 : amax * 0.5 - bmin * 0.5) / d;
+        leave = (d > 0 ? amax * 0.5 - bmin * 0.5 : amin * 0.5 - bmax * 0.5) / d;
+    }
+    if (enter > *lo) *lo = enter;
+    if (leave < *hi) *hi = leave;
+    return 1;
+}
+
 /// State and time: OVERLAPPED at 0, TOUCHING at first contact in [0, 1), else SEPARATED at 1.
 cl_toi_state cl_toi(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 db, double *t)
 {
     double lo = -INFINITY, hi = INFINITY;
-    int i;
-    for (i = 0; i < 3; i++) {
-        double amin = cl_comp(a->min, i), amax = cl_comp(a->max, i);
-        double bmin = cl_comp(b->min, i), bmax = cl_comp(b->max, i);
-        double dai = cl_comp(da, i), dbi = cl_comp(db, i), d = dbi - dai, enter, leave;
-        if (d == 0) {
-            if (amin == amax && bmin == bmax && amin == bmin) continue;  /* flat-axis rule (2D) */
-            if (amin < bmax && bmin < amax) continue;
-            *t = 1;
-            return CL_TOI_SEPARATED;
-        }
-        if (isfinite(d)) {
-            enter = (d > 0 ? amin - bmax : amax - bmin) / d;
-            leave = (d > 0 ? amax - bmin : amin - bmax) / d;
-        } else {  /* the relative motion overflows: the times are scale-free, so halve everything */
-            d = dbi * 0.5 - dai * 0.5;
-            enter = (d > 0 ? amin * 0.5 - bmax * 0.5 : amax * 0.5 - bmin * 0.5) / d;
-            leave = (d > 0 ? amax * 0.5 - bmin * 0.5 : amin * 0.5 - bmax * 0.5) / d;
-        }
-        if (enter > lo) lo = enter;
-        if (leave < hi) hi = leave;
+    if (!toi_axis(a->min.x, a->max.x, b->min.x, b->max.x, da.x, db.x, &lo, &hi) ||
+        !toi_axis(a->min.y, a->max.y, b->min.y, b->max.y, da.y, db.y, &lo, &hi) ||
+        !toi_axis(a->min.z, a->max.z, b->min.z, b->max.z, da.z, db.z, &lo, &hi)) {
+        *t = 1;
+        return CL_TOI_SEPARATED;
     }
     if (lo < 0 && hi > 0) {
         *t = 0;

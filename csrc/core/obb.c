@@ -126,57 +126,86 @@ cl_obb cl_obb_from_aabb(const cl_aabb *a)
  * the face axes already decide; testing them would compare rounding noise. */
 #define CL_PARALLEL_SQ 1e-12
 
-/* SAT with every length scaled by s; *bad set when a quantity overflowed (retry with smaller s). */
-static int sat(const cl_obb *a, const cl_obb *b, double s, int *bad)
+/* The 15-axis test on precomputed inputs: t = centre offset in a's frame, ah and bh = half sizes
+ * (all scaled alike), R[i][j] = a.u[i] . b.u[j] (rows filled by ROW before first use, so a pair
+ * separated on one of a's face axes computes only what that axis needs). Every axis compares
+ * exactly the quantities the plain loop form would, so the order of the tests changes nothing.
+ * world != 0: b has the world axes, so R[i][j] is component j of a.u[i] (the dot product with a
+ * unit axis equals it up to the sign of a zero, which no comparison below can see). */
+static CL_INLINE int sat_tests(const cl_obb *a, const cl_obb *b, int world, const double t[3],
+                               const double ah[3], const double bh[3])
 {
-    double R[3][3], AR[3][3], t[3], ah[3], bh[3];
+    double R[3][3], AR[3][3];
+#define ROW(i)                                                                       \
+    do {                                                                             \
+        if (world) {                                                                 \
+            R[i][0] = a->u[i].x; R[i][1] = a->u[i].y; R[i][2] = a->u[i].z;          \
+        } else {                                                                     \
+            R[i][0] = cl_dot(a->u[i], b->u[0]);                                      \
+            R[i][1] = cl_dot(a->u[i], b->u[1]);                                      \
+            R[i][2] = cl_dot(a->u[i], b->u[2]);                                      \
+        }                                                                            \
+        AR[i][0] = fabs(R[i][0]); AR[i][1] = fabs(R[i][1]); AR[i][2] = fabs(R[i][2]); \
+    } while (0)
+#define FACE_A(i) (fabs(t[i]) > ah[i] + (bh[0] * AR[i][0] + bh[1] * AR[i][1] + bh[2] * AR[i][2]))
+#define FACE_B(j)                                                                    \
+    (fabs(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j]) >                        \
+     (ah[0] * AR[0][j] + ah[1] * AR[1][j] + ah[2] * AR[2][j]) + bh[j])
+    /* A_i x B_j separates only when the gap is positive and the edges are not parallel (checked
+     * second: the same decision, and the parallel test is rarely reached) */
+#define EDGE(i, i1, i2, j, j1, j2)                                                   \
+    (fabs(t[i2] * R[i1][j] - t[i1] * R[i2][j]) >                                     \
+         (ah[i1] * AR[i2][j] + ah[i2] * AR[i1][j]) + (bh[j1] * AR[i][j2] + bh[j2] * AR[i][j1]) && \
+     !(R[i1][j] * R[i1][j] + R[i2][j] * R[i2][j] < CL_PARALLEL_SQ))
+    ROW(0);
+    if (FACE_A(0)) return 0;
+    ROW(1);
+    if (FACE_A(1)) return 0;
+    ROW(2);
+    if (FACE_A(2)) return 0;
+    if (FACE_B(0) || FACE_B(1) || FACE_B(2)) return 0;
+    if (EDGE(0, 1, 2, 0, 1, 2) || EDGE(0, 1, 2, 1, 2, 0) || EDGE(0, 1, 2, 2, 0, 1)) return 0;
+    if (EDGE(1, 2, 0, 0, 1, 2) || EDGE(1, 2, 0, 1, 2, 0) || EDGE(1, 2, 0, 2, 0, 1)) return 0;
+    if (EDGE(2, 0, 1, 0, 1, 2) || EDGE(2, 0, 1, 1, 2, 0) || EDGE(2, 0, 1, 2, 0, 1)) return 0;
+    return 1;
+#undef ROW
+#undef FACE_A
+#undef FACE_B
+#undef EDGE
+}
+
+/* SAT with every length scaled by s (1 or 1/16). Returns -1 when a quantity overflowed at this
+ * scale (retry with the smaller one), else 1 if no axis strictly separates (inclusive), else 0. */
+static CL_INLINE int sat(const cl_obb *a, const cl_obb *b, int world, double s)
+{
+    double t[3], ah[3], bh[3];
     cl_vec3 tv = s == 1.0 ? cl_sub(b->c, a->c) : cl_sub(cl_mul(b->c, s), cl_mul(a->c, s));
-    int i, j;
     ah[0] = a->h.x * s; ah[1] = a->h.y * s; ah[2] = a->h.z * s;
     bh[0] = b->h.x * s; bh[1] = b->h.y * s; bh[2] = b->h.z * s;
-    for (i = 0; i < 3; i++) {
-        t[i] = cl_dot(tv, a->u[i]);
-        for (j = 0; j < 3; j++) {
-            R[i][j] = cl_dot(a->u[i], b->u[j]);
-            AR[i][j] = fabs(R[i][j]);
-        }
-    }
-    *bad = !isfinite(fabs(t[0]) + fabs(t[1]) + fabs(t[2]) + ah[0] + ah[1] + ah[2] + bh[0] + bh[1] + bh[2]);
-    if (*bad) return 1;
-    /* inclusive: an axis separates only when the gap is strictly positive */
-    for (i = 0; i < 3; i++)
-        if (fabs(t[i]) > ah[i] + (bh[0] * AR[i][0] + bh[1] * AR[i][1] + bh[2] * AR[i][2])) return 0;
-    for (j = 0; j < 3; j++)
-        if (fabs(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j]) >
-            (ah[0] * AR[0][j] + ah[1] * AR[1][j] + ah[2] * AR[2][j]) + bh[j])
-            return 0;
-    for (i = 0; i < 3; i++) {
-        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-        for (j = 0; j < 3; j++) {
-            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-            double ra, rb;
-            if (R[i1][j] * R[i1][j] + R[i2][j] * R[i2][j] < CL_PARALLEL_SQ) continue;
-            ra = ah[i1] * AR[i2][j] + ah[i2] * AR[i1][j];
-            rb = bh[j1] * AR[i][j2] + bh[j2] * AR[i][j1];
-            if (fabs(t[i2] * R[i1][j] - t[i1] * R[i2][j]) > ra + rb) return 0;
-        }
-    }
-    return 1;
+    t[0] = cl_dot(tv, a->u[0]);
+    t[1] = cl_dot(tv, a->u[1]);
+    t[2] = cl_dot(tv, a->u[2]);
+    if (!isfinite(fabs(t[0]) + fabs(t[1]) + fabs(t[2]) + ah[0] + ah[1] + ah[2] + bh[0] + bh[1] + bh[2]))
+        return -1;
+    return sat_tests(a, b, world, t, ah, bh);
+}
+
+/* Overlap of a with b (b with world axes when world != 0): at full scale, or at 1/16 for huge
+ * boxes, where every sum stays below DBL_MAX. */
+static CL_INLINE int sat_scaled(const cl_obb *a, const cl_obb *b, int world)
+{
+    int r = sat(a, b, world, 1.0);
+    return r >= 0 ? r : sat(a, b, world, 0.0625) != 0;
 }
 
 /// 1 unless one of the 15 SAT axes (minus parallel-edge ones) strictly separates the boxes.
-int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b)
-{
-    int bad, r = sat(a, b, 1.0, &bad);
-    if (bad) r = sat(a, b, 0.0625, &bad);  /* huge boxes: every sum stays below DBL_MAX at 1/16 */
-    return r;
-}
+int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b) { return sat_scaled(a, b, 0); }
 
 /// 1 if the OBB and the AABB (as an OBB) overlap.
 int cl_obb_overlaps_aabb(const cl_obb *a, const cl_aabb *b)
 {
     cl_obb o = cl_obb_from_aabb(b);
-    return cl_obb_overlaps_obb(a, &o);
+    return sat_scaled(a, &o, 1);
 }
 
 /// Number of SAT axes (unit) between the boxes: 3 + 3 face axes then each non-parallel A_i x B_j.

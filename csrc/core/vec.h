@@ -7,6 +7,14 @@
 #include <string.h>
 #include "cl.h"
 
+/* Inlined even where the compiler's size heuristics would not (hot helpers called with constant
+ * flags, so each caller gets its own specialised copy). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CL_INLINE inline __attribute__((always_inline))
+#else
+#define CL_INLINE inline
+#endif
+
 /// a + b.
 static inline cl_vec3 cl_add(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 /// a - b.
