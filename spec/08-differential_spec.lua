@@ -13,7 +13,8 @@ local gen = require "support.gen"
 local unpack = table.unpack or unpack
 local abs, huge, max, min, sqrt = math.abs, math.huge, math.max, math.min, math.sqrt
 
-local N = 10000          -- compared (non-skipped) cases per query
+-- COLLIDE_QUICK=1 (set by `make check` under the sanitizers and valgrind) runs a tenth of the cases
+local N = os.getenv("COLLIDE_QUICK") and 1000 or 10000 -- compared (non-skipped) cases per query
 local MAXSKIP = 0.05     -- largest tolerated share of near-boundary skips
 local REL = 1e-9         -- relative tolerance for numbers
 local NEAR = 1e-8        -- near-boundary band, relative to the case scale
