@@ -199,7 +199,12 @@ static CL_INLINE int sat_scaled(const cl_obb *a, const cl_obb *b, int world)
 }
 
 /// 1 unless one of the 15 SAT axes (minus parallel-edge ones) strictly separates the boxes.
-int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b) { return sat_scaled(a, b, 0); }
+/// The operands are put in a fixed order first, so rounding-level contacts give the same answer
+/// for (a, b) and (b, a) (found by fuzzing: the frames of A and B round differently).
+int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b)
+{
+    return memcmp(a, b, sizeof *a) <= 0 ? sat_scaled(a, b, 0) : sat_scaled(b, a, 0);
+}
 
 /// 1 if the OBB and the AABB (as an OBB) overlap.
 int cl_obb_overlaps_aabb(const cl_obb *a, const cl_aabb *b)

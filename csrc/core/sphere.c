@@ -83,11 +83,19 @@ int cl_sphere_raycast(const cl_sphere *s, const cl_ray *r, double maxt, cl_hit *
     if (t < 0) t = 0;
     if (!(t * scale <= maxt)) return 0;
     out->t = t * scale;
+    out->n = cl_mul(r->d, -1.0);
     if (rad > 0) {
-        cl_vec3 p = cl_add(m, cl_mul(r->d, t));
-        out->n = cl_v3(p.x / rad, p.y / rad, p.z / rad);
-    } else {
-        out->n = cl_mul(r->d, -1.0);
+        cl_vec3 p = cl_add(m, cl_mul(r->d, t)), n = cl_v3(p.x / rad, p.y / rad, p.z / rad);
+        double len2 = cl_dot(n, n);
+        if (!(fabs(len2 - 1) <= 1e-12)) {  /* a tiny sphere far away: p - c lost its digits (fuzzing) */
+            double k = cl_maxabs3(p.x, p.y, p.z), len;
+            if (k > 0) {
+                n = cl_v3(p.x / k, p.y / k, p.z / k);
+                len = sqrt(cl_dot(n, n));
+                n = cl_v3(n.x / len, n.y / len, n.z / len);
+            }
+        }
+        if (fabs(cl_dot(n, n) - 1) <= 1e-12) out->n = n;
     }
     return 1;
 }

@@ -1123,6 +1123,38 @@ static void test_random(void)
     ENSURE(bad == 0, "raycast hit/miss is stable under a power-of-two shift");
 }
 
+/* Regressions found by the fuzzers (csrc/fuzz). */
+static void test_fuzz_findings(void)
+{
+    int i, asym = 0;
+    cl_sphere s = sph(0, 2e6, 0, 6e-33);
+    cl_ray r;
+    cl_hit h;
+    /* OBB-OBB must not depend on operand order, even at rounding-level contact: push random
+     * rotated boxes to within a few ulps of touching along a random direction */
+    for (i = 0; i < 20000; i++) {
+        cl_obb a = robb(1, 0.1, 2), b = robb(1, 0.1, 2);
+        cl_vec3 d = rvec(-1, 1);
+        double lo = 0, hi = 8;
+        int k;
+        for (k = 0; k < 60; k++) {  /* bisect the offset to the contact */
+            double mid = 0.5 * (lo + hi);
+            cl_obb c = b;
+            c.c = cl_v3(b.c.x + d.x * mid, b.c.y + d.y * mid, b.c.z + d.z * mid);
+            if (cl_obb_overlaps_obb(&a, &c)) lo = mid; else hi = mid;
+        }
+        b.c = cl_v3(b.c.x + d.x * hi, b.c.y + d.y * hi, b.c.z + d.z * hi);
+        if (cl_obb_overlaps_obb(&a, &b) != cl_obb_overlaps_obb(&b, &a)) asym++;
+        b.c = cl_v3(b.c.x - d.x * (hi - lo), b.c.y - d.y * (hi - lo), b.c.z - d.z * (hi - lo));
+        if (cl_obb_overlaps_obb(&a, &b) != cl_obb_overlaps_obb(&b, &a)) asym++;
+    }
+    ENSURE(asym == 0, "fuzz finding: OBB-OBB overlap is symmetric at rounding-level contact");
+    /* a tiny sphere far from the origin still reports a unit normal */
+    cl_ray_make(&r, cl_v3(0, 2e6, -1), cl_v3(0, 0, 1));
+    ENSURE(cl_sphere_raycast(&s, &r, INFINITY, &h) && fabs(h.n.x * h.n.x + h.n.y * h.n.y + h.n.z * h.n.z - 1) <= 1e-12 && h.n.z < -0.99,
+           "fuzz finding: tiny sphere far away has a unit normal facing the ray");
+}
+
 int main(void)
 {
     test_ray();
@@ -1136,6 +1168,7 @@ int main(void)
     test_misc();
     test_dispatch();
     test_random();
+    test_fuzz_findings();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
