@@ -580,20 +580,19 @@ static cl_resp respond(void *ctx, int mover, int other) {
     return CL_RESP_IGNORE;
 }
 
-/* Shared body of move and check: -> ax, ay, az, cols, n. */
-static int domove(lua_State *L, const char *fname, int commit) {
-    lworld *lw = checkworld(L, fname);
+/* Shared body of move and check on the world lw at 1: -> ax, ay, az, cols, n. */
+static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     cl_vec3 d, a;
     int u, id, filter, hasout, n, t, i;
     movectx ctx;
-    id = lookup(L, 2, fname);
+    lua_settop(L, 7);
+    u = pushitems(L);                   /* at 8, above every argument */
+    id = checkid(L, u, 2, fname);
     d.x = cl_checkfinite(L, 3, fname);
     d.y = cl_checkfinite(L, 4, fname);
     d.z = cl_checkfinite(L, 5, fname);
     filter = optfilter(L, 6, fname);
     hasout = opttable(L, 7, fname);
-    lua_settop(L, 7);
-    u = pushitems(L);
     ctx.L = L;
     ctx.u = u;
     ctx.fname = fname;
@@ -630,8 +629,8 @@ static int domove(lua_State *L, const char *fname, int commit) {
     return 5;                   /* ax, ay, az, cols, n */
 }
 
-static int b_move(lua_State *L) { return domove(L, "move", 1); }
-static int b_check(lua_State *L) { return domove(L, "check", 0); }
+static int b_move(lua_State *L) { return domove(L, checkworld(L, "move"), "move", 1); }
+static int b_check(lua_State *L) { return domove(L, checkworld(L, "check"), "check", 0); }
 
 static int w_query(lua_State *L) { return run(L, 3, B_QUERY, "query"); }
 static int w_querypoint(lua_State *L) { return run(L, 5, B_QUERYPOINT, "querypoint"); }
@@ -641,13 +640,17 @@ static int w_sweep(lua_State *L) { return run(L, 6, B_SWEEP, "sweep"); }
 
 /* world:move(item, dx, dy, dz[, filter[, out]]) -> ax, ay, az, cols, n. */
 static int w_move(lua_State *L) {
-    checkunlocked(L, checkworld(L, "move"));
+    lworld *lw = checkworld(L, "move");
+    checkunlocked(L, lw);
+    if (lua_isnoneornil(L, 6)) return domove(L, lw, "move", 1);    /* no filter: run() would too */
     return run(L, 6, B_MOVE, "move");
 }
 
 /* world:check(item, dx, dy, dz[, filter[, out]]) -> as move, changing nothing. */
 static int w_check(lua_State *L) {
-    checkunlocked(L, checkworld(L, "check"));
+    lworld *lw = checkworld(L, "check");
+    checkunlocked(L, lw);
+    if (lua_isnoneornil(L, 6)) return domove(L, lw, "check", 0);
     return run(L, 6, B_CHECK, "check");
 }
 

@@ -19,22 +19,28 @@ static float f_prev(float f) {
     return f;
 }
 
-/* Returns d rounded down to a float (never above d). */
+/* Returns d rounded down to a float (never above d). The usual case steps the bits without a
+ * data-dependent branch (whether float rounding went up is a coin toss the CPU cannot predict). */
 static float f_down(double d) {
     float f;
-    if (d > FLT_MAX) return FLT_MAX;
-    if (d < -FLT_MAX) return -INFINITY;
+    uint32_t u, step;
+    if (!(d >= -FLT_MAX && d <= FLT_MAX)) {
+        if (d > FLT_MAX) return FLT_MAX;
+        if (d < -FLT_MAX) return -INFINITY;
+        return (float)d;
+    }
     f = (float)d;
-    return (double)f > d ? f_prev(f) : f;
+    memcpy(&u, &f, sizeof u);
+    step = (double)f > d;
+    if ((u & 0x7fffffffu) == 0) return step ? f_prev(f) : f;
+    u += step * ((u >> 31) * 2u - 1u);      /* positive: one float down; negative: one up in magnitude */
+    memcpy(&f, &u, sizeof f);
+    return f;
 }
 
 /* Returns d rounded up to a float (never below d). */
 static float f_up(double d) {
-    float f;
-    if (d < -FLT_MAX) return -FLT_MAX;
-    if (d > FLT_MAX) return INFINITY;
-    f = (float)d;
-    return (double)f < d ? -f_prev(-f) : f;
+    return -f_down(-d);
 }
 
 cl_fbox cl_fbox_from(const cl_aabb *b) {
@@ -382,6 +388,144 @@ int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box) {
     t->nodes[leaf].box = cl_fbox_from(box);
     insert_leaf(t, leaf);
     return leaf;
+}
+
+int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box) {
+    cl_fbox b = cl_fbox_from(box);
+    int i = t->meta[leaf].parent;
+    t->nodes[leaf].box = b;
+    while (i != CL_NULLNODE && !fb_encloses(&t->nodes[i].box, &b)) {
+        t->nodes[i].box = fb_union(&t->nodes[i].box, &b);
+        i = t->meta[i].parent;
+    }
+    return leaf;
+}
+
+void cl_tree_refit(cl_tree *t) {
+    int i = t->root, prev = CL_NULLNODE;
+    while (i != CL_NULLNODE) {          /* post-order walk along parent links, no stack */
+        const cl_tnode *n = &t->nodes[i];
+        int up = t->meta[i].parent, next;
+        if (prev == up && n->child1 != CL_NULLNODE) next = n->child1;
+        else if (prev == n->child1 && n->child1 != CL_NULLNODE) next = n->child2;
+        else {
+            if (n->child1 != CL_NULLNODE)
+                t->nodes[i].box = fb_union(&t->nodes[n->child1].box, &t->nodes[n->child2].box);
+            next = up;
+        }
+        prev = i;
+        i = next;
+    }
+}
+
+/* A leaf to place by cl_tree_rebuild: its box centre and its node. */
+typedef struct rleaf {
+    float c[3];
+    int node;
+} rleaf;
+
+/* Reorders lv[lo..hi-1] so that lv[m] holds the element of rank m by centre on axis k,
+ * smaller-or-equal keys before it and greater-or-equal after (iterative quickselect, middle
+ * pivot: deterministic). */
+static void select_rank(rleaf *lv, int lo, int hi, int m, int k) {
+    hi--;
+    while (lo < hi) {
+        float piv = lv[lo + (hi - lo) / 2].c[k];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (lv[i].c[k] < piv) i++;
+            while (lv[j].c[k] > piv) j--;
+            if (i <= j) {
+                rleaf x = lv[i]; lv[i] = lv[j]; lv[j] = x;
+                i++;
+                j--;
+            }
+        }
+        if (m <= j) hi = j;
+        else if (m >= i) lo = i;
+        else return;
+    }
+}
+
+/* Build task of cl_tree_rebuild: leaves lv[lo..hi-1] become the subtree under new node parent
+ * (as child1 or child2). */
+typedef struct rtask {
+    int lo, hi, parent, second;
+} rtask;
+
+int cl_tree_rebuild(cl_tree *t) {
+    int n = t->leaves, cap = t->cap, i, k = 0, ns = 0, nl = 0;
+    rleaf *lv;
+    cl_tnode *p;
+    cl_tmeta *m;
+    rtask st[64];           /* median splits: depth <= log2(leaves) + 1 < 64 */
+    if (n < 2) return CL_OK;
+    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * sizeof(rleaf));
+    if (!lv) return CL_ENOMEM;
+    p = (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(cap));
+    if (!p) {
+        t->alloc(t->ud, lv, (size_t)n * sizeof(rleaf), 0);
+        return CL_ENOMEM;
+    }
+    m = (cl_tmeta *)(void *)(p + cap);
+    for (i = 0; i < cap; i++)
+        if (t->meta[i].height == 0) {
+            const cl_fbox *b = &t->nodes[i].box;
+            int a;
+            /* float centres, packed: the key only decides where the median splits (any split
+             * is valid); an infinite box may give NaN, which the selection treats as equal */
+            for (a = 0; a < 3; a++) lv[nl].c[a] = b->lo[a] * 0.5f + b->hi[a] * 0.5f;
+            lv[nl++].node = i;
+        }
+    st[ns].lo = 0; st[ns].hi = n; st[ns].parent = CL_NULLNODE; st[ns].second = 0; ns++;
+    while (ns > 0) {
+        rtask task = st[--ns];
+        int me = k++;
+        m[me].parent = task.parent;
+        if (task.parent == CL_NULLNODE) t->root = me;
+        else if (task.second) p[task.parent].child2 = me;
+        else p[task.parent].child1 = me;
+        if (task.hi - task.lo == 1) {
+            p[me] = t->nodes[lv[task.lo].node];
+            m[me].height = 0;
+        } else {
+            float cmin[3], cmax[3], best = -1;
+            int axis = 0, mid = task.lo + (task.hi - task.lo) / 2, a;
+            for (a = 0; a < 3; a++) { cmin[a] = FLT_MAX; cmax[a] = -FLT_MAX; }
+            for (i = task.lo; i < task.hi; i++)
+                for (a = 0; a < 3; a++) {
+                    float c = lv[i].c[a];
+                    if (c < cmin[a]) cmin[a] = c;
+                    if (c > cmax[a]) cmax[a] = c;
+                }
+            for (a = 0; a < 3; a++)
+                if (cmax[a] - cmin[a] > best) { best = cmax[a] - cmin[a]; axis = a; }
+            select_rank(lv, task.lo, task.hi, mid, axis);
+            st[ns].lo = mid; st[ns].hi = task.hi; st[ns].parent = me; st[ns].second = 1; ns++;
+            st[ns].lo = task.lo; st[ns].hi = mid; st[ns].parent = me; st[ns].second = 0; ns++;
+        }
+    }
+    for (i = k - 1; i >= 0; i--) {      /* children follow their parent: fit bottom up */
+        if (p[i].child1 == CL_NULLNODE) continue;
+        {
+            int a = p[i].child1, b = p[i].child2;
+            p[i].box = fb_union(&p[a].box, &p[b].box);
+            m[i].height = 1 + (m[a].height > m[b].height ? m[a].height : m[b].height);
+        }
+    }
+    t->alloc(t->ud, lv, (size_t)n * sizeof(rleaf), 0);
+    t->alloc(t->ud, t->nodes, pool_bytes(cap), 0);
+    t->nodes = p;
+    t->meta = m;
+    t->freelist = CL_NULLNODE;
+    for (i = cap - 1; i >= k; i--) {
+        m[i].height = -1;
+        m[i].parent = t->freelist;
+        p[i].child1 = p[i].child2 = CL_NULLNODE;
+        t->freelist = i;
+    }
+    t->nfree = cap - k;
+    return CL_OK;
 }
 
 int cl_tree_height(const cl_tree *t) {

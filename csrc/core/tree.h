@@ -7,9 +7,11 @@
  * cost, then on the way up rotations that shrink surface area. Heights are not strictly
  * balanced: a rotation restores balance only when a node's children differ in height by more
  * than CL_TREE_SLACK, which keeps the height logarithmic (sorted or coincident inserts) while
- * leaving surface-area grouping alone almost always. Traversals use an explicit stack that
- * grows and never drops nodes. Never raises; every function that may allocate returns
- * CL_ENOMEM and leaves the tree unchanged on failure. */
+ * leaving surface-area grouping alone almost always. Small moves may instead enlarge a leaf in
+ * place (ancestors only grow; cl_tree_refit shrinks them back), and cl_tree_rebuild rebuilds
+ * the whole tree balanced and in depth-first memory order after bulk changes. Traversals use
+ * an explicit stack that grows and never drops nodes. Never raises; every function that may
+ * allocate returns CL_ENOMEM and leaves the tree unchanged on failure. */
 #ifndef CL_TREE_H
 #define CL_TREE_H
 
@@ -93,6 +95,18 @@ CL_API void cl_tree_remove(cl_tree *t, int leaf);
 /// Gives the leaf a new box (remove then reinsert, reusing the same two nodes); returns the
 /// leaf's node index (unchanged). Never allocates or fails.
 CL_API int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box);
+/// Gives the leaf a new box without restructuring: ancestors grow until one already encloses
+/// it (cheap; boxes only grow, see cl_tree_refit); returns the leaf. Never allocates or fails.
+CL_API int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box);
+/// Recomputes every internal box as the union of its children (undoes the growth left by
+/// cl_tree_enlarge); O(nodes), no allocation.
+CL_API void cl_tree_refit(cl_tree *t);
+/// Rebuilds the tree top-down by median splits on the widest centroid axis (balanced, heights
+/// of siblings differ by at most one) into a fresh pool in depth-first order (a node's first
+/// child follows it), so traversals walk memory forward. Leaves keep their boxes and payloads
+/// but get new node indices (the caller re-reads them from the leaves). CL_OK, or CL_ENOMEM
+/// with the tree unchanged.
+CL_API int cl_tree_rebuild(cl_tree *t);
 /// Height of the tree (0 for one leaf, -1 when empty).
 CL_API int cl_tree_height(const cl_tree *t);
 /// 1 if every structural invariant holds (parents, heights, children heights within

@@ -1,11 +1,15 @@
 /* collide core: the World (items, queries, pairs, sweeps, moves). See world.h. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "world.h"
 
 #define EPS_REL 1e-12       /* broadphase boxes are widened by this relative amount */
 #define MAX_LEGS 16
+#define DIRTY_MAX 8         /* stale leaves tolerated by traversals before the tree is refitted */
+#define PRED_MUL 4          /* predictive fattening: multiple of the last displacement */
+#define PRED_MAX 4          /* ... at most this many margins */
 
 /* Returns a grown copy of p holding at least need elements (doubling), or NULL (p untouched). */
 static void *grow_buf(cl_world *w, void *p, int *cap, int need, size_t elem) {
@@ -40,6 +44,13 @@ static cl_aabb widen(const cl_aabb *b, double margin) {
     r.max.z = b->max.z + margin + (fabs(b->max.z) * EPS_REL + 1e-300);
     return r;
 }
+
+/* Pushes (node, tv) on the traversal stack: the common case inline, growth by cl_stack_push;
+ * 1, or 0 when growing failed. */
+#define SPUSH(tr_, st_, nd_, tv_)                                                          \
+    ((st_)->n < (st_)->cap                                                                 \
+         ? ((st_)->p[(st_)->n].node = (nd_), (st_)->p[(st_)->n].t = (tv_), (st_)->n++, 1)  \
+         : cl_stack_push((tr_), (st_), (nd_), (tv_)))
 
 /* 1 if the float boxes overlap (inclusive). */
 static int fboxes_overlap(const cl_fbox *a, const cl_fbox *b) {
@@ -109,17 +120,15 @@ static int less_hit(const void *ctx, const void *a, const void *b) {
     return w->items[x->item].seq < w->items[y->item].seq;
 }
 
-/* Orders move candidates: touching ones first, by t then add order. */
-static int less_mc(const void *ctx, const void *a, const void *b) {
-    const cl_world *w = (const cl_world *)ctx;
-    const cl_mcand *x = (const cl_mcand *)a, *y = (const cl_mcand *)b;
-    int tx = x->s.state == CL_TOI_TOUCHING, ty = y->s.state == CL_TOI_TOUCHING;
-    if (tx != ty) return tx > ty;
-    if (tx && x->s.t != y->s.t) return x->s.t < y->s.t;
-    return w->items[x->item].seq < w->items[y->item].seq;
+/* 1 if box a lies inside box b. */
+static int aabb_inside(const cl_aabb *a, const cl_aabb *b) {
+    return a->min.x >= b->min.x && a->min.y >= b->min.y && a->min.z >= b->min.z &&
+           a->max.x <= b->max.x && a->max.y <= b->max.y && a->max.z <= b->max.z;
 }
 
 /* ---- items ---- */
+
+static cl_aabb fat_box(const cl_world *w, const cl_item *it);
 
 void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     memset(w, 0, sizeof *w);
@@ -127,6 +136,9 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     w->items = NULL;
     w->freelist = w->head = w->tail = -1;
     w->dhead = -1;
+    w->dlen = 0;
+    w->mhead = -1;
+    w->pfull = 1;
     w->nextseq = 1;
     w->margin = margin;
     w->res = w->tmp = NULL;
@@ -149,9 +161,11 @@ void cl_world_free(cl_world *w) {
     free_buf(w, w->tmp, w->tmpcap, sizeof(int));
     free_buf(w, w->hits, w->hitcap, sizeof(cl_whit));
     free_buf(w, w->mc, w->mccap, sizeof(cl_mcand));
+    free_buf(w, w->mq, w->mqcap, sizeof(int));
     free_buf(w, w->cols, w->colcap, sizeof(cl_col));
-    free_buf(w, w->ibox, w->iboxcap, sizeof(cl_fbox));
-    free_buf(w, w->sap, w->sapcap, sizeof(cl_sapent));
+    free_buf(w, w->cp, w->cpcap, sizeof(cl_cpair));
+    if (w->wnblock) w->alloc(w->ud, w->wnblock, (size_t)w->wncap * sizeof(cl_wnode) + 64, 0);
+    free_buf(w, w->ph, w->phcap, sizeof(int));
     free_buf(w, w->pr, w->prcap, sizeof(cl_wpair));
     cl_world_init(w, w->margin, w->alloc, w->ud);
 }
@@ -159,15 +173,13 @@ void cl_world_free(cl_world *w) {
 int cl_world_reserve(cl_world *w) {
     if (w->freelist < 0) {
         int old = w->cap, i;
-        /* ibox first: both double from 16 with the same need, so iboxcap >= cap always */
-        ENSURE(w->ibox, w->iboxcap, old + 1);
         ENSURE(w->items, w->cap, old + 1);
         for (i = w->cap - 1; i >= old; i--) {
             w->items[i].proxy = CL_NULLNODE;
             w->items[i].gen = 0;
-            w->items[i].insap = 0;
             w->items[i].dirty = 0;
             w->items[i].onlist = 0;
+            w->items[i].mon = 0;
             w->items[i].next = w->freelist;
             w->freelist = i;
         }
@@ -189,14 +201,20 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     it->box = cl_shape_aabb(s);
     it->seq = w->nextseq;
     w->nextseq += 1;
-    fat = widen(&it->box, w->margin);
+    it->vel = cl_v3(0, 0, 0);
+    fat = fat_box(w, it);
     it->proxy = cl_tree_insert(&w->tree, &fat, id);   /* cannot fail after the reserve */
-    fat = widen(&it->box, 0);
-    w->ibox[id] = cl_fbox_from(&fat);
+    it->fat = w->tree.nodes[it->proxy].box;
+    w->tchg += 8;
+    w->tver++;
     it->gen++;
-    it->insap = 0;
     it->dirty = 0;
-    w->sapstale = 1;
+    it->vel = cl_v3(0, 0, 0);
+    if (!it->mon) {
+        it->mon = 1;
+        it->mnext = w->mhead;
+        w->mhead = id;
+    }
     it->prev = w->tail;
     it->next = -1;
     if (w->tail >= 0) w->items[w->tail].next = id; else w->head = id;
@@ -208,26 +226,29 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
 void cl_world_remove(cl_world *w, int id) {
     cl_item *it = &w->items[id];
     cl_tree_remove(&w->tree, it->proxy);
+    w->tchg += 8;
+    w->tver++;
     if (it->prev >= 0) w->items[it->prev].next = it->next; else w->head = it->next;
     if (it->next >= 0) w->items[it->next].prev = it->prev; else w->tail = it->prev;
     it->proxy = CL_NULLNODE;
     it->next = w->freelist;
-    it->insap = 0;
     it->dirty = 0;
     w->freelist = id;
     w->count--;
-    w->sapstale = 1;
+    w->ppurge = 1;
 }
 
 void cl_world_update(cl_world *w, int id, const cl_shape *s) {
     cl_item *it = &w->items[id];
-    cl_aabb fat = cl_fbox_to(&w->tree.nodes[it->proxy].box);
-    double loose = 4 * w->margin;
-    cl_aabb b = cl_shape_aabb(s), tb = widen(&b, 0);
+    cl_aabb fat, b = cl_shape_aabb(s);
+    double loose = 4 * w->margin + PRED_MAX * w->margin;
+    it->vel.x = ((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5;
+    it->vel.y = ((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5;
+    it->vel.z = ((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5;
     it->shape = *s;
     it->box = b;
-    w->ibox[id] = cl_fbox_from(&tb);
     if (it->dirty) return;
+    fat = cl_fbox_to(&it->fat);
     /* keep the leaf while its fat box still encloses the shape and is not too loose (the
      * allowance covers the relative widening and the outward rounding to floats) */
 #define LOOSE(v) (loose + fabs(v) * (4 * EPS_REL + FLT_EPSILON) + 1e-299)
@@ -244,21 +265,88 @@ void cl_world_update(cl_world *w, int id, const cl_shape *s) {
         it->onlist = 1;
         it->dnext = w->dhead;
         w->dhead = id;
+        w->dlen++;
     }
 }
 
+/* Returns the fat box of an item: its box widened by the margin, and further along its last
+ * displacement by PRED_MUL times it, at most PRED_MAX margins (Box2D v2's predictive
+ * aabbMultiplier), so an item moving steadily leaves its fat box rarely. */
+static cl_aabb fat_box(const cl_world *w, const cl_item *it) {
+    cl_aabb f = widen(&it->box, w->margin);
+    double cap = PRED_MAX * w->margin, e;
+    e = PRED_MUL * it->vel.x; e = e > cap ? cap : e < -cap ? -cap : e;
+    if (e > 0) f.max.x += e; else f.min.x += e;
+    e = PRED_MUL * it->vel.y; e = e > cap ? cap : e < -cap ? -cap : e;
+    if (e > 0) f.max.y += e; else f.min.y += e;
+    e = PRED_MUL * it->vel.z; e = e > cap ? cap : e < -cap ? -cap : e;
+    if (e > 0) f.max.z += e; else f.min.z += e;
+    return f;
+}
+
+/* Rebuilds the tree (cl_tree_rebuild) and re-reads the items' leaf indices; when memory runs
+ * out, refits every internal box instead (the tree stays valid, only slower to search). */
+static void tree_rebuild(cl_world *w) {
+    cl_tree *t = &w->tree;
+    int i;
+    w->tchg = 0;
+    w->tver++;
+    w->nenl = 0;
+    if (cl_tree_rebuild(t) != CL_OK) {
+        cl_tree_refit(t);
+        return;
+    }
+    w->refcost = cl_tree_cost(t);
+    for (i = 0; i < 2 * t->leaves - 1; i++)
+        if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
+}
+
 /* Refits the tree leaves of every item updated out of its fat box since the last traversal
- * (newest first; the list order is fixed by the calls, so the tree stays deterministic). */
+ * (newest first; the list order is fixed by the calls, so the tree stays deterministic), and
+ * queues them for the pair cache. */
 static void flush_tree(cl_world *w) {
+    /* more than half the leaves stale (bulk updates, teleports): set them in place and rebuild
+     * the whole tree, far cheaper than as many reinsertions */
+    int bulk = w->tree.leaves >= 64 && w->dlen > w->tree.leaves / 2;
     while (w->dhead >= 0) {
-        cl_item *it = &w->items[w->dhead];
+        int id = w->dhead;
+        cl_item *it = &w->items[id];
         w->dhead = it->dnext;
         it->onlist = 0;
         if (it->dirty && it->proxy != CL_NULLNODE) {
-            cl_aabb nf = widen(&it->box, w->margin);
+            cl_aabb nf = fat_box(w, it);
+            cl_fbox nfb = cl_fbox_from(&nf);
             it->dirty = 0;
-            it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
+            w->tver++;
+            if (bulk) {
+                w->tree.nodes[it->proxy].box = nfb;     /* ancestors fixed by the rebuild */
+            } else if (fboxes_overlap(&it->fat, &nfb)) {     /* a small step: grow the ancestors */
+                cl_tree_enlarge(&w->tree, it->proxy, &nf);
+                w->nenl++;
+                w->tchg++;
+            } else {
+                it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
+                w->tchg += 8;
+            }
+            it->fat = nfb;
+            if (!it->mon) {
+                it->mon = 1;
+                it->mnext = w->mhead;
+                w->mhead = id;
+            }
         }
+    }
+    w->dlen = 0;
+    if (bulk) {
+        tree_rebuild(w);
+        return;
+    }
+    if (w->nenl > 0 && w->nenl >= w->tree.leaves / 4) {
+        /* undo the growth; if the tree is still much worse than after the last rebuild, its
+         * leaves have drifted away from their neighbours: rebuild soon */
+        cl_tree_refit(&w->tree);
+        w->nenl = 0;
+        if (w->refcost > 0 && cl_tree_cost(&w->tree) > 1.25 * w->refcost) w->tchg += 8L * w->tree.leaves;
     }
 }
 
@@ -266,13 +354,13 @@ const cl_shape *cl_world_shape(const cl_world *w, int id) { return &w->items[id]
 
 /* ---- traversals ---- */
 
-/* Collects into w->tmp every item whose leaf box overlaps box; the count or CL_ENOMEM. */
-static int collect_box(cl_world *w, const cl_aabb *box) {
+/* Collects into w->tmp every item whose tree leaf overlaps float box *qp (leaves as they are);
+ * the count or CL_ENOMEM. */
+static int collect_fbox(cl_world *w, const cl_fbox *qp) {
     cl_tree *t = &w->tree;
     cl_stack st;
-    cl_fbox q = cl_fbox_from(box);      /* rounded outward: still conservative */
+    cl_fbox q = *qp;
     int n = 0;
-    flush_tree(w);
     if (t->root == CL_NULLNODE) return 0;
     cl_stack_init(&st);
     st.p[st.n++].node = t->root;
@@ -285,13 +373,85 @@ static int collect_box(cl_world *w, const cl_aabb *box) {
                 if (!np) { cl_stack_free(t, &st); return CL_ENOMEM; }
                 w->tmp = (int *)np;
             }
-            w->tmp[n++] = nd->child2;
-        } else if (!cl_stack_push(t, &st, nd->child2, 0) || !cl_stack_push(t, &st, nd->child1, 0)) {
+            if (!w->items[nd->child2].dirty) w->tmp[n++] = nd->child2;   /* stale leaf */
+        } else if (!SPUSH(t, &st, nd->child2, 0) || !SPUSH(t, &st, nd->child1, 0)) {
             cl_stack_free(t, &st);
             return CL_ENOMEM;
         }
     }
     cl_stack_free(t, &st);
+    return n;
+}
+
+/* Rebuilds the tree (cl_tree_rebuild: balanced, depth-first memory order) once it has changed
+ * about as much as its size since the last rebuild (so a rebuild costs O(log n) per change),
+ * then re-reads the items' leaf indices. Skipped when memory runs out (the tree stays valid). */
+static void tree_maint(cl_world *w) {
+    if (w->tree.leaves < 64 || w->tchg < 8L * w->tree.leaves) return;
+    tree_rebuild(w);
+}
+
+/* Refits the tree when more than DIRTY_MAX leaves are stale; otherwise traversals skip the
+ * stale leaves and test those few items directly (a lone mover is then never reinserted). */
+static void settle_tree(cl_world *w) {
+    if (w->dlen > DIRTY_MAX) flush_tree(w);
+    tree_maint(w);
+}
+
+static int snap_ready(cl_world *w);
+
+/* As collect_fbox over the snapshot (valid, at least two leaves): both children's boxes are
+ * tested from the parent's cache line and only overlapping inner children are pushed. */
+static int collect_snap(cl_world *w, const cl_fbox *qp) {
+    cl_tree *t = &w->tree;
+    cl_stack st;
+    const cl_wnode *wn = w->wn;
+    cl_fbox q = *qp;
+    int n = 0;
+    if (!fboxes_overlap(&t->nodes[t->root].box, &q)) return 0;
+    cl_stack_init(&st);
+    st.p[st.n++].node = 0;
+    while (st.n > 0) {
+        const cl_wnode *nd = &wn[st.p[--st.n].node];
+        int side;
+        for (side = 0; side < 2; side++) {
+            int c = nd->child[side];
+            if (!fboxes_overlap(&nd->box[side], &q)) continue;
+            if (c >= 0) {
+                if (!SPUSH(t, &st, c, 0)) { cl_stack_free(t, &st); return CL_ENOMEM; }
+            } else if (!w->items[~c].dirty) {       /* stale leaves are tested by the caller */
+                if (n >= w->tmpcap) {
+                    void *np = grow_buf(w, w->tmp, &w->tmpcap, n + 1, sizeof(int));
+                    if (!np) { cl_stack_free(t, &st); return CL_ENOMEM; }
+                    w->tmp = (int *)np;
+                }
+                w->tmp[n++] = ~c;
+            }
+        }
+    }
+    cl_stack_free(t, &st);
+    return n;
+}
+
+/* Collects into w->tmp every item whose box may overlap box (tree leaves, plus the items with
+ * stale leaves by their tight boxes); the count or CL_ENOMEM. */
+static int collect_box(cl_world *w, const cl_aabb *box) {
+    cl_fbox q = cl_fbox_from(box);      /* rounded outward: still conservative */
+    int n, i;
+    settle_tree(w);
+    n = snap_ready(w) ? collect_snap(w, &q) : collect_fbox(w, &q);
+    if (n < 0) return n;
+    for (i = w->dhead; i >= 0; i = w->items[i].dnext) {
+        const cl_item *it = &w->items[i];
+        cl_aabb tb;
+        if (!it->dirty || it->proxy == CL_NULLNODE) continue;
+        tb = widen(&it->box, 0);            /* the rounding allowance of a tree box */
+        if (!(tb.min.x <= box->max.x && tb.max.x >= box->min.x && tb.min.y <= box->max.y &&
+              tb.max.y >= box->min.y && tb.min.z <= box->max.z && tb.max.z >= box->min.z))
+            continue;
+        ENSURE(w->tmp, w->tmpcap, n + 1);
+        w->tmp[n++] = i;
+    }
     return n;
 }
 
@@ -330,6 +490,8 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
 typedef struct rayq {
     double o[3], inv[3], d[3];
     int mode[3];            /* 0: d == 0 (slab test on the origin), 1: multiply by inv, 2: divide */
+    int neg[3];             /* d < 0: the max face is entered first */
+    int fast;               /* every mode is 1: ray_fbox_fast applies */
 } rayq;
 
 /* Prepares r for ray_fbox. Tiny components divide (1/d would overflow to inf, and 0 * inf is NaN). */
@@ -340,7 +502,27 @@ static void rayq_make(rayq *q, const cl_ray *r) {
     for (k = 0; k < 3; k++) {
         q->mode[k] = q->d[k] == 0 ? 0 : fabs(q->d[k]) < 1e-290 ? 2 : 1;
         q->inv[k] = q->mode[k] == 1 ? 1 / q->d[k] : 0;
+        q->neg[k] = q->d[k] < 0;
     }
+    q->fast = q->mode[0] == 1 && q->mode[1] == 1 && q->mode[2] == 1;
+}
+
+/* ray_fbox for a ray whose direction components all use mode 1: the entry and exit faces are
+ * known from the signs, so no swaps and no per-axis mode tests (same arithmetic, same result). */
+static int ray_fbox_fast(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
+    double n0 = ((double)(q->neg[0] ? b->hi[0] : b->lo[0]) - q->o[0]) * q->inv[0];
+    double f0 = ((double)(q->neg[0] ? b->lo[0] : b->hi[0]) - q->o[0]) * q->inv[0];
+    double n1 = ((double)(q->neg[1] ? b->hi[1] : b->lo[1]) - q->o[1]) * q->inv[1];
+    double f1 = ((double)(q->neg[1] ? b->lo[1] : b->hi[1]) - q->o[1]) * q->inv[1];
+    double n2 = ((double)(q->neg[2] ? b->hi[2] : b->lo[2]) - q->o[2]) * q->inv[2];
+    double f2 = ((double)(q->neg[2] ? b->lo[2] : b->hi[2]) - q->o[2]) * q->inv[2];
+    double tmin = n0 > 0 ? n0 : 0, tmax = f0 < maxt ? f0 : maxt;
+    tmin = n1 > tmin ? n1 : tmin;
+    tmax = f1 < tmax ? f1 : tmax;
+    tmin = n2 > tmin ? n2 : tmin;
+    tmax = f2 < tmax ? f2 : tmax;
+    *tenter = tmin;
+    return tmin <= tmax;
 }
 
 /* Returns 1 and the entry distance (>= 0) when the ray meets float box b within [0, maxt]
@@ -372,6 +554,131 @@ static int ray_fbox(const rayq *q, const cl_fbox *b, double maxt, double *tenter
     return 1;
 }
 
+/* Best hit so far of a closest-hit raycast. */
+typedef struct rbest {
+    double t, seq, aftert, afterseq;
+    int found;
+} rbest;
+
+/* Tests item id against the ray and keeps it in *b and *out when it is a better hit. */
+static void ray_item(const cl_world *w, int id, const cl_ray *r, rbest *b, cl_whit *out) {
+    const cl_item *it = &w->items[id];
+    cl_hit h;
+    if (!cl_shape_raycast(&it->shape, r, b->t, &h)) return;
+    if (h.t < b->aftert || (h.t == b->aftert && it->seq <= b->afterseq)) return;
+    if (b->found && (h.t > b->t || (h.t == b->t && it->seq > b->seq))) return;
+    b->found = 1;
+    b->t = h.t;
+    b->seq = it->seq;
+    out->item = id;
+    out->t = h.t;
+    out->n = h.n;
+}
+
+/* Builds the raycast snapshot of the tree (internal nodes in depth-first order, each holding
+ * both children's boxes); CL_OK or CL_ENOMEM (no snapshot). Needs at least two leaves. */
+static int snap_build(cl_world *w) {
+    cl_tree *t = &w->tree;
+    cl_stack st;
+    int need = t->leaves - 1, k = 0;
+    if (need > w->wncap) {
+        void *blk;
+        if (w->wnblock) w->alloc(w->ud, w->wnblock, (size_t)w->wncap * sizeof(cl_wnode) + 64, 0);
+        w->wnblock = NULL;
+        w->wn = NULL;
+        w->wncap = 0;
+        blk = w->alloc(w->ud, NULL, 0, (size_t)need * sizeof(cl_wnode) + 64);
+        if (!blk) return CL_ENOMEM;
+        w->wnblock = blk;
+        w->wncap = need;
+        w->wn = (cl_wnode *)(void *)((char *)blk + (64 - (uintptr_t)blk % 64) % 64);
+    }
+    /* stack entries: tree node, and (t) the slot that gets its snapshot index: 2 * parent + side */
+    cl_stack_init(&st);
+    st.p[st.n].node = t->root;
+    st.p[st.n].t = -1;
+    st.n++;
+    while (st.n > 0) {
+        int i = st.p[--st.n].node, slot = (int)st.p[st.n].t, me = k++, side;
+        const cl_tnode *nd = &t->nodes[i];
+        cl_wnode *wn = &w->wn[me];
+        if (slot >= 0) w->wn[slot / 2].child[slot % 2] = me;
+        for (side = 0; side < 2; side++) {
+            int c = side ? nd->child2 : nd->child1;
+            wn->box[side] = t->nodes[c].box;
+            wn->child[side] = t->nodes[c].child1 == CL_NULLNODE ? ~t->nodes[c].child2 : 0;
+        }
+        wn->pad[0] = wn->pad[1] = 0;
+        if ((wn->child[1] >= 0 && !SPUSH(t, &st, nd->child2, 2.0 * me + 1)) ||
+            (wn->child[0] >= 0 && !SPUSH(t, &st, nd->child1, 2.0 * me))) {
+            cl_stack_free(t, &st);
+            return CL_ENOMEM;
+        }
+    }
+    cl_stack_free(t, &st);
+    w->wnver = w->tver;
+    return CL_OK;
+}
+
+/* Returns 1 if the snapshot is valid, building it once the tree has served about
+ * leaves / 128 + 8 traversals without changing (so its O(n) cost is amortised); 0 to walk the
+ * tree instead. Results never depend on which walk finds them. */
+static int snap_ready(cl_world *w) {
+    if (w->tree.leaves < 2) return 0;
+    if (w->wn && w->wnver == w->tver) return 1;
+    if (w->raysver != w->tver) { w->raysver = w->tver; w->wnrays = 0; }
+    if (++w->wnrays <= w->tree.leaves / 128 + 8) return 0;
+    w->wnrays = 0;
+    return snap_build(w) == CL_OK;
+}
+
+/* Closest hit over the snapshot: as cl_world_raycast's tree walk, both children of a node
+ * tested from its one cache line, leaf children tested at once. */
+static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out) {
+    cl_stack st;
+    const cl_wnode *wn = w->wn;
+    cl_stack_init(&st);
+    st.p[0].node = 0;
+    st.p[0].t = 0;
+    st.n = 1;
+    while (st.n > 0) {
+        int i;
+        st.n--;
+        if (st.p[st.n].t > b->t) continue;
+        i = st.p[st.n].node;
+        for (;;) {
+            const cl_wnode *n = &wn[i];
+            double t1, t2;
+            int c1 = n->child[0], c2 = n->child[1];
+            int h1 = q->fast ? ray_fbox_fast(q, &n->box[0], b->t, &t1) : ray_fbox(q, &n->box[0], b->t, &t1);
+            int h2 = q->fast ? ray_fbox_fast(q, &n->box[1], b->t, &t2) : ray_fbox(q, &n->box[1], b->t, &t2);
+            if (h1 && c1 < 0) {
+                if (!w->items[~c1].dirty) ray_item(w, ~c1, r, b, out);
+                h1 = 0;
+            }
+            if (h2 && c2 < 0) {
+                if (t2 <= b->t && !w->items[~c2].dirty) ray_item(w, ~c2, r, b, out);
+                h2 = 0;
+            }
+            if (h1 && t1 > b->t) h1 = 0;
+            if (h2 && t2 > b->t) h2 = 0;
+            if (h1 && h2) {
+                if (t2 < t1) { int x = c1; double y = t1; c1 = c2; c2 = x; t1 = t2; t2 = y; }
+                if (!SPUSH(&w->tree, &st, c2, t2)) { cl_stack_free(&w->tree, &st); return CL_ENOMEM; }
+                i = c1;
+            } else if (h1) {
+                i = c1;
+            } else if (h2) {
+                i = c2;
+            } else {
+                break;
+            }
+        }
+    }
+    cl_stack_free(&w->tree, &st);
+    return b->found;
+}
+
 /* Closest hit: ordered depth-first search, nearer child first. Each child's slab entry is
  * computed once (when its parent is visited) and kept on the stack with it; a subtree or leaf
  * whose fat-box entry exceeds the best t found so far is never visited (entry == best still is,
@@ -381,49 +688,45 @@ int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert, d
     cl_tree *t = &w->tree;
     cl_stack st;
     rayq q;
-    double best = maxt, bestseq = 0, te;
-    int found = 0;
-    flush_tree(w);
-    if (t->root == CL_NULLNODE) return 0;
+    rbest b;
+    double te;
+    int i;
+    b.t = maxt; b.seq = 0; b.aftert = aftert; b.afterseq = afterseq; b.found = 0;
+    settle_tree(w);
+    for (i = w->dhead; i >= 0; i = w->items[i].dnext)    /* items with stale leaves */
+        if (w->items[i].dirty && w->items[i].proxy != CL_NULLNODE) ray_item(w, i, r, &b, out);
+    if (t->root == CL_NULLNODE) return b.found;
     rayq_make(&q, r);
-    if (!ray_fbox(&q, &t->nodes[t->root].box, best, &te)) return 0;
+    if (!ray_fbox(&q, &t->nodes[t->root].box, b.t, &te)) return b.found;
+    if (snap_ready(w)) return raycast_snap(w, r, &q, &b, out);
     cl_stack_init(&st);
     st.p[0].node = t->root;
     st.p[0].t = te;
     st.n = 1;
     while (st.n > 0) {
-        int i;
         st.n--;
-        if (st.p[st.n].t > best) continue;
+        if (st.p[st.n].t > b.t) continue;
         i = st.p[st.n].node;
         for (;;) {
             const cl_tnode *nd = &t->nodes[i];
             if (nd->child1 == CL_NULLNODE) {
-                const cl_item *it = &w->items[nd->child2];
-                cl_hit h;
-                if (!cl_shape_raycast(&it->shape, r, best, &h)) break;
-                if (h.t < aftert || (h.t == aftert && it->seq <= afterseq)) break;
-                if (found && (h.t > best || (h.t == best && it->seq > bestseq))) break;
-                found = 1;
-                best = h.t;
-                bestseq = it->seq;
-                out->item = nd->child2;
-                out->t = h.t;
-                out->n = h.n;
+                if (!w->items[nd->child2].dirty) ray_item(w, nd->child2, r, &b, out);
                 break;
             } else {
                 double t1, t2;
-                int a = nd->child1, b = nd->child2;
-                int h1 = ray_fbox(&q, &t->nodes[a].box, best, &t1);
-                int h2 = ray_fbox(&q, &t->nodes[b].box, best, &t2);
+                int c1 = nd->child1, c2 = nd->child2;
+                int h1 = q.fast ? ray_fbox_fast(&q, &t->nodes[c1].box, b.t, &t1)
+                                : ray_fbox(&q, &t->nodes[c1].box, b.t, &t1);
+                int h2 = q.fast ? ray_fbox_fast(&q, &t->nodes[c2].box, b.t, &t2)
+                                : ray_fbox(&q, &t->nodes[c2].box, b.t, &t2);
                 if (h1 && h2) {
-                    if (t2 < t1) { int x = a; a = b; b = x; te = t1; t1 = t2; t2 = te; }
-                    if (!cl_stack_push(t, &st, b, t2)) goto nomem;
-                    i = a;
+                    if (t2 < t1) { int x = c1; c1 = c2; c2 = x; te = t1; t1 = t2; t2 = te; }
+                    if (!SPUSH(t, &st, c2, t2)) goto nomem;
+                    i = c1;
                 } else if (h1) {
-                    i = a;
+                    i = c1;
                 } else if (h2) {
-                    i = b;
+                    i = c2;
                 } else {
                     break;
                 }
@@ -431,7 +734,7 @@ int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert, d
         }
     }
     cl_stack_free(t, &st);
-    return found;
+    return b.found;
 nomem:
     cl_stack_free(t, &st);
     return CL_ENOMEM;
@@ -444,6 +747,7 @@ int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
     int n = 0;
     w->nhits = 0;
     flush_tree(w);
+    tree_maint(w);
     if (t->root == CL_NULLNODE) return 0;
     rayq_make(&q, r);
     cl_stack_init(&st);
@@ -464,7 +768,7 @@ int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
             w->hits[n].t = h.t;
             w->hits[n].n = h.n;
             n++;
-        } else if (!cl_stack_push(t, &st, nd->child2, 0) || !cl_stack_push(t, &st, nd->child1, 0)) {
+        } else if (!SPUSH(t, &st, nd->child2, 0) || !SPUSH(t, &st, nd->child1, 0)) {
             cl_stack_free(t, &st);
             return CL_ENOMEM;
         }
@@ -475,44 +779,140 @@ int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
     return n;
 }
 
-/* ---- pairs: sweep and prune ---- */
+/* ---- pairs: persistent candidate pairs ---- */
 
-/* Sifts entry r down the max-heap a[0..n-1] ordered by lo x. */
-static void sap_sift(cl_sapent *a, int r, int n) {
+/* Returns the home slot of pair (a, b) in a hash of mask + 1 slots. */
+static unsigned phash(int a, int b, unsigned mask) {
+    unsigned h = (unsigned)a * 0x9E3779B1u ^ ((unsigned)b * 0x85EBCA77u + 0x165667B1u);
+    h ^= h >> 15;
+    return h & mask;
+}
+
+/* Returns the hash slot holding pair (a, b), or the empty slot where it would go. */
+static int ph_find(const cl_world *w, int a, int b) {
+    unsigned mask = (unsigned)w->phcap - 1, h = phash(a, b, mask);
     for (;;) {
-        int c = 2 * r + 1;
-        cl_sapent x;
-        if (c >= n) return;
-        if (c + 1 < n && a[c].lo[0] < a[c + 1].lo[0]) c++;
-        if (!(a[r].lo[0] < a[c].lo[0])) return;
-        x = a[r]; a[r] = a[c]; a[c] = x;
-        r = c;
+        int k = w->ph[h];
+        if (k < 0 || (w->cp[k].a == a && w->cp[k].b == b)) return (int)h;
+        h = (h + 1) & mask;
     }
 }
 
-/* Sorts the entries by lo x: insertion sort (near O(n) when the order barely changed since the
- * last call, the usual case between frames), falling back to heap sort when it has done more
- * than 8n + 64 moves. Equal keys may end in any order; the result does not depend on it. */
-static void sap_sort(cl_sapent *a, int n) {
-    long moves = 0, budget = 8L * n + 64;
-    int i, j;
-    for (i = 1; i < n; i++) {
-        cl_sapent x;
-        if (!(a[i].lo[0] < a[i - 1].lo[0])) continue;
-        x = a[i];
-        for (j = i; j > 0 && x.lo[0] < a[j - 1].lo[0]; j--) a[j] = a[j - 1];
-        a[j] = x;
-        moves += i - j;
-        if (moves > budget) break;
+/* Empties hash slot h, shifting later entries of its probe run back (linear probing). */
+static void ph_erase(cl_world *w, unsigned h) {
+    unsigned mask = (unsigned)w->phcap - 1, j = h;
+    for (;;) {
+        int k;
+        unsigned home;
+        j = (j + 1) & mask;
+        k = w->ph[j];
+        if (k < 0) break;
+        home = phash(w->cp[k].a, w->cp[k].b, mask);
+        /* entry k may fill slot h unless its home lies cyclically in (h, j] */
+        if ((j > h && (home <= h || home > j)) || (j < h && home <= h && home > j)) {
+            w->ph[h] = k;
+            h = j;
+        }
     }
-    if (i >= n) return;
-    for (i = n / 2 - 1; i >= 0; i--) sap_sift(a, i, n);
-    for (i = n - 1; i > 0; i--) {
-        cl_sapent x = a[0];
-        a[0] = a[i];
-        a[i] = x;
-        sap_sift(a, 0, i);
+    w->ph[h] = -1;
+}
+
+/* Rebuilds the hash with room for need pairs at load <= 1/2; CL_OK or CL_ENOMEM (unchanged). */
+static int ph_rehash(cl_world *w, int need) {
+    int cap = 64, i;
+    int *np;
+    while (cap < 2 * need) {
+        if (cap > (1 << 28)) return CL_ENOMEM;
+        cap *= 2;
     }
+    if (cap <= w->phcap) return CL_OK;
+    np = (int *)w->alloc(w->ud, NULL, 0, (size_t)cap * sizeof(int));
+    if (!np) return CL_ENOMEM;
+    free_buf(w, w->ph, w->phcap, sizeof(int));
+    w->ph = np;
+    w->phcap = cap;
+    for (i = 0; i < cap; i++) np[i] = -1;
+    for (i = 0; i < w->ncp; i++) w->ph[ph_find(w, w->cp[i].a, w->cp[i].b)] = i;
+    return CL_OK;
+}
+
+/* Drops candidate pair k (moves the last pair into its place). */
+static void cp_drop(cl_world *w, int k) {
+    int last = --w->ncp;
+    ph_erase(w, (unsigned)ph_find(w, w->cp[k].a, w->cp[k].b));
+    if (k != last) {
+        w->cp[k] = w->cp[last];
+        w->ph[ph_find(w, w->cp[k].a, w->cp[k].b)] = k;
+    }
+}
+
+/* Adds candidate pair (x, y) unless present; CL_OK or CL_ENOMEM (set unchanged). */
+static int cp_add(cl_world *w, int x, int y) {
+    int a = x < y ? x : y, b = x < y ? y : x, h;
+    if (2 * (w->ncp + 1) > w->phcap && ph_rehash(w, w->ncp + 1) != CL_OK) return CL_ENOMEM;
+    h = ph_find(w, a, b);
+    if (w->ph[h] >= 0) return CL_OK;
+    ENSURE(w->cp, w->cpcap, w->ncp + 1);
+    w->cp[w->ncp].a = a;
+    w->cp[w->ncp].b = b;
+    w->cp[w->ncp].ga = w->items[a].gen;
+    w->cp[w->ncp].gb = w->items[b].gen;
+    w->ph[h] = w->ncp++;
+    return CL_OK;
+}
+
+/* Adds a candidate pair for every item whose fat box overlaps the fat box of m; CL_OK or
+ * CL_ENOMEM. */
+static int cp_query(cl_world *w, int m) {
+    int n = collect_fbox(w, &w->items[m].fat), i;
+    if (n < 0) return n;
+    for (i = 0; i < n; i++)
+        if (w->tmp[i] != m && cp_add(w, m, w->tmp[i]) != CL_OK) return CL_ENOMEM;
+    return CL_OK;
+}
+
+/* Brings the candidate set up to date: drops pairs of removed items, adds the pairs of every
+ * item whose fat box changed (or of all items when the cache is invalid). On failure the
+ * cache is marked invalid (rebuilt by the next call) and CL_ENOMEM returned. */
+static int cp_refresh(cl_world *w) {
+    int i, id;
+    flush_tree(w);
+    tree_maint(w);
+    if (w->pfull) {
+        w->ncp = 0;
+        for (i = 0; i < w->phcap; i++) w->ph[i] = -1;
+        while (w->mhead >= 0) {         /* everything is queried below */
+            w->items[w->mhead].mon = 0;
+            w->mhead = w->items[w->mhead].mnext;
+        }
+        w->ppurge = 0;
+        for (id = w->head; id >= 0; id = w->items[id].next)
+            if (cp_query(w, id) != CL_OK) return CL_ENOMEM;
+        w->pfull = 0;
+        return CL_OK;
+    }
+    if (w->ppurge) {
+        for (i = 0; i < w->ncp;) {
+            const cl_cpair *c = &w->cp[i];
+            if (w->items[c->a].proxy == CL_NULLNODE || w->items[c->a].gen != c->ga ||
+                w->items[c->b].proxy == CL_NULLNODE || w->items[c->b].gen != c->gb)
+                cp_drop(w, i);
+            else
+                i++;
+        }
+        w->ppurge = 0;
+    }
+    while (w->mhead >= 0) {
+        cl_item *it = &w->items[w->mhead];
+        id = w->mhead;
+        w->mhead = it->mnext;
+        it->mon = 0;
+        if (it->proxy != CL_NULLNODE && cp_query(w, id) != CL_OK) {
+            w->pfull = 1;
+            return CL_ENOMEM;
+        }
+    }
+    return CL_OK;
 }
 
 /* Returns 1 if pair x comes before pair y: by add order of a, then of b. */
@@ -545,72 +945,31 @@ static void pair_sort(cl_wpair *a, int n) {
     }
 }
 
-/* Brings the sweep-and-prune array in line with the live items: drops entries of removed
- * items, appends entries for items added since (in add order), refreshes every box from ibox
- * and sorts by lo x. CL_OK or CL_ENOMEM (nothing changed). */
-static int sap_refresh(cl_world *w) {
-    int i, k;
-    cl_sapent *e;
-    if (w->sapstale) {
-        ENSURE(w->sap, w->sapcap, w->count > 0 ? w->count : 1);
-        for (i = k = 0; i < w->sapn; i++) {
-            const cl_item *it = &w->items[w->sap[i].item];
-            if (it->proxy != CL_NULLNODE && it->insap && it->gen == w->sap[i].gen) w->sap[k++] = w->sap[i];
-        }
-        for (i = w->head; i >= 0; i = w->items[i].next) {
-            cl_item *it = &w->items[i];
-            if (it->insap) continue;
-            it->insap = 1;
-            w->sap[k].item = i;
-            w->sap[k].gen = it->gen;
-            k++;
-        }
-        w->sapn = k;
-        w->sapstale = 0;
-    }
-    e = w->sap;
-    for (i = 0; i < w->sapn; i++) {
-        const cl_fbox *b = &w->ibox[e[i].item];
-        e[i].lo[0] = b->lo[0]; e[i].lo[1] = b->lo[1]; e[i].lo[2] = b->lo[2];
-        e[i].hi[0] = b->hi[0]; e[i].hi[1] = b->hi[1]; e[i].hi[2] = b->hi[2];
-    }
-    sap_sort(e, w->sapn);
-    return CL_OK;
-}
-
-/* Pairs: sweep and prune along x over the persistent sorted array of tight item boxes (floats
- * rounded outward, so no overlapping pair is missed), the exact narrowphase on every candidate,
- * then a sort by (order a, order b). The tree is not used. The inner loop only gathers the
- * candidates of entry i (branch-free, no call, so its bounds stay in registers); the
- * narrowphase runs on them afterwards. */
+/* Pairs (Box2D's scheme): a persistent set of candidate pairs whose fat tree boxes overlap,
+ * updated only for items whose fat box changed; each call drops the candidates whose fat
+ * boxes no longer overlap, runs the exact narrowphase on the rest and sorts the pairs by
+ * (order a, order b). Every overlapping pair is a candidate: shapes lie inside their fat
+ * boxes, and two fat boxes can only start to overlap when one of them changes, which queues
+ * its item for a tree query. */
 int cl_world_pairs(cl_world *w) {
-    int i, j, k, np = 0, n;
-    const cl_sapent *e;
-    int *cand;
+    int i, np = 0;
     w->nres = 0;
-    if (sap_refresh(w) != CL_OK) return CL_ENOMEM;
-    e = w->sap;
-    n = w->sapn;
-    ENSURE(w->tmp, w->tmpcap, n + 1);
-    cand = w->tmp;
-    for (i = 0; i < n; i++) {
-        const float hx = e[i].hi[0], ly = e[i].lo[1], hy = e[i].hi[1], lz = e[i].lo[2], hz = e[i].hi[2];
-        int nc = 0;
-        for (j = i + 1; j < n && e[j].lo[0] <= hx; j++) {
-            cand[nc] = j;
-            nc += (e[j].lo[1] <= hy) & (e[j].hi[1] >= ly) & (e[j].lo[2] <= hz) & (e[j].hi[2] >= lz);
+    if (cp_refresh(w) != CL_OK) return CL_ENOMEM;
+    ENSURE(w->pr, w->prcap, w->ncp > 0 ? w->ncp : 1);
+    for (i = 0; i < w->ncp;) {
+        const cl_cpair *c = &w->cp[i];
+        const cl_item *x = &w->items[c->a], *y = &w->items[c->b];
+        if (!fboxes_overlap(&x->fat, &y->fat)) {
+            cp_drop(w, i);
+            continue;
         }
-        for (k = 0; k < nc; k++) {
-            int a = e[i].item, b = e[cand[k]].item;
-            const cl_item *x = &w->items[a], *y = &w->items[b];
-            cl_wpair *pp;
-            if (!cl_shape_overlaps(&x->shape, &y->shape)) continue;
-            ENSURE(w->pr, w->prcap, np + 1);
-            pp = &w->pr[np++];
+        i++;
+        if (cl_shape_overlaps(&x->shape, &y->shape)) {
+            cl_wpair *pp = &w->pr[np++];
             if (x->seq < y->seq) {
-                pp->sa = x->seq; pp->sb = y->seq; pp->a = a; pp->b = b;
+                pp->sa = x->seq; pp->sb = y->seq; pp->a = c->a; pp->b = c->b;
             } else {
-                pp->sa = y->seq; pp->sb = x->seq; pp->a = b; pp->b = a;
+                pp->sa = y->seq; pp->sb = x->seq; pp->a = c->b; pp->b = c->a;
             }
         }
     }
@@ -801,29 +1160,57 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                   cl_vec3 *actual) {
     cl_shape cur = w->items[id].shape;
     cl_vec3 rem = d, p0, p1;
-    int leg;
+    cl_aabb qb = w->items[id].box;      /* set by the first query (nq < 0 until then) */
+    int leg, nq = -1;
     w->ncols = 0;
     for (leg = 0; leg < MAX_LEGS; leg++) {
         cl_aabb q;
-        int n, i, k = 0, blk = -1;
+        int n, i, j, k = 0, nt = 0, blk = -1;
         cl_resp resp = CL_RESP_SLIDE;
         double tb = 1;
         if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
         q = swept_box(&cur, rem);
-        n = collect_box(w, &q);
-        if (n < 0) return n;
-        ENSURE(w->mc, w->mccap, n);
-        for (i = 0; i < n; i++) {
-            int o = w->tmp[i];
+        if (nq < 0 || !aabb_inside(&q, &qb)) {
+            /* a leg whose swept box lies inside the last query's box (a slide along an axis
+             * normal: the usual case) reuses its candidates, kept in add order in w->mq (a
+             * filter may run queries of its own, which reuse w->tmp) */
+            n = collect_box(w, &q);
+            if (n < 0) return n;
+            ENSURE(w->mq, w->mqcap, n);
+            memcpy(w->mq, w->tmp, (size_t)n * sizeof(int));
+            if (n > 64) sort_elems(w->mq, n, sizeof(int), less_id, w);
+            else for (i = 1; i < n; i++) {      /* few: insertion sort by add order, inline */
+                int x = w->mq[i];
+                double sx = w->items[x].seq;
+                for (j = i; j > 0 && sx < w->items[w->mq[j - 1]].seq; j--) w->mq[j] = w->mq[j - 1];
+                w->mq[j] = x;
+            }
+            nq = n;
+            qb = q;
+        }
+        ENSURE(w->mc, w->mccap, 2 * nq);
+        /* sweeps into the upper half in add order, then touching candidates first (stable),
+         * then those by t (ties keep add order): the order less_mc defines */
+        for (i = 0; i < nq; i++) {
+            int o = w->mq[i];
             cl_mcand *m;
             if (o == id || was_crossed(w, o)) continue;
-            m = &w->mc[k++];
+            m = &w->mc[nq + k++];
             m->item = o;
             m->flags = 0;
             m->s = cl_sweep_shapes(&cur, rem, &w->items[o].shape);
+            nt += m->s.state == CL_TOI_TOUCHING;
+        }
+        for (i = 0, j = nt, n = 0; n < k; n++) {
+            const cl_mcand *m = &w->mc[nq + n];
+            w->mc[m->s.state == CL_TOI_TOUCHING ? i++ : j++] = *m;
+        }
+        for (i = 1; i < nt; i++) {
+            cl_mcand x = w->mc[i];
+            for (j = i; j > 0 && x.s.t < w->mc[j - 1].s.t; j--) w->mc[j] = w->mc[j - 1];
+            w->mc[j] = x;
         }
         w->nmc = k;
-        sort_elems(w->mc, k, sizeof(cl_mcand), less_mc, w);
         for (i = 0; i < k && w->mc[i].s.state == CL_TOI_TOUCHING; i++) {
             cl_resp r = respond ? respond(ctx, id, w->mc[i].item) : CL_RESP_SLIDE;
             if (r == CL_RESP_IGNORE) { w->mc[i].flags |= MC_IGNORED; continue; }

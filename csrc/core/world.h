@@ -3,7 +3,9 @@
  * given to cl_world_init; never raises; functions that may allocate return CL_ENOMEM and leave
  * the world as it was. Result lists live in buffers owned by the world and stay valid until
  * the next call of the same kind. Order: lists by add order (sequence number); hits by t, then
- * add order. */
+ * add order. Internals that keep repeated calls cheap: a few items updated out of their fat
+ * boxes stay off the tree (traversals test them directly); pairs keep a persistent candidate
+ * set; a tree left unchanged gets a read-only 64-byte-node snapshot for queries and rays. */
 #ifndef CL_WORLD_H
 #define CL_WORLD_H
 
@@ -16,18 +18,19 @@ typedef struct cl_item {
     double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
     int proxy;                  /* tree leaf */
     int prev, next;             /* list of live items in add order */
-    int gen;                    /* bumped by every add into this slot (sweep-and-prune entries) */
-    int insap;                  /* 1 once the item has a sweep-and-prune entry */
-    int dirty;                  /* 1 when the tree leaf must be refitted before the next tree use */
+    cl_fbox fat;                /* copy of the tree leaf's box (fat box) */
+    cl_vec3 vel;                /* displacement of the last update (predictive fattening) */
+    int gen;                    /* bumped by every add into this slot (cached pairs) */
+    int dirty;                  /* 1 when the tree leaf is stale (shape left its fat box) */
     int onlist, dnext;          /* on the dirty list; its link */
+    int mon, mnext;             /* on the list of fat boxes changed since the last pairs; link */
 } cl_item;
 
-/// Sweep-and-prune entry (pairs): an item's box as floats rounded outward, the item and the
-/// slot generation it was made for (a stale entry of a removed item no longer matches).
-typedef struct cl_sapent {
-    float lo[3], hi[3];
-    int item, gen;
-} cl_sapent;
+/// Cached candidate pair (pairs): two items whose fat boxes overlapped when last checked,
+/// a < b by id, with the slot generations they were made for (a removed item's pairs go stale).
+typedef struct cl_cpair {
+    int a, b, ga, gb;
+} cl_cpair;
 
 /// A found pair with the add orders of its items (sorting key).
 typedef struct cl_wpair {
@@ -66,6 +69,15 @@ typedef struct cl_sweep {
     cl_vec3 n;                  /* unit, out of the static shape toward the mover */
 } cl_sweep;
 
+/* internal: node of the read-only raycast snapshot (64 bytes, one cache line): the boxes of
+ * both children, so a visit tests both from one line. Child >= 0: snapshot node; < 0: the
+ * leaf of item ~child. */
+typedef struct cl_wnode {
+    cl_fbox box[2];
+    int child[2];
+    int pad[2];
+} cl_wnode;
+
 /* internal: move candidate */
 typedef struct cl_mcand {
     int item;
@@ -84,13 +96,24 @@ typedef struct cl_world {
     int *tmp; int tmpcap;
     cl_whit *hits; int hitcap, nhits;
     cl_mcand *mc; int mccap, nmc;
+    int *mq; int mqcap;                 /* move: candidates of the last tree query, add order */
     cl_col *cols; int colcap, ncols;
-    /* pairs: persistent sweep-and-prune array kept sorted by lo x across calls */
-    cl_fbox *ibox; int iboxcap;         /* per item slot: tight box as floats, rounded outward */
-    cl_sapent *sap; int sapcap, sapn;
-    int sapstale;                       /* items added or removed since the last pairs */
+    /* pairs: persistent set of candidate pairs (fat boxes overlap), updated from the items
+     * whose fat box changed since the last call (Box2D's move buffer) */
+    cl_cpair *cp; int cpcap, ncp;       /* the candidate pairs */
+    int *ph; int phcap;                 /* open-addressing hash of cp indices (-1 empty) */
+    int mhead;                          /* items whose fat box changed since the last pairs */
+    int pfull;                          /* the cache is invalid: rebuild from every item */
+    int ppurge;                         /* items were removed since the last pairs */
     cl_wpair *pr; int prcap;
-    int dhead;                          /* deferred leaf refits (items whose shape left the fat box) */
+    int dhead, dlen;                    /* deferred leaf refits (items whose shape left the fat box) */
+    int nenl;                           /* leaves enlarged in place since the last tree refit */
+    cl_wnode *wn; void *wnblock; int wncap; /* raycast snapshot (wn: wnblock aligned to 64) */
+    long tver, wnver;                   /* tree version (bumped by every change), snapshot's */
+    long raysver, wnrays;               /* rays cast since the tree reached version raysver */
+    double refcost;                     /* cl_tree_cost after the last rebuild (0: none yet) */
+    long tchg;                          /* tree changes since the last rebuild (8 per insert,
+                                           remove or reinsert, 1 per enlargement) */
     cl_alloc alloc;
     void *ud;
 } cl_world;

@@ -1,5 +1,6 @@
 /* Benchmark of the World core: closest-hit raycast among 100,000 random boxes (dense and sparse)
- * and all overlapping pairs among 10,000 boxes that all move a little every frame.
+ * and all overlapping pairs among 10,000 boxes that all move a little every frame, and moves of
+ * one box among 2,000 grid boxes.
  * Build and run (from the repository root):
  *   cc -std=c99 -O2 -Wall -Wextra -pedantic -Werror -Icsrc/core -o build/bench-world
  *      csrc/test/bench_world.c $(ls csrc/core/[a-z]*.c) -lm && ./build/bench-world
@@ -36,10 +37,10 @@ static cl_vec3 rndball(double len) {
     }
 }
 
-/* Returns the monotonic time in seconds. */
+/* Returns the CPU time of this process in seconds (steadier than wall time on a loaded machine). */
 static double now(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -129,9 +130,58 @@ static void bench_pairs(void) {
     cl_world_free(&w);
 }
 
+/* world:move of a 0.8 x 0.8 x 1 box among 2,000 unit boxes on a 100 x 100 grid (walls of
+ * touching tiles plus random tiles), steps uniform in [-4, 4] on x and y (like bench/world.lua);
+ * prints the median us/move over 7 runs of 20,000 moves. */
+static void bench_move(void) {
+    cl_world w;
+    static unsigned char cell[100][100];
+    double runs[7];
+    int i, j, k, n = 0, p;
+    cl_vec3 act;
+    cl_world_init(&w, 0.1, balloc, NULL);
+    for (i = 0; i < 100; i++)
+        for (j = 0; j < 100; j++)
+            if (i == 0 || j == 0 || i == 99 || j == 99) cell[i][j] = 1;
+    for (i = 0; i < 100; i++)
+        for (j = 0; j < 100; j++) n += cell[i][j];
+    while (n < 2000) {
+        i = 1 + (int)(rnd() * 98);
+        j = 1 + (int)(rnd() * 98);
+        if (cell[i][j] || (i == 50 && j == 50)) continue;
+        cell[i][j] = 1;
+        n++;
+    }
+    for (i = 0; i < 100; i++)
+        for (j = 0; j < 100; j++)
+            if (cell[i][j]) {
+                cl_shape s;
+                s.kind = CL_AABB;
+                s.u.aabb.min = cl_v3(i, j, 0);
+                s.u.aabb.max = cl_v3(i + 1, j + 1, 1);
+                cl_world_add(&w, &s);
+            }
+    {
+        cl_shape s;
+        s.kind = CL_AABB;
+        s.u.aabb.min = cl_v3(50.1, 50.1, 0);
+        s.u.aabb.max = cl_v3(50.9, 50.9, 1);
+        p = cl_world_add(&w, &s);
+    }
+    for (k = 0; k < 7; k++) {
+        double t0 = now();
+        for (i = 0; i < 20000; i++)
+            cl_world_move(&w, p, cl_v3((rnd() - 0.5) * 8, (rnd() - 0.5) * 8, 0), NULL, NULL, 1, &act);
+        runs[k] = (now() - t0) * 1e6 / 20000;
+    }
+    printf("move among 2000 grid boxes: %.3f us/move median of 7x20000\n", median(runs, 7));
+    cl_world_free(&w);
+}
+
 int main(void) {
-    bench_raycast(200);
-    bench_raycast(1000);
-    bench_pairs();
+    if (!getenv("NOMOVE")) bench_move();
+    if (!getenv("NORAY")) bench_raycast(200);
+    if (!getenv("NORAY")) bench_raycast(1000);
+    if (!getenv("NOPAIRS")) bench_pairs();
     return 0;
 }

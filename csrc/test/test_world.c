@@ -197,13 +197,20 @@ static int slotof(int id) {
 
 static void test_differential(void) {
     cl_world w;
-    int op, i, bad_q = 0, bad_p = 0, bad_r = 0, bad_ra = 0, bad_pairs = 0, bad_s = 0;
+    int op, i, bad_q = 0, bad_p = 0, bad_r = 0, bad_ra = 0, bad_pairs = 0, bad_s = 0, bad_v = 0;
+    int snapped = 0, stale = 0;
     double seq = 0;
     cl_world_init(&w, 0.1, talloc, NULL);
     memset(alive, 0, sizeof alive);
-    for (op = 0; op < 12000; op++) {
+    for (op = 0; op < 16000; op++) {
         double k = rnd();
         int slot = (int)(rnd() * NMAX);
+        /* every other block of 500 operations is mostly queries, so the read-only snapshot
+         * gets built and used, with a few items updated out of their fat boxes (stale leaves) */
+        if ((op / 500) % 2 == 1 && k < 0.5 && rnd() < 0.95) k = 0.5 + 0.5 * rnd();
+        if (w.wn && w.wnver == w.tver) snapped++;
+        if (w.dhead >= 0 && w.wn && w.wnver == w.tver) stale++;
+        if (op % 1000 == 999 && !cl_tree_validate(&w.tree)) bad_v++;
         if (k < 0.3) {
             if (!alive[slot]) {
                 shapes[slot] = randshape(40);
@@ -305,8 +312,51 @@ static void test_differential(void) {
     ENSURE(bad_ra == 0, "raycastall finds every hit, sorted by t then add order");
     ENSURE(bad_pairs == 0, "pairs equals brute force in (order a, order b)");
     ENSURE(bad_s == 0, "sweep equals brute force over cl_sweep_shapes");
-    ENSURE(cl_tree_validate(&w.tree), "tree invariants hold after the random sequence");
+    ENSURE(cl_tree_validate(&w.tree) && bad_v == 0, "tree invariants hold during and after the random sequence");
+    printf("snapshot valid before %d ops, with stale leaves %d\n", snapped, stale);
+    ENSURE(snapped > 1000 && stale > 20, "queries ran over the snapshot, also with stale leaves pending");
     (void)slotof;
+    cl_world_free(&w);
+}
+
+/* ---- bulk updates: most items moved far between two traversals (tree rebuilt in bulk) ---- */
+static void test_bulk(void) {
+    cl_world w;
+    static cl_shape sh[500];
+    int ids[500], i, round, bad = 0, rebuilt = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 500; i++) {
+        double x = rnd() * 30, y = rnd() * 30, z = rnd() * 30;
+        sh[i] = mkaabb(x, y, z, x + 1 + rnd(), y + 1 + rnd(), z + 1 + rnd());
+        ids[i] = cl_world_add(&w, &sh[i]);
+    }
+    for (round = 0; round < 6; round++) {
+        int np, m = 0, a, b, n;
+        cl_shape q = mkaabb(10, 10, 10, 20, 20, 20);
+        long v = w.tver;
+        for (i = 0; i < 500; i++) {
+            if (round % 2 == 1 && i % 3 == 0) continue;    /* odd rounds: two thirds move */
+            cl_shape_translate(&sh[i], cl_v3(grid(-8, 8), grid(-8, 8), grid(-8, 8)));
+            cl_world_update(&w, ids[i], &sh[i]);
+        }
+        np = round % 3 == 2 ? cl_world_query(&w, &q) : cl_world_pairs(&w);
+        rebuilt += w.tver != v && w.refcost > 0;
+        if (round % 3 == 2) {
+            for (i = 0; i < 500; i++) m += cl_shape_overlaps(&q, &sh[i]);
+            if (np != m) bad++;
+            n = cl_world_pairs(&w);
+            np = n;
+            m = 0;
+        }
+        for (a = 0; a < 500; a++)
+            for (b = a + 1; b < 500; b++) {
+                if (!cl_shape_overlaps(&sh[a], &sh[b])) continue;
+                if (m >= np || w.res[2 * m] != ids[a] || w.res[2 * m + 1] != ids[b]) bad++;
+                m++;
+            }
+        if (m != np || !cl_tree_validate(&w.tree)) bad++;
+    }
+    ENSURE(bad == 0 && rebuilt > 0, "moving most items far at once (bulk rebuild) keeps queries and pairs exact");
     cl_world_free(&w);
 }
 
@@ -464,6 +514,27 @@ static void test_nomem(void) {
             fail_after = -1;
             if (n < 0 && n != CL_ENOMEM) ok = 0;
         }
+        if (i % 11 == 0) {
+            /* pairs failing part way (the cache is then rebuilt) and raycasts (snapshot) */
+            cl_ray r;
+            cl_whit h;
+            int n;
+            fail_after = (long)(rnd() * 4);
+            n = cl_world_pairs(&w);
+            if (n < 0 && n != CL_ENOMEM) ok = 0;
+            cl_ray_make(&r, cl_v3(rnd() * 30, rnd() * 30, rnd() * 30), cl_v3(rnd() - 0.5, 1, 0.25));
+            n = cl_world_raycast(&w, &r, HUGE_VAL, -1, -1, &h);
+            if (n < 0 && n != CL_ENOMEM) ok = 0;
+            fail_after = -1;
+        }
+        if (i % 300 == 299) {
+            int a, b, m = 0, np = cl_world_pairs(&w);
+            for (a = w.head; a >= 0; a = w.items[a].next)
+                for (b = w.items[a].next; b >= 0; b = w.items[b].next)
+                    m += cl_shape_overlaps(&w.items[a].shape, &w.items[b].shape);
+            if (np != m) { ok = 0; printf("pairs after failures: %d vs %d\n", np, m); }
+            if (!cl_tree_validate(&w.tree)) { ok = 0; printf("validate\n"); }
+        }
     }
     printf("nomem fails %d ok %d\n", fails, ok);
     ENSURE(fails > 0 && ok, "allocation failures leave the world consistent and report CL_ENOMEM");
@@ -543,6 +614,7 @@ int main(void) {
     test_fbox();
     test_sweeps();
     test_differential();
+    test_bulk();
     test_move();
     test_nomem();
     bench();
