@@ -1,5 +1,7 @@
 /* collide Lua binding: the free functions toi, closestonsegment, reflect and pointinpolygon. */
+#include <limits.h>
 #include <math.h>
+#include <string.h>
 
 #include "bind.h"
 
@@ -57,22 +59,36 @@ static int f_reflect(lua_State *L) {
 }
 
 /* collide.pointinpolygon(poly, x, y) -> boolean; poly = {x1,y1, x2,y2, ...}, at least 3 vertices,
- * read with raw access. Even-odd crossing test; points on an edge or vertex are inside. */
+ * read with raw access. Even-odd crossing test; points on an edge or vertex are inside.
+ * The length is the table's border (#), which a sparse table can make huge without holding the
+ * coordinates: lengths above INT_MAX (or whose byte size overflows size_t) are rejected, and the
+ * buffer grows as coordinates are actually read (a missing one errors before anything large is
+ * allocated), never from the border up front. Indices stay <= INT_MAX, so int works everywhere. */
 static int f_pointinpolygon(lua_State *L) {
     double stackbuf[2 * POLY_STACK_VERTICES];
     double *xy = stackbuf;
     double x, y;
-    size_t len, i;
+    size_t len, i, cap = 2 * POLY_STACK_VERTICES;
     if (lua_type(L, 1) != LUA_TTABLE) return cl_typeerror(L, 1, "pointinpolygon", "table");
     x = cl_checkfinite(L, 2, "pointinpolygon");
     y = cl_checkfinite(L, 3, "pointinpolygon");
     len = (size_t)lua_rawlen(L, 1);
     if (len < 6) return cl_argerror(L, 1, "pointinpolygon", "polygon has fewer than 3 vertices");
+    if (len > (size_t)INT_MAX || len > (size_t)-1 / sizeof(double))
+        return cl_argerror(L, 1, "pointinpolygon", "polygon is too large");
     if (len % 2 != 0) return cl_argerror(L, 1, "pointinpolygon", "polygon has an odd number of coordinates");
-    if (len > 2 * POLY_STACK_VERTICES) xy = (double *)cl_newuserdata(L, len * sizeof(double));
+    lua_settop(L, 3);  /* slot 4 holds the heap buffer once the stack one is full */
     /* coordinates are fetched POLY_BATCH at a time and popped together (2 API calls each, not 3) */
     for (i = 0; i < len; i += POLY_BATCH) {
         size_t n = len - i < POLY_BATCH ? len - i : POLY_BATCH, j;
+        if (i + n > cap) {  /* grow geometrically, never past len: at most twice what was read */
+            size_t ncap = cap < len / 2 ? 2 * cap : len;
+            double *nxy = (double *)cl_newuserdata(L, ncap * sizeof(double));
+            memcpy(nxy, xy, i * sizeof(double));
+            if (xy == stackbuf) lua_settop(L, 4); else lua_replace(L, 4);
+            xy = nxy;
+            cap = ncap;
+        }
         for (j = 0; j < n; j++) lua_rawgeti(L, 1, (int)(i + j + 1));
         for (j = 0; j < n; j++) {
             int isnum;

@@ -24,21 +24,27 @@ cl_vec3 cl_ray_at(const cl_ray *r, double t)
 /// 1 and t >= 0 where the ray meets the plane (0 if the origin is on it); 0 if parallel or behind.
 int cl_ray_plane(const cl_ray *r, cl_vec3 n, double d, double *t)
 {
-    cl_vec3 ns;
-    double d8, s, v, q;
-    if (!cl_plane_scale(n, d, &ns, &d8)) {  /* zero normal: every point or no point is on it */
-        if (d != 0) return 0;
+    cl_vec3 ns, o;
+    double ds, s, v, q;
+    int pk;
+    if (!cl_plane_scale(n, d, cl_maxabs3(r->o.x, r->o.y, r->o.z), 0, &ns, &ds, &pk)) {
+        if (d != 0) return 0;  /* zero normal: every point or no point is on it */
         *t = 0;
         return 1;
     }
-    /* s = value at the origin, /8 to stay finite; power-of-two scaling keeps it exact */
-    s = ns.x * (r->o.x * 0.125) + ns.y * (r->o.y * 0.125) + ns.z * (r->o.z * 0.125) + d8;
+    /* s = (n.o + d) * 2^K, its largest term near 1: no overflow, tiny coordinates keep their sign */
+    o = cl_vscale2(r->o, pk);
+    s = ns.x * o.x + ns.y * o.y + ns.z * o.z + ds;
     if (s == 0) { *t = 0; return 1; }
     v = cl_dot(ns, r->d);
     if (v == 0) return 0;
     q = -s / v;
     if (!(q >= 0)) return 0;
-    *t = q * 8.0 + 0.0;  /* may overflow to +inf only when the true distance exceeds DBL_MAX */
+    if (isfinite(q)) {
+        *t = cl_scale2(q, -pk) + 0.0;  /* t = q / 2^pk; +inf only when the true distance exceeds DBL_MAX */
+    } else {                           /* v is tiny: divide a scaled-down s */
+        *t = cl_scale2((-s * 0x1p-200) / v, 200 - pk) + 0.0;
+    }
     return 1;
 }
 
@@ -69,13 +75,17 @@ cl_vec3 cl_aabb_closest(const cl_aabb *b, cl_vec3 p)
 int cl_aabb_plane(const cl_aabb *b, cl_vec3 n, double d)
 {
     cl_vec3 ns, lo, hi;
-    double d8, slo, shi;
-    if (!cl_plane_scale(n, d, &ns, &d8)) return cl_sign(d);
+    double ds, slo, shi, mp = cl_maxabs3(b->min.x, b->min.y, b->min.z), m2 = cl_maxabs3(b->max.x, b->max.y, b->max.z);
+    int pk;
+    if (m2 > mp) mp = m2;
+    if (!cl_plane_scale(n, d, mp, 1016, &ns, &ds, &pk)) return cl_sign(d);
     lo.x = ns.x >= 0 ? b->min.x : b->max.x;  hi.x = ns.x >= 0 ? b->max.x : b->min.x;
     lo.y = ns.y >= 0 ? b->min.y : b->max.y;  hi.y = ns.y >= 0 ? b->max.y : b->min.y;
     lo.z = ns.z >= 0 ? b->min.z : b->max.z;  hi.z = ns.z >= 0 ? b->max.z : b->min.z;
-    slo = ns.x * (lo.x * 0.125) + ns.y * (lo.y * 0.125) + ns.z * (lo.z * 0.125) + d8;
-    shi = ns.x * (hi.x * 0.125) + ns.y * (hi.y * 0.125) + ns.z * (hi.z * 0.125) + d8;
+    lo = cl_vscale2(lo, pk);
+    hi = cl_vscale2(hi, pk);
+    slo = ns.x * lo.x + ns.y * lo.y + ns.z * lo.z + ds;
+    shi = ns.x * hi.x + ns.y * hi.y + ns.z * hi.z + ds;
     if (slo > 0) return 1;
     if (shi < 0) return -1;
     return 0;

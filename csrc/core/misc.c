@@ -65,12 +65,21 @@ cl_vec3 cl_closest_on_segment(cl_vec3 p, cl_vec3 a, cl_vec3 b, double *s)
     if (!cl_vfinite(ab) || !cl_vfinite(ap) || !isfinite(num) || !(den >= 0x1p-900 && den <= 0x1p900)) {
         /* extreme magnitudes: divide both vectors by the largest component (s is scale-free) */
         double k;
+        cl_vec3 q;
         if (!cl_vfinite(ab) || !cl_vfinite(ap)) { ab = cl_halfsub(b, a); ap = cl_halfsub(p, a); }
         k = cl_maxabs3(ab.x, ab.y, ab.z);
+        q = ap;
         ab = cl_v3(ab.x / k, ab.y / k, ab.z / k);
         ap = cl_v3(ap.x / k, ap.y / k, ap.z / k);
-        num = cl_dot(ap, ab);
+        /* terms with ab_i == 0 are skipped: ap_i / k may have overflowed (inf * 0 would be NaN) */
+        num = (ab.x != 0 ? ap.x * ab.x : 0.0) + (ab.y != 0 ? ap.y * ab.y : 0.0) + (ab.z != 0 ? ap.z * ab.z : 0.0);
         den = cl_dot(ab, ab);
+        if (num != num) {  /* +inf and -inf terms: scale ap by its own largest component instead */
+            double ka = cl_maxabs3(q.x, q.y, q.z);
+            q = cl_v3(q.x / ka, q.y / ka, q.z / ka);
+            num = cl_dot(q, ab) / den * (ka / k);
+            den = 1.0;
+        }
     }
     if (!(num > 0)) { *s = 0; return a; }
     if (num >= den) { *s = 1; return b; }
@@ -81,7 +90,8 @@ cl_vec3 cl_closest_on_segment(cl_vec3 p, cl_vec3 a, cl_vec3 b, double *s)
     return cl_add(cl_mul(a, 1.0 - f), cl_mul(b, f));  /* a and b of opposite signs: no overflow */
 }
 
-/// v - (1 + e)(n.v)n; never NaN (a component with n_i == 0 stays v_i).
+/// v - (1 + e)(n.v)n; never NaN (a component with n_i == 0 stays v_i). A component whose true
+/// value exceeds DBL_MAX in magnitude is returned as +-inf (the others are still accurate).
 cl_vec3 cl_reflect(cl_vec3 v, cl_vec3 n, double e)
 {
     double k = (1.0 + e) * cl_dot(n, v), mn, mv, dot, r[3];
@@ -96,8 +106,11 @@ cl_vec3 cl_reflect(cl_vec3 v, cl_vec3 n, double e)
     if (dot == 0 || 1.0 + e == 0) return v;
     for (i = 0; i < 3; i++) {
         /* v_i - (1+e)(n.v)n_i = (v_i/mv - f) * mv, f = (1+e)(n.v/mv)n_i; inf never meets 0 */
-        double ni = cl_comp(n, i), vi = cl_comp(v, i), f = (1.0 + e) * dot * (ni / mn) * mn * mn;
-        r[i] = ni == 0 ? vi : (vi / mv - f) * mv;
+        double ni = cl_comp(n, i), vi = cl_comp(v, i), u = ni / mn, f;
+        if (ni == 0) { r[i] = vi; continue; }
+        /* n_i / mn underflowed (n_i tiny beside mn): n_i * mn cannot (n_i != 0, mn >= |n_i|) */
+        f = u != 0 ? (1.0 + e) * dot * u * mn * mn : ((1.0 + e) * dot) * (ni * mn) * mn;
+        r[i] = (vi / mv - f) * mv;
     }
     return cl_v3(r[0], r[1], r[2]);
 }
@@ -118,8 +131,69 @@ static void two_diff(double a, double b, double *x, double *y)
     *y = (a - av) + (bv - b);
 }
 
-/* Sign of (ax - cx)(by - cy) - (ay - cy)(bx - cx): > 0 if c, a, b turn left; exact for finite
- * inputs unless a product over- or underflows after power-of-two rescaling. */
+/* Fixed-point accumulator for orient_big: 32-bit digits (held in int64 so carries can wait), digit 0
+ * worth 2^-2148 (the lowest bit of a product of two doubles); 4352 bits hold the sum of six such
+ * products exactly (each is below 2^2048). */
+#define BIG_DIGITS 136
+#define BIG_LOW 2148
+
+/* acc += sign * m * 2^pos (m < 2^64, pos >= 0): split into 32-bit digits, one addition each. */
+static void big_add(long long acc[BIG_DIGITS], unsigned long long m, int pos, int sign)
+{
+    int w = pos / 32, sh = pos % 32, h;
+    for (h = 0; h < 2; h++) {
+        unsigned long long part = ((h == 0 ? m : m >> 32) & 0xffffffffULL) << sh;  /* < 2^63 */
+        long long d0 = (long long)(part & 0xffffffffULL), d1 = (long long)(part >> 32);
+        acc[w + h] += sign * d0;
+        acc[w + h + 1] += sign * d1;
+    }
+}
+
+/* acc += sign * x * y, exactly: each factor as a 53-bit integer times a power of two. */
+static void big_addprod(long long acc[BIG_DIGITS], double x, double y, int sign)
+{
+    int ex, ey, pos;
+    unsigned long long mx, my, x0, x1, y0, y1;
+    if (x == 0 || y == 0) return;
+    if (x < 0) { x = -x; sign = -sign; }
+    if (y < 0) { y = -y; sign = -sign; }
+    mx = (unsigned long long)ldexp(frexp(x, &ex), 53);  /* x = mx * 2^(ex - 53), exactly */
+    my = (unsigned long long)ldexp(frexp(y, &ey), 53);
+    pos = ex - 53 + ey - 53 + BIG_LOW;
+    x0 = mx & 0xffffffffULL; x1 = mx >> 32;
+    y0 = my & 0xffffffffULL; y1 = my >> 32;
+    big_add(acc, x0 * y0, pos, sign);
+    big_add(acc, x0 * y1, pos + 32, sign);
+    big_add(acc, x1 * y0, pos + 32, sign);
+    big_add(acc, x1 * y1, pos + 64, sign);
+}
+
+/* Exact sign of (ax - cx)(by - cy) - (ay - cy)(bx - cx) for any finite doubles, as the exact sum
+ * ax by - ax cy - cx by - ay bx + ay cx + cy bx in the fixed-point accumulator (no rounding, no
+ * underflow or overflow anywhere). Slow; used when the expansion below could lose bits. */
+static int orient_big(double ax, double ay, double bx, double by, double cx, double cy)
+{
+    long long acc[BIG_DIGITS], carry = 0;
+    int i, nonzero = 0;
+    memset(acc, 0, sizeof acc);
+    big_addprod(acc, ax, by, 1);
+    big_addprod(acc, ax, cy, -1);
+    big_addprod(acc, cx, by, -1);
+    big_addprod(acc, ay, bx, -1);
+    big_addprod(acc, ay, cx, 1);
+    big_addprod(acc, cy, bx, 1);
+    for (i = 0; i < BIG_DIGITS; i++) {  /* normalise to digits in [0, 2^32); the final carry is the sign */
+        long long t = acc[i] + carry, d = (long long)((unsigned long long)t & 0xffffffffULL);
+        carry = (t - d) / 4294967296LL;
+        if (d != 0) nonzero = 1;
+    }
+    if (carry < 0) return -1;
+    return nonzero;
+}
+
+/* Sign of (ax - cx)(by - cy) - (ay - cy)(bx - cx): > 0 if c, a, b turn left; exact for all finite
+ * inputs (a float filter, then an exact expansion, then orient_big when a difference overflows or
+ * a product of non-zero parts under- or overflows). */
 static int orient_sign(double ax, double ay, double bx, double by, double cx, double cy)
 {
     double l = (ax - cx) * (by - cy), r = (ay - cy) * (bx - cx), det = l - r, sum = fabs(l) + fabs(r);
@@ -130,7 +204,7 @@ static int orient_sign(double ax, double ay, double bx, double by, double cx, do
         if (det > bound) return 1;
         if (-det > bound) return -1;
     }
-    /* exact: each difference as hi + lo, rescaled by a power of two, then 16 exact products */
+    /* exact: each difference as hi + lo, then 16 exact products (product + fma error) */
     two_diff(ax, cx, &v[0], &v[1]);
     two_diff(by, cy, &v[2], &v[3]);
     two_diff(ay, cy, &v[4], &v[5]);
@@ -138,16 +212,18 @@ static int orient_sign(double ax, double ay, double bx, double by, double cx, do
     for (i = 0; i < 8; i += 2)
         if (fabs(v[i]) > m) m = fabs(v[i]);
     if (m == 0) return 0;
-    if (m > 0x1p400 || m < 0x1p-400) {
-        int e;
-        (void)frexp(m, &e);
-        for (i = 0; i < 8; i++) v[i] = ldexp(v[i], -e);
-    }
+    /* beyond this range (or a difference overflowed: m is inf or NaN) the products or their errors
+     * may round: decide in the fixed-point accumulator */
+    if (!(m <= 0x1p400)) return orient_big(ax, ay, bx, by, cx, cy);
     for (i = 0; i < 2; i++)
         for (j = 0; j < 2; j++) {
             /* +(A_i * B_j) and -(C_i * D_j), each as product + exact fma error, added to h */
             double terms[4], p = v[i] * v[2 + j], q = v[4 + i] * v[6 + j];
             int k, t;
+            /* a product of non-zero parts below 2^-968 may have lost bits or an fma error */
+            if ((v[i] != 0 && v[2 + j] != 0 && !(fabs(p) >= 0x1p-968)) ||
+                (v[4 + i] != 0 && v[6 + j] != 0 && !(fabs(q) >= 0x1p-968)))
+                return orient_big(ax, ay, bx, by, cx, cy);
             terms[0] = p;
             terms[1] = fma(v[i], v[2 + j], -p);
             terms[2] = -q;

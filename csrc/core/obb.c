@@ -38,9 +38,9 @@ int cl_obb_rotate(cl_obb *b, double angle, cl_vec3 a)
     u[1] = normalize(cl_sub(u[1], cl_mul(u[0], cl_dot(u[1], u[0]))));
     w = normalize(cl_cross(u[0], u[1]));
     if (cl_dot(w, u[2]) < 0) w = cl_mul(w, -1.0);
-    b->u[0] = u[0];
-    b->u[1] = u[1];
-    b->u[2] = w;
+    b->u[0] = cl_add(u[0], cl_v3(0, 0, 0));  /* + 0.0 turns -0 components into 0 */
+    b->u[1] = cl_add(u[1], cl_v3(0, 0, 0));
+    b->u[2] = cl_add(w, cl_v3(0, 0, 0));
     return 1;
 }
 
@@ -53,29 +53,46 @@ int cl_obb_contains(const cl_obb *b, cl_vec3 p)
 
 static double clampd(double v, double h) { return v < -h ? -h : (v > h ? h : v); }
 
-/// c + sum of the local coordinates clamped to the half sizes times the axes.
+/// p itself when inside (inclusive), else c + the sum of the axes times the local coordinates
+/// clamped to the half sizes (offsets summed first; at quarter scale if that overflows).
 cl_vec3 cl_obb_closest(const cl_obb *b, cl_vec3 p)
 {
-    double l[3], s = cl_obb_local(b, p, l), k = 1.0 / s;
-    double a0 = clampd(l[0], b->h.x * s) * k, a1 = clampd(l[1], b->h.y * s) * k, a2 = clampd(l[2], b->h.z * s) * k;
-    return cl_add(cl_add(cl_add(b->c, cl_mul(b->u[0], a0)), cl_mul(b->u[1], a1)), cl_mul(b->u[2], a2));
+    double l[3], s = cl_obb_local(b, p, l), a0, a1, a2, q;
+    cl_vec3 off, r;
+    a0 = clampd(l[0], b->h.x * s);
+    a1 = clampd(l[1], b->h.y * s);
+    a2 = clampd(l[2], b->h.z * s);
+    if (a0 == l[0] && a1 == l[1] && a2 == l[2]) return p;  /* contained: nothing was clamped */
+    if (s == 1.0) {
+        off = cl_add(cl_add(cl_mul(b->u[0], a0), cl_mul(b->u[1], a1)), cl_mul(b->u[2], a2));
+        r = cl_add(b->c, off);
+        if (cl_vfinite(r)) return r;
+    }
+    /* quarter scale: each offset is at most h/4 per axis, so c/4 + the offsets stays finite */
+    q = s == 1.0 ? 0.25 : 1.0;
+    off = cl_add(cl_add(cl_mul(b->u[0], a0 * q), cl_mul(b->u[1], a1 * q)), cl_mul(b->u[2], a2 * q));
+    return cl_mul(cl_add(cl_mul(b->c, 0.25), off), 4.0);
 }
 
 /// 1 / -1 / 0 comparing the plane's value at the centre with the box's projected radius.
 int cl_obb_plane(const cl_obb *b, cl_vec3 n, double d)
 {
-    cl_vec3 ns;
-    double d8, s, r;
-    if (!cl_plane_scale(n, d, &ns, &d8)) return cl_sign(d);
-    s = ns.x * (b->c.x * 0.125) + ns.y * (b->c.y * 0.125) + ns.z * (b->c.z * 0.125) + d8;
-    r = (b->h.x * 0.125) * fabs(cl_dot(ns, b->u[0])) + (b->h.y * 0.125) * fabs(cl_dot(ns, b->u[1])) +
-        (b->h.z * 0.125) * fabs(cl_dot(ns, b->u[2]));
+    cl_vec3 ns, c, h;
+    double ds, s, r, mp = cl_maxabs3(b->c.x, b->c.y, b->c.z), m2 = cl_maxabs3(b->h.x, b->h.y, b->h.z);
+    int pk;
+    if (m2 > mp) mp = m2;
+    if (!cl_plane_scale(n, d, mp, 1016, &ns, &ds, &pk)) return cl_sign(d);
+    c = cl_vscale2(b->c, pk);
+    h = cl_vscale2(b->h, pk);
+    s = ns.x * c.x + ns.y * c.y + ns.z * c.z + ds;
+    r = h.x * fabs(cl_dot(ns, b->u[0])) + h.y * fabs(cl_dot(ns, b->u[1])) + h.z * fabs(cl_dot(ns, b->u[2]));
     if (s > r) return 1;
     if (s < -r) return -1;
     return 0;
 }
 
-/// Centre +- the box's extent along each world axis, clamped to finite values.
+/// Centre +- the box's extent along each world axis, clamped to finite values. For world-axis boxes
+/// the extent is exactly a half size, so the bounds are c - h and c + h rounded once.
 cl_aabb cl_obb_aabb(const cl_obb *b)
 {
     cl_aabb a;
@@ -106,7 +123,7 @@ int cl_obb_raycast(const cl_obb *b, const cl_ray *r, double maxt, cl_hit *out)
     t0 /= s;
     if (!(t0 <= maxt)) return 0;
     out->t = t0;
-    out->n = cl_mul(b->u[ax], d[ax] > 0 ? -1.0 : 1.0);
+    out->n = cl_add(cl_mul(b->u[ax], d[ax] > 0 ? -1.0 : 1.0), cl_v3(0, 0, 0));  /* + 0.0: no -0 */
     return 1;
 }
 
@@ -206,10 +223,16 @@ int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b)
     return memcmp(a, b, sizeof *a) <= 0 ? sat_scaled(a, b, 0) : sat_scaled(b, a, 0);
 }
 
-/// 1 if the OBB and the AABB (as an OBB) overlap.
+/// 1 if the OBB and the AABB overlap: the AABB's face axes first, as exact interval tests against
+/// the OBB's enclosing box (which is the OBB itself when its axes are world axes up to sign, so
+/// touching counts exactly as between two AABBs); otherwise the full SAT.
 int cl_obb_overlaps_aabb(const cl_obb *a, const cl_aabb *b)
 {
-    cl_obb o = cl_obb_from_aabb(b);
+    cl_aabb e = cl_obb_aabb(a);
+    cl_obb o;
+    if (!cl_aabb_overlaps_aabb(&e, b)) return 0;
+    if (cl_obb_world_axes(a)) return 1;
+    o = cl_obb_from_aabb(b);
     return sat_scaled(a, &o, 1);
 }
 

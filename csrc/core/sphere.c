@@ -31,11 +31,14 @@ cl_vec3 cl_sphere_closest(const cl_sphere *s, cl_vec3 p)
 /// 1 / -1 / 0 comparing the plane's value at the centre with r |n|.
 int cl_sphere_plane(const cl_sphere *s, cl_vec3 n, double d)
 {
-    cl_vec3 ns;
-    double d8, v, r;
-    if (!cl_plane_scale(n, d, &ns, &d8)) return cl_sign(d);
-    v = ns.x * (s->c.x * 0.125) + ns.y * (s->c.y * 0.125) + ns.z * (s->c.z * 0.125) + d8;
-    r = (s->r * 0.125) * sqrt(cl_dot(ns, ns));
+    cl_vec3 ns, c;
+    double ds, v, r, mp = cl_maxabs3(s->c.x, s->c.y, s->c.z);
+    int pk;
+    if (s->r > mp) mp = s->r;
+    if (!cl_plane_scale(n, d, mp, 1016, &ns, &ds, &pk)) return cl_sign(d);
+    c = cl_vscale2(s->c, pk);
+    v = ns.x * c.x + ns.y * c.y + ns.z * c.z + ds;
+    r = cl_scale2(s->r, pk) * sqrt(cl_dot(ns, ns));
     if (v > r) return 1;
     if (v < -r) return -1;
     return 0;
@@ -97,6 +100,7 @@ int cl_sphere_raycast(const cl_sphere *s, const cl_ray *r, double maxt, cl_hit *
         }
         if (fabs(cl_dot(n, n) - 1) <= 1e-12) out->n = n;
     }
+    out->n = cl_add(out->n, cl_v3(0, 0, 0));  /* + 0.0: no -0 components */
     return 1;
 }
 
@@ -109,11 +113,17 @@ int cl_sphere_overlaps_aabb(const cl_sphere *s, const cl_aabb *b)
     return dist_le(s->c, cl_aabb_closest(b, s->c), s->r, 0.0);
 }
 
-/// 1 if the centre, in the box frame, is within r of the box.
+/// 1 if the centre, in the box frame, is within r of the box (a box with world axes up to sign is
+/// tested exactly as its AABB, so touching counts as for a sphere and an AABB).
 int cl_sphere_overlaps_obb(const cl_sphere *s, const cl_obb *b)
 {
-    double l[3], sc = cl_obb_local(b, s->c, l), h[3], d[3];
+    double l[3], sc, h[3], d[3];
     int i;
+    if (cl_obb_world_axes(b)) {
+        cl_aabb e = cl_obb_aabb(b);
+        return cl_sphere_overlaps_aabb(s, &e);
+    }
+    sc = cl_obb_local(b, s->c, l);
     h[0] = b->h.x * sc; h[1] = b->h.y * sc; h[2] = b->h.z * sc;
     for (i = 0; i < 3; i++) {
         double c = l[i] < -h[i] ? -h[i] : (l[i] > h[i] ? h[i] : l[i]);

@@ -78,6 +78,18 @@ static inline double cl_len(double x, double y, double z)
     return k * sqrt(x * x + y * y + z * z);
 }
 
+/// 1 if every axis of the box is a world axis up to sign (one component +-1, the others +-0), so the
+/// box is exactly its enclosing AABB (cl_obb_aabb). Nine comparisons.
+static inline int cl_obb_world_axes(const cl_obb *b)
+{
+    int i;
+    for (i = 0; i < 3; i++) {
+        cl_vec3 u = b->u[i];
+        if ((u.x == 0) + (u.y == 0) + (u.z == 0) != 2 || fabs(u.x + u.y + u.z) != 1) return 0;
+    }
+    return 1;
+}
+
 /// Coordinates of p in the box's frame, scaled by the returned factor (1, or 0.25 when p - c or a
 /// coordinate would overflow); the scaled coordinates are always finite for finite inputs.
 static inline double cl_obb_local(const cl_obb *b, cl_vec3 p, double l[3])
@@ -94,29 +106,61 @@ static inline double cl_obb_local(const cl_obb *b, cl_vec3 p, double l[3])
     return 0.25;
 }
 
-/// Rescales the plane n.p + d = 0 by a power of two (exact) so that max |n_i| is in [0.5, 1) and
-/// returns d * that / 8 in *d8; evaluate as n'.(p/8) + d8 (no overflow for finite p). 0 if n == 0.
-static inline int cl_plane_scale(cl_vec3 n, double d, cl_vec3 *ns, double *d8)
+/// frexp's exponent of x (|x| = f * 2^e, f in [0.5, 1)) for finite non-zero x; from the bits when normal.
+static inline int cl_exp2of(double x)
 {
-    double m = cl_maxabs3(n.x, n.y, n.z), p;
     unsigned long long bits;
-    int be;
-    if (m == 0) return 0;
-    memcpy(&bits, &m, sizeof bits);
-    be = (int)((bits >> 52) & 0x7ff);  /* biased exponent: m = f * 2^(be - 1022), f in [0.5, 1) */
-    if (be >= 1 && be <= 2041) {       /* 2^(1022 - be) / 8 is a normal double: multiply (fast) */
-        unsigned long long pb = (unsigned long long)(2045 - be) << 52;
-        memcpy(&p, &pb, sizeof p);     /* p = 2^(1022 - be) */
-        *ns = cl_v3(n.x * p, n.y * p, n.z * p);
-        *d8 = d * (p * 0.125);
-        return 1;
-    } else {
-        int e;
-        (void)frexp(m, &e);
-        *ns = cl_v3(ldexp(n.x, -e), ldexp(n.y, -e), ldexp(n.z, -e));
-        *d8 = ldexp(d, -e - 3);
-        return 1;
+    int be, e;
+    memcpy(&bits, &x, sizeof bits);
+    be = (int)((bits >> 52) & 0x7ff);
+    if (be != 0) return be - 1022;
+    (void)frexp(x, &e);
+    return e;
+}
+
+/// x * 2^k, correctly rounded for any k (one multiplication when 2^k is a normal double, else ldexp).
+static inline double cl_scale2(double x, int k)
+{
+    if (k >= -1022 && k <= 1023) {
+        unsigned long long pb = (unsigned long long)(k + 1023) << 52;
+        double p;
+        memcpy(&p, &pb, sizeof p);
+        return x * p;
     }
+    return ldexp(x, k);
+}
+
+/* Exponent given to an absent (zero) magnitude: below every product of two finite doubles. */
+#define CL_EXP_NONE (-4400)
+
+/// Powers-of-two scaling of the plane n.p + d = 0 for points whose coordinates (and, for OBBs and
+/// spheres, sizes) are at most mp in magnitude, chosen from the data: *ns = n * 2^-en (en = 0 when
+/// max |n_i| is moderate, else max |ns_i| in [0.5, 1)), *ds = d * 2^K, and *pk = K + en, so that
+/// ns.(p * 2^pk) + ds = (n.p + d) * 2^K with the largest term near 2^top (no overflow in sums of a
+/// few terms for top <= 1016, and nothing that matters underflows: tiny data is scaled up, large
+/// data down). Every scaling is exact, so signs are those of the unscaled expression evaluated in
+/// the same order. Returns 0 (nothing written) if n == 0.
+static inline int cl_plane_scale(cl_vec3 n, double d, double mp, int top, cl_vec3 *ns, double *ds, int *pk)
+{
+    double mn = cl_maxabs3(n.x, n.y, n.z);
+    int emn, en, m, k;
+    if (mn == 0) return 0;
+    emn = cl_exp2of(mn);
+    en = emn;  /* n scaled to ~1, so the points' scale alone stays in range (a small n with an
+                  unscaled n once pushed p past DBL_MAX: found by fuzzing) */
+    m = mp > 0 ? emn + cl_exp2of(mp) : CL_EXP_NONE;  /* exponent bound of every n_i * p_i */
+    if (d != 0 && cl_exp2of(d) > m) m = cl_exp2of(d);
+    k = m == CL_EXP_NONE ? 0 : top - m;             /* everything is zero: any scale will do */
+    *ns = en == 0 ? n : cl_v3(cl_scale2(n.x, -en), cl_scale2(n.y, -en), cl_scale2(n.z, -en));
+    *ds = cl_scale2(d, k);
+    *pk = k + en;
+    return 1;
+}
+
+/// The point p scaled by 2^k (see cl_plane_scale).
+static inline cl_vec3 cl_vscale2(cl_vec3 p, int k)
+{
+    return cl_v3(cl_scale2(p.x, k), cl_scale2(p.y, k), cl_scale2(p.z, k));
 }
 
 /// -1, 0, 1: the sign of x (0 for zero).

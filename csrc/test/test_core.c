@@ -1149,10 +1149,96 @@ static void test_fuzz_findings(void)
         if (cl_obb_overlaps_obb(&a, &b) != cl_obb_overlaps_obb(&b, &a)) asym++;
     }
     ENSURE(asym == 0, "fuzz finding: OBB-OBB overlap is symmetric at rounding-level contact");
+    {   /* a small plane normal must not push the scaled box past DBL_MAX (plane side lost) */
+        cl_obb o = obb(0.0001220703125, 0.000244140625, -0.000244140625, 6.103515625e-05, 6.103515625e-05, 0.000244140625);
+        ENSURE(cl_obb_plane(&o, cl_v3(0, -0.000213623046875, 0), 0) == -1,
+               "fuzz finding: OBB wholly behind a plane with a small normal is -1");
+    }
     /* a tiny sphere far from the origin still reports a unit normal */
     cl_ray_make(&r, cl_v3(0, 2e6, -1), cl_v3(0, 0, 1));
     ENSURE(cl_sphere_raycast(&s, &r, INFINITY, &h) && fabs(h.n.x * h.n.x + h.n.y * h.n.y + h.n.z * h.n.z - 1) <= 1e-12 && h.n.z < -0.99,
            "fuzz finding: tiny sphere far away has a unit normal facing the ray");
+}
+
+static int negz(double x) { return x == 0 && 1 / x < 0; }
+
+/* Regressions for the review findings (each failed before its fix). */
+static void test_review_findings(void)
+{
+    double h = sqrt(0.5), t = -1, s = -1;
+    int i, bad = 0;
+    cl_aabb a = box(-3.7783814518286207, 0, 0, -3.7780245261918788, 1, 1), e;
+    cl_obb o = obb(4.3925254184119984, 0.5, 0.5, 8.1705499446038772, 0.5, 0.5), p;
+    cl_sphere sp = sph(1.8981834573324763, 0, 0, 0.66010334001966164);
+    cl_ray r;
+    cl_hit hit;
+    cl_vec3 v;
+    double tri[6] = { 0, 0, 1, 0, 0.25, 1 }, big[6] = { -1e308, -1e308, 1e308, -1e308, 1e308, 1e308 };
+    /* 2: exact touching AABB / world-axis OBB, also with permuted and negated axes */
+    ENSURE(cl_obb_overlaps_aabb(&o, &a), "review: AABB touching a world-axis OBB (cx - h == maxx) overlaps");
+    p = obb_axes(o.c, cl_v3(0.5, 8.1705499446038772, 0.5), cl_v3(0, 0, -1), cl_v3(-1, 0, 0), cl_v3(0, 1, 0));
+    ENSURE(cl_obb_overlaps_aabb(&p, &a), "review: touching holds for permuted, negated world axes");
+    e = cl_obb_aabb(&p);
+    ENSURE(e.min.x == 4.3925254184119984 - 8.1705499446038772 && e.max.x == 4.3925254184119984 + 8.1705499446038772 &&
+           e.min.z == 0 && e.max.z == 1, "review: cl_obb_aabb of a world-axis OBB is c -+ h rounded once");
+    o.c.x = 4.3925254184119984 + 8.881784197001252e-16;
+    ENSURE(!cl_obb_overlaps_aabb(&o, &a), "review: one ulp of gap separates the AABB and OBB");
+    /* a thin world-axis OBB against random AABBs: exactly the AABB-AABB answer */
+    for (i = 0; i < 20000; i++) {
+        cl_obb q = obb(urand(-4, 4), urand(-4, 4), urand(-4, 4), urand(0, 3), urand(0, 3), urand(0, 3));
+        cl_aabb qa = cl_obb_aabb(&q), b = box(urand(-4, 0), urand(-4, 0), urand(-4, 0), 0, 0, 0);
+        b.max = cl_v3(qa.min.x, urand(0, 4), urand(0, 4));  /* touching on x */
+        if (cl_obb_overlaps_aabb(&q, &b) != cl_aabb_overlaps_aabb(&qa, &b)) bad++;
+    }
+    ENSURE(bad == 0, "review: world-axis OBB vs AABB equals AABB vs AABB at exact contact");
+    /* 3: exact touching sphere / world-axis OBB */
+    p = obb(0.35664207811575344, 0, 0, 0.88143803919706121, 1, 1);
+    ENSURE(cl_sphere_overlaps_obb(&sp, &p), "review: sphere touching a world-axis OBB overlaps");
+    /* 4: closest point of a contained point of a huge rotated box is the point */
+    p = obb_axes(cl_v3(1.5e308, 0, 0), cl_v3(1e308, 1e308, 1), cl_v3(h, h, 0), cl_v3(-h, h, 0), cl_v3(0, 0, 1));
+    v = cl_obb_closest(&p, cl_v3(1.5e308, 7.0710678118655e307, 0));
+    ENSURE(cl_obb_contains(&p, cl_v3(1.5e308, 7.0710678118655e307, 0)) && veq(v, 1.5e308, 7.0710678118655e307, 0),
+           "review: OBB closest of a contained point in a huge box is the point");
+    /* 5: plane signs at tiny coordinates */
+    a = box(1e-323, 0, 0, 1e-323, 0, 0);
+    ENSURE(cl_aabb_plane(&a, cl_v3(1, 0, 0), 0) == 1, "review: AABB at 1e-323 is in front of x = 0");
+    a = box(0, 0, 0, 0, 0, 0);
+    ENSURE(cl_aabb_plane(&a, cl_v3(1, 0, 0), -1e-323) == -1, "review: AABB at 0 is behind x = 1e-323");
+    sp = sph(1e-323, 0, 0, 0);
+    ENSURE(cl_sphere_plane(&sp, cl_v3(1, 0, 0), 0) == 1, "review: sphere at 1e-323 is in front of x = 0");
+    p = obb(1e-323, 0, 0, 0, 0, 0);
+    ENSURE(cl_obb_plane(&p, cl_v3(1, 0, 0), 0) == 1, "review: OBB at 1e-323 is in front of x = 0");
+    r = ray(1e-323, 0, 0, 1, 0, 0);
+    ENSURE(!cl_ray_plane(&r, cl_v3(1, 0, 0), 0, &t), "review: ray in front moving away misses x = 0");
+    r = ray(0, 0, 0, -1, 0, 0);
+    ENSURE(!cl_ray_plane(&r, cl_v3(1, 0, 0), -1e-323, &t), "review: ray in front of x = -... moving away misses");
+    r = ray(-1e-323, 0, 0, 1, 0, 0);
+    ENSURE(cl_ray_plane(&r, cl_v3(1, 0, 0), 0, &t) && t == 1e-323, "review: ray 1e-323 behind x = 0 hits at 1e-323");
+    r = ray(0, 0, 0, 1, 0, 0);
+    ENSURE(cl_ray_plane(&r, cl_v3(0x1p-1000, 0, 0), -0x1p-997, &t) && t == 8, "review: tiny plane coefficients, t = 8");
+    /* 6: exact orientation at subnormal and huge coordinates */
+    ENSURE(!cl_point_in_polygon(tri, 3, 0, 5e-324), "review: point 5e-324 left of a steep edge is outside");
+    ENSURE(cl_point_in_polygon(tri, 3, 5e-324, 5e-324), "review: point just inside the steep edge is inside");
+    ENSURE(cl_point_in_polygon(big, 3, 0, 0) && !cl_point_in_polygon(big, 3, -1e-300, 0),
+           "review: on-edge test exact when coordinate differences overflow");
+    /* 7: closest point on a tiny segment to a far point */
+    v = cl_closest_on_segment(cl_v3(5e-301, 1e10, 0), cl_v3(0, 0, 0), cl_v3(1e-300, 0, 0), &s);
+    ENSURE(veq(v, 5e-301, 0, 0) && s == 0.5, "review: closest on a tiny segment is exact, no NaN");
+    /* 8: reflect overflows to inf, never NaN */
+    v = cl_reflect(cl_v3(-1, -1e-300, -1), cl_v3(-1e308, 1e-300, -1e308), -1.7976931348623157e308);
+    ENSURE(!vnan(v) && v.x == -INFINITY && v.y == INFINITY && v.z == -INFINITY, "review: reflect gives inf, never NaN");
+    /* 9: no -0 in normals and axes */
+    p = obb(0, 0, 0, 1, 1, 1);
+    r = ray(-5, 0, 0, 1, 0, 0);
+    ENSURE(cl_obb_raycast(&p, &r, INFINITY, &hit) && hit.n.x == -1 && !negz(hit.n.y) && !negz(hit.n.z),
+           "review: OBB raycast normal has no -0");
+    sp = sph(0, 0, 0, 0);
+    ENSURE(cl_sphere_raycast(&sp, &r, INFINITY, &hit) && hit.n.x == -1 && !negz(hit.n.y) && !negz(hit.n.z),
+           "review: zero-radius sphere raycast normal has no -0");
+    p = obb_axes(cl_v3(0, 0, 0), cl_v3(1, 1, 1), cl_v3(1, 0, 0), cl_v3(0, 1, 0), cl_v3(0, 0, -1));
+    cl_obb_rotate(&p, PI / 2, cl_v3(0, 0, 1));
+    ENSURE(!negz(p.u[2].x) && !negz(p.u[2].y) && p.u[2].z == -1 && !negz(p.u[0].z) && !negz(p.u[1].z),
+           "review: rotating a left-handed OBB stores no -0 axis component");
 }
 
 int main(void)
@@ -1169,6 +1255,7 @@ int main(void)
     test_dispatch();
     test_random();
     test_fuzz_findings();
+    test_review_findings();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
