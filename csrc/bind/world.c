@@ -50,20 +50,27 @@ typedef struct lworld {
 static const char world_key = 0;    /* registry: the World metatable */
 static const char bodies_key = 0;   /* registry: table of the cached body closures */
 
-static const char *const resp_names[] = { "ignore", "slide", "touch", "cross", "bounce" };
-
 /* ---- helpers ---- */
 
 /* Returns the world at arg 1, raising the standard errors if it is not one or is destroyed. */
-static lworld *checkworld(lua_State *L, const char *fname) {
+/* Returns the World at arg 1 (alive or destroyed), or NULL when it is anything else: a full
+ * userdata with the World metatable and a World's size (debug.setmetatable can give another
+ * userdata that metatable; metamethods can be called by hand on any value). */
+static lworld *toworld(lua_State *L) {
     lworld *lw = (lworld *)lua_touserdata(L, 1);
     int ok = 0;
-    if (lw != NULL && lua_getmetatable(L, 1)) {
+    if (lw != NULL && lua_type(L, 1) == LUA_TUSERDATA && lua_rawlen(L, 1) == sizeof(lworld) &&
+        lua_getmetatable(L, 1)) {
         cl_rawgetp(L, LUA_REGISTRYINDEX, &world_key);
         ok = lua_rawequal(L, -1, -2);
         lua_pop(L, 2);
     }
-    if (!ok) cl_typeerror(L, 1, fname, CL_MT_WORLD);
+    return ok ? lw : NULL;
+}
+
+static lworld *checkworld(lua_State *L, const char *fname) {
+    lworld *lw = toworld(L);
+    if (lw == NULL) cl_typeerror(L, 1, fname, CL_MT_WORLD);
     if (!lw->alive) cl_argerror(L, 1, fname, "world is destroyed");
     return lw;
 }
@@ -103,10 +110,48 @@ static int checkid(lua_State *L, int u, int arg, const char *fname) {
     return id;
 }
 
-/* Returns the id of the item at arg or raises "item is not in the world"; leaves the stack as is. */
-static int lookup(lua_State *L, int arg, const char *fname) {
-    int id = checkid(L, pushitems(L), arg, fname);
-    lua_pop(L, 1);
+/* Upvalues of the hot methods (update, translate, move, check and the cached bodies), after the
+ * four shape metatables every binding function gets: the World metatable, then the interned
+ * strings move's collision tables use (set with lua_rawset: no C-string hashing per field). */
+enum {
+    UV_WORLD = 5, UV_OTHER, UV_TYPE, UV_T, UV_NX, UV_NY, UV_NZ,
+    UV_RESP /* + cl_resp: "ignore", "slide", "touch", "cross", "bounce" */, UV_LAST = UV_RESP + 4
+};
+static const char *const uv_names[] = { "other", "type", "t", "nx", "ny", "nz",
+                                        "ignore", "slide", "touch", "cross", "bounce" };
+
+/* Pushes the upvalues above (4 shape metatables, World metatable, strings); returns their count. */
+static int pushhotupvalues(lua_State *L) {
+    int n = cl_pushclassupvalues(L), i;
+    cl_rawgetp(L, LUA_REGISTRYINDEX, &world_key);
+    for (i = 0; i < UV_LAST - UV_WORLD; i++) lua_pushstring(L, uv_names[i]);
+    return n + 1 + UV_LAST - UV_WORLD;
+}
+
+/* Returns the live world at arg 1 of a hot method (same checks as toworld, the metatable
+ * compared with the UV_WORLD upvalue; the size check also rejects light userdata); anything
+ * else goes to checkworld for the standard error. */
+static lworld *hotworld(lua_State *L, const char *fname) {
+    lworld *lw = (lworld *)lua_touserdata(L, 1);
+    if (lw != NULL && lua_rawlen(L, 1) == sizeof(lworld) && lua_getmetatable(L, 1)) {
+        int same = lua_rawequal(L, -1, lua_upvalueindex(UV_WORLD));
+        lua_pop(L, 1);
+        if (same && lw->alive) return lw;
+    }
+    return checkworld(L, fname);
+}
+
+/* Returns the id of the item at arg (one lookup in U[0]) or raises "item is not in the world";
+ * leaves the stack as it was. */
+static int hotid(lua_State *L, int arg, const char *fname) {
+    int id = -1;
+    w_getuv(L, 1);
+    lua_rawgeti(L, -1, 0);
+    lua_pushvalue(L, arg);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) == LUA_TNUMBER) id = (int)lua_tointeger(L, -1);
+    lua_pop(L, 3);
+    if (id < 0) cl_argerror(L, arg, fname, "item is not in the world");
     return id;
 }
 
@@ -338,14 +383,38 @@ static int w_remove(lua_State *L) {
     return 0;
 }
 
-/* world:update(item, shape). */
+/* world:update(item, shape): the hot path is one metatable comparison, one item lookup and the
+ * core update (shape read straight from its userdata). */
 static int w_update(lua_State *L) {
-    lworld *lw = checkworld(L, "update");
+    lworld *lw = hotworld(L, "update");
     cl_shape s;
     int id;
     checkunlocked(L, lw);
-    id = lookup(L, 2, "update");
+    id = hotid(L, 2, "update");
     cl_checkshape(L, 3, "update", &s);
+    cl_world_update(&lw->w, id, &s);
+    return 0;
+}
+
+/* world:translate(item, dx, dy, dz): moves the item's stored shape by the displacement with no
+ * collision response (keeps its order). Raises, changing nothing, on a bad number or a result
+ * that is not finite (naming dx, dy or dz). */
+static int w_translate(lua_State *L) {
+    lworld *lw = hotworld(L, "translate");
+    cl_shape s;
+    cl_vec3 d, *p, *q;
+    int id;
+    checkunlocked(L, lw);
+    id = hotid(L, 2, "translate");
+    d = cl_checkvec(L, 3, "translate");
+    s = *cl_world_shape(&lw->w, id);
+    cl_shape_translate(&s, d);
+    p = s.kind == CL_AABB ? &s.u.aabb.min : s.kind == CL_OBB ? &s.u.obb.c : &s.u.sphere.c;
+    q = s.kind == CL_AABB ? &s.u.aabb.max : p;
+    /* x - x is +0 for finite x, NaN otherwise */
+    if ((p->x - p->x) + (q->x - q->x) != 0) return cl_argerror(L, 3, "translate", "result is not finite");
+    if ((p->y - p->y) + (q->y - q->y) != 0) return cl_argerror(L, 4, "translate", "result is not finite");
+    if ((p->z - p->z) + (q->z - q->z) != 0) return cl_argerror(L, 5, "translate", "result is not finite");
     cl_world_update(&lw->w, id, &s);
     return 0;
 }
@@ -553,7 +622,8 @@ typedef struct movectx {
 } movectx;
 
 /* Move filter callback: calls filter(item, other) (filter at 6, item at 2) and maps its result
- * to a response; raises on an unknown response. */
+ * to a response (interned strings compared with the UV_RESP upvalues of the running move or
+ * check); raises on an unknown response. */
 static cl_resp respond(void *ctx, int mover, int other) {
     movectx *c = (movectx *)ctx;
     lua_State *L = c->L;
@@ -564,11 +634,8 @@ static cl_resp respond(void *ctx, int mover, int other) {
     lua_rawgeti(L, c->u, other + 1);
     lua_call(L, 2, 1);
     if (!lua_toboolean(L, -1)) { lua_pop(L, 1); return CL_RESP_IGNORE; }
-    if (lua_type(L, -1) == LUA_TSTRING) {
-        const char *s = lua_tostring(L, -1);
-        for (i = 1; i <= 4; i++)
-            if (strcmp(s, resp_names[i]) == 0) { lua_pop(L, 1); return (cl_resp)i; }
-    }
+    for (i = 1; i <= 4; i++)
+        if (lua_rawequal(L, -1, lua_upvalueindex(UV_RESP + i))) { lua_pop(L, 1); return (cl_resp)i; }
     {
         const char *s;
         if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) s = lua_tostring(L, -1);
@@ -580,25 +647,47 @@ static cl_resp respond(void *ctx, int mover, int other) {
     return CL_RESP_IGNORE;
 }
 
-/* Shared body of move and check on the world lw at 1: -> ax, ay, az, cols, n. */
+/* Sets field (the upvalue string key) of the table on top to number v. */
+static void hotnum(lua_State *L, int key, double v) {
+    lua_pushvalue(L, lua_upvalueindex(key));
+    lua_pushnumber(L, v);
+    lua_rawset(L, -3);
+}
+
+/* Shared body of move and check on the world lw at 1 (a function with the hot upvalues):
+ * -> ax, ay, az, cols, n.
+ * Failure leaves the world unchanged: filter errors and CL_ENOMEM happen inside the core before
+ * it commits; the Lua tables (which may raise a memory error) are built while the item still has
+ * its old shape: a move with collisions is committed by the core, undone with cl_world_update
+ * (which cannot fail) and redone the same way once the tables exist. A move without collisions
+ * allocates nothing after the core call (the spare table or out, numbers only). */
 static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     cl_vec3 d, a;
-    int u, id, filter, hasout, n, t, i;
+    cl_shape old, end;
+    double seq = 0;
+    int u, id, filter, hasout, n, t, i, undo;
     movectx ctx;
     lua_settop(L, 7);
     u = pushitems(L);                   /* at 8, above every argument */
     id = checkid(L, u, 2, fname);
-    d.x = cl_checkfinite(L, 3, fname);
-    d.y = cl_checkfinite(L, 4, fname);
-    d.z = cl_checkfinite(L, 5, fname);
+    d = cl_checkvec(L, 3, fname);
     filter = optfilter(L, 6, fname);
     hasout = opttable(L, 7, fname);
     ctx.L = L;
     ctx.u = u;
     ctx.fname = fname;
+    if (commit) {
+        old = lw->w.items[id].shape;
+        seq = lw->w.items[id].seq;
+    }
     /* with a filter this runs locked inside run(); the lock check above saw the caller's state */
     n = cl_world_move(&lw->w, id, d, filter ? respond : NULL, &ctx, commit, &a);
     if (n < 0) return nomem(L);
+    undo = commit && n > 0;
+    if (undo) {
+        end = lw->w.items[id].shape;
+        cl_world_update(&lw->w, id, &old);
+    }
     lua_pushnumber(L, a.x);
     lua_pushnumber(L, a.y);
     lua_pushnumber(L, a.z);
@@ -613,24 +702,32 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     t = lua_gettop(L);
     for (i = 0; i < n; i++) {
         const cl_col *c = &lw->w.cols[i];
-        inner(L, t, i + 1, 6);
+        if (hasout) inner(L, t, i + 1, 6);
+        else lua_createtable(L, 0, 6);
+        lua_pushvalue(L, lua_upvalueindex(UV_OTHER));
         lua_rawgeti(L, u, c->other + 1);
-        lua_setfield(L, -2, "other");
-        lua_pushstring(L, resp_names[c->type]);
-        lua_setfield(L, -2, "type");
-        setnum(L, "t", c->t);
-        setnum(L, "nx", c->n.x);
-        setnum(L, "ny", c->n.y);
-        setnum(L, "nz", c->n.z);
-        lua_pop(L, 1);
+        lua_rawset(L, -3);
+        lua_pushvalue(L, lua_upvalueindex(UV_TYPE));
+        lua_pushvalue(L, lua_upvalueindex(UV_RESP + (int)c->type));
+        lua_rawset(L, -3);
+        hotnum(L, UV_T, c->t);
+        hotnum(L, UV_NX, c->n.x);
+        hotnum(L, UV_NY, c->n.y);
+        hotnum(L, UV_NZ, c->n.z);
+        if (hasout) lua_pop(L, 1);
+        else lua_rawseti(L, t, i + 1);
     }
     if (hasout) cleartail(L, t, n);
+    /* redo the move unless a finalizer run by an allocation above removed the item or destroyed
+     * the world (the item's slot must still hold the same add) */
+    if (undo && lw->alive && lw->w.items[id].proxy != CL_NULLNODE && lw->w.items[id].seq == seq)
+        cl_world_update(&lw->w, id, &end);
     lua_pushinteger(L, n);
     return 5;                   /* ax, ay, az, cols, n */
 }
 
-static int b_move(lua_State *L) { return domove(L, checkworld(L, "move"), "move", 1); }
-static int b_check(lua_State *L) { return domove(L, checkworld(L, "check"), "check", 0); }
+static int b_move(lua_State *L) { return domove(L, hotworld(L, "move"), "move", 1); }
+static int b_check(lua_State *L) { return domove(L, hotworld(L, "check"), "check", 0); }
 
 static int w_query(lua_State *L) { return run(L, 3, B_QUERY, "query"); }
 static int w_querypoint(lua_State *L) { return run(L, 5, B_QUERYPOINT, "querypoint"); }
@@ -640,7 +737,7 @@ static int w_sweep(lua_State *L) { return run(L, 6, B_SWEEP, "sweep"); }
 
 /* world:move(item, dx, dy, dz[, filter[, out]]) -> ax, ay, az, cols, n. */
 static int w_move(lua_State *L) {
-    lworld *lw = checkworld(L, "move");
+    lworld *lw = hotworld(L, "move");
     checkunlocked(L, lw);
     if (lua_isnoneornil(L, 6)) return domove(L, lw, "move", 1);    /* no filter: run() would too */
     return run(L, 6, B_MOVE, "move");
@@ -648,7 +745,7 @@ static int w_move(lua_State *L) {
 
 /* world:check(item, dx, dy, dz[, filter[, out]]) -> as move, changing nothing. */
 static int w_check(lua_State *L) {
-    lworld *lw = checkworld(L, "check");
+    lworld *lw = hotworld(L, "check");
     checkunlocked(L, lw);
     if (lua_isnoneornil(L, 6)) return domove(L, lw, "check", 0);
     return run(L, 6, B_CHECK, "check");
@@ -670,10 +767,14 @@ static int w_destroy(lua_State *L) {
     return 0;
 }
 
-/* __gc: frees the core world if still alive. */
+/* __gc: frees the core world if still alive; nothing for a value that is not a World (it can
+ * be called by hand: getmetatable(w).__gc(x)). Called by hand from a filter of this world it
+ * raises the lock error and frees nothing: the running call still uses the world (the
+ * collector itself never finalizes a world a running call holds). */
 static int w_gc(lua_State *L) {
-    lworld *lw = (lworld *)lua_touserdata(L, 1);
+    lworld *lw = toworld(L);
     if (lw != NULL && lw->alive) {
+        checkunlocked(L, lw);
         cl_world_free(&lw->w);
         lw->alive = 0;
     }
@@ -681,10 +782,11 @@ static int w_gc(lua_State *L) {
 }
 
 #if LUA_VERSION_NUM >= 504
-/* __close: destroys the world (nothing if already destroyed). */
+/* __close: destroys the world (nothing if already destroyed); a non-World is a type error. */
 static int w_close(lua_State *L) {
-    lworld *lw = (lworld *)lua_touserdata(L, 1);
-    if (lw != NULL && lw->alive) {
+    lworld *lw = toworld(L);
+    if (lw == NULL) return cl_typeerror(L, 1, "__close", CL_MT_WORLD);
+    if (lw->alive) {
         checkunlocked(L, lw);
         release(L, lw);
     }
@@ -692,20 +794,26 @@ static int w_close(lua_State *L) {
 }
 #endif
 
-/* __tostring: "World(N items)" or "World(destroyed)". */
+/* __tostring: "World(N items)" or "World(destroyed)"; a non-World is a type error. */
 static int w_tostring(lua_State *L) {
-    lworld *lw = (lworld *)lua_touserdata(L, 1);
-    if (lw == NULL || !lw->alive) lua_pushliteral(L, "World(destroyed)");
+    lworld *lw = toworld(L);
+    if (lw == NULL) return cl_typeerror(L, 1, "__tostring", CL_MT_WORLD);
+    if (!lw->alive) lua_pushliteral(L, "World(destroyed)");
     else lua_pushfstring(L, "World(%d items)", lw->w.count);
     return 1;
 }
 
 static const luaL_Reg world_methods[] = {
-    { "add", w_add }, { "remove", w_remove }, { "update", w_update }, { "has", w_has },
+    { "add", w_add }, { "remove", w_remove }, { "has", w_has },
     { "count", w_count }, { "shape", w_shape }, { "query", w_query },
     { "querypoint", w_querypoint }, { "raycast", w_raycast }, { "raycastall", w_raycastall },
-    { "pairs", w_pairs }, { "sweep", w_sweep }, { "move", w_move }, { "check", w_check },
-    { "destroy", w_destroy }, { NULL, NULL }
+    { "pairs", w_pairs }, { "sweep", w_sweep }, { "destroy", w_destroy }, { NULL, NULL }
+};
+
+/* Methods registered with the hot upvalues (pushhotupvalues). */
+static const luaL_Reg hot_methods[] = {
+    { "update", w_update }, { "translate", w_translate }, { "move", w_move }, { "check", w_check },
+    { NULL, NULL }
 };
 
 static const luaL_Reg world_metamethods[] = {
@@ -720,10 +828,14 @@ void cl_open_world(lua_State *L) {
     int i;
     cl_newclass(L, CL_MT_WORLD, world_methods, world_metamethods);
     luaL_getmetatable(L, CL_MT_WORLD);
+    lua_pushvalue(L, -1);
     cl_rawsetp(L, LUA_REGISTRYINDEX, &world_key);
+    lua_getfield(L, -1, "__index");
+    luaL_setfuncs(L, hot_methods, pushhotupvalues(L));
+    lua_pop(L, 2);
     lua_createtable(L, B_COUNT, 0);
     for (i = 1; i < B_COUNT; i++) {
-        int nup = cl_pushclassupvalues(L);
+        int nup = pushhotupvalues(L);
         lua_pushcclosure(L, body_fns[i], nup);
         lua_rawseti(L, -2, i);
     }

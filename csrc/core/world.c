@@ -33,15 +33,44 @@ static void *grow_buf(cl_world *w, void *p, int *cap, int need, size_t elem) {
         }                                                                          \
     } while (0)
 
-/* Returns the box widened by margin plus a rounding allowance on every side. */
-static cl_aabb widen(const cl_aabb *b, double margin) {
+/* Returns the rounding allowance of shape s with tight box b: how far outside b the exact
+ * narrowphase (overlaps, contains, raycast, sweeps) can accept a contact through rounding.
+ * Its errors are relative to the magnitudes involved, so the allowance is EPS_REL times the
+ * largest |coordinate| of b (which bounds centres, extents and radii alike), on every side and
+ * every axis (a per-coordinate allowance misses a face at 0 next to large coordinates), plus
+ * an absolute 1e-300 for subnormal results. An OBB's axes may be orthonormal only within 1e-6
+ * (API.md); its tests then describe a slightly skewed box whose corners leave b by up to about
+ * 3 * defect * (hx + hy + hz), so that is added (8 times, for the rounding on top). The other
+ * side of a test (query shape, point, ray origin) adds its own allowance. */
+static double shape_tol(const cl_shape *s, const cl_aabb *b) {
+    double m = fabs(b->min.x), v;
+    v = fabs(b->min.y); if (v > m) m = v;
+    v = fabs(b->min.z); if (v > m) m = v;
+    v = fabs(b->max.x); if (v > m) m = v;
+    v = fabs(b->max.y); if (v > m) m = v;
+    v = fabs(b->max.z); if (v > m) m = v;
+    m = m * EPS_REL + 1e-300;
+    if (s != NULL && s->kind == CL_OBB) {
+        const cl_obb *o = &s->u.obb;
+        double e = 0;
+        int i, j;
+        for (i = 0; i < 3; i++)
+            for (j = i; j < 3; j++) {
+                double x = fabs(o->u[i].x * o->u[j].x + o->u[i].y * o->u[j].y + o->u[i].z * o->u[j].z -
+                                (i == j));
+                if (x > e) e = x;
+            }
+        if (e > 0) m += 8 * e * (o->h.x + o->h.y + o->h.z);
+    }
+    return m;
+}
+
+/* Returns the box widened by margin plus the rounding allowance tol on every side. */
+static cl_aabb widen(const cl_aabb *b, double margin, double tol) {
     cl_aabb r;
-    r.min.x = b->min.x - margin - (fabs(b->min.x) * EPS_REL + 1e-300);
-    r.min.y = b->min.y - margin - (fabs(b->min.y) * EPS_REL + 1e-300);
-    r.min.z = b->min.z - margin - (fabs(b->min.z) * EPS_REL + 1e-300);
-    r.max.x = b->max.x + margin + (fabs(b->max.x) * EPS_REL + 1e-300);
-    r.max.y = b->max.y + margin + (fabs(b->max.y) * EPS_REL + 1e-300);
-    r.max.z = b->max.z + margin + (fabs(b->max.z) * EPS_REL + 1e-300);
+    double e = margin + tol;
+    r.min.x = b->min.x - e; r.min.y = b->min.y - e; r.min.z = b->min.z - e;
+    r.max.x = b->max.x + e; r.max.y = b->max.y + e; r.max.z = b->max.z + e;
     return r;
 }
 
@@ -249,9 +278,10 @@ void cl_world_update(cl_world *w, int id, const cl_shape *s) {
     it->box = b;
     if (it->dirty) return;
     fat = cl_fbox_to(&it->fat);
-    /* keep the leaf while its fat box still encloses the shape and is not too loose (the
-     * allowance covers the relative widening and the outward rounding to floats) */
-#define LOOSE(v) (loose + fabs(v) * (4 * EPS_REL + FLT_EPSILON) + 1e-299)
+    b = widen(&b, 0, shape_tol(s, &b));     /* what the leaf must enclose */
+    /* keep the leaf while its fat box still encloses the shape with its rounding allowance and
+     * is not too loose (the slack covers the outward rounding to floats) */
+#define LOOSE(v) (loose + (fabs(v) + loose) * (2 * FLT_EPSILON) + 1e-299)
     if (fat.min.x <= b.min.x && fat.min.y <= b.min.y && fat.min.z <= b.min.z &&
         fat.max.x >= b.max.x && fat.max.y >= b.max.y && fat.max.z >= b.max.z &&
         b.min.x - fat.min.x <= LOOSE(b.min.x) && b.min.y - fat.min.y <= LOOSE(b.min.y) &&
@@ -273,7 +303,7 @@ void cl_world_update(cl_world *w, int id, const cl_shape *s) {
  * displacement by PRED_MUL times it, at most PRED_MAX margins (Box2D v2's predictive
  * aabbMultiplier), so an item moving steadily leaves its fat box rarely. */
 static cl_aabb fat_box(const cl_world *w, const cl_item *it) {
-    cl_aabb f = widen(&it->box, w->margin);
+    cl_aabb f = widen(&it->box, w->margin, shape_tol(&it->shape, &it->box));
     double cap = PRED_MAX * w->margin, e;
     e = PRED_MUL * it->vel.x; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.x += e; else f.min.x += e;
@@ -445,7 +475,7 @@ static int collect_box(cl_world *w, const cl_aabb *box) {
         const cl_item *it = &w->items[i];
         cl_aabb tb;
         if (!it->dirty || it->proxy == CL_NULLNODE) continue;
-        tb = widen(&it->box, 0);            /* the rounding allowance of a tree box */
+        tb = widen(&it->box, 0, shape_tol(&it->shape, &it->box));   /* as its tree box would */
         if (!(tb.min.x <= box->max.x && tb.max.x >= box->min.x && tb.min.y <= box->max.y &&
               tb.max.y >= box->min.y && tb.min.z <= box->max.z && tb.max.z >= box->min.z))
             continue;
@@ -456,7 +486,7 @@ static int collect_box(cl_world *w, const cl_aabb *box) {
 }
 
 int cl_world_query(cl_world *w, const cl_shape *s) {
-    cl_aabb b = cl_shape_aabb(s), q = widen(&b, 0);
+    cl_aabb b = cl_shape_aabb(s), q = widen(&b, 0, shape_tol(s, &b));
     int n = collect_box(w, &q), i, k = 0;
     if (n < 0) return n;
     ENSURE(w->res, w->rescap, n);
@@ -473,7 +503,7 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     cl_aabb b, q;
     int n, i, k = 0;
     b.min = b.max = p;
-    q = widen(&b, 0);
+    q = widen(&b, 0, shape_tol(NULL, &b));
     n = collect_box(w, &q);
     if (n < 0) return n;
     ENSURE(w->res, w->rescap, n);
@@ -486,23 +516,41 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     return k;
 }
 
-/* A ray prepared for slab tests against float boxes. */
+/* A ray prepared for slab tests against float boxes. The boxes are tested widened by the ray's
+ * rounding allowance del (shape_tol of its origin): a face coordinate f is compared as f - del
+ * (min faces) or f + del (max faces), i.e. against the origin moved by +del or -del, so the
+ * widening costs nothing per test. */
 typedef struct rayq {
     double o[3], inv[3], d[3];
+    double olo[3], ohi[3];  /* o + del (for min faces), o - del (for max faces) */
+    double onear[3], ofar[3];   /* the same for the entry and exit face of each axis */
     int mode[3];            /* 0: d == 0 (slab test on the origin), 1: multiply by inv, 2: divide */
     int neg[3];             /* d < 0: the max face is entered first */
     int fast;               /* every mode is 1: ray_fbox_fast applies */
 } rayq;
 
-/* Prepares r for ray_fbox. Tiny components divide (1/d would overflow to inf, and 0 * inf is NaN). */
+/* Prepares r for ray_fbox. Tiny components divide (1/d would overflow to inf, and 0 * inf is NaN).
+ * The allowance: the narrowphase finds a ray's hit within about eps * (|o| + t + the shape's
+ * magnitude) of the shape, and t <= |o| + that magnitude for any hit, so the item's leaf (its
+ * own allowance) widened by EPS_REL * |o| holds every hit point the narrowphase can report;
+ * its entry time then stays below the narrowphase's t (with the slab test's own rounding, which
+ * is far smaller), so pruning by the best t never drops an equal-t hit (ties by add order). */
 static void rayq_make(rayq *q, const cl_ray *r) {
+    cl_aabb ob;
+    double del;
     int k;
+    ob.min = ob.max = r->o;
+    del = shape_tol(NULL, &ob);
     q->o[0] = r->o.x; q->o[1] = r->o.y; q->o[2] = r->o.z;
     q->d[0] = r->d.x; q->d[1] = r->d.y; q->d[2] = r->d.z;
     for (k = 0; k < 3; k++) {
         q->mode[k] = q->d[k] == 0 ? 0 : fabs(q->d[k]) < 1e-290 ? 2 : 1;
         q->inv[k] = q->mode[k] == 1 ? 1 / q->d[k] : 0;
         q->neg[k] = q->d[k] < 0;
+        q->olo[k] = q->o[k] + del;
+        q->ohi[k] = q->o[k] - del;
+        q->onear[k] = q->neg[k] ? q->ohi[k] : q->olo[k];
+        q->ofar[k] = q->neg[k] ? q->olo[k] : q->ohi[k];
     }
     q->fast = q->mode[0] == 1 && q->mode[1] == 1 && q->mode[2] == 1;
 }
@@ -510,12 +558,12 @@ static void rayq_make(rayq *q, const cl_ray *r) {
 /* ray_fbox for a ray whose direction components all use mode 1: the entry and exit faces are
  * known from the signs, so no swaps and no per-axis mode tests (same arithmetic, same result). */
 static int ray_fbox_fast(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
-    double n0 = ((double)(q->neg[0] ? b->hi[0] : b->lo[0]) - q->o[0]) * q->inv[0];
-    double f0 = ((double)(q->neg[0] ? b->lo[0] : b->hi[0]) - q->o[0]) * q->inv[0];
-    double n1 = ((double)(q->neg[1] ? b->hi[1] : b->lo[1]) - q->o[1]) * q->inv[1];
-    double f1 = ((double)(q->neg[1] ? b->lo[1] : b->hi[1]) - q->o[1]) * q->inv[1];
-    double n2 = ((double)(q->neg[2] ? b->hi[2] : b->lo[2]) - q->o[2]) * q->inv[2];
-    double f2 = ((double)(q->neg[2] ? b->lo[2] : b->hi[2]) - q->o[2]) * q->inv[2];
+    double n0 = ((double)(q->neg[0] ? b->hi[0] : b->lo[0]) - q->onear[0]) * q->inv[0];
+    double f0 = ((double)(q->neg[0] ? b->lo[0] : b->hi[0]) - q->ofar[0]) * q->inv[0];
+    double n1 = ((double)(q->neg[1] ? b->hi[1] : b->lo[1]) - q->onear[1]) * q->inv[1];
+    double f1 = ((double)(q->neg[1] ? b->lo[1] : b->hi[1]) - q->ofar[1]) * q->inv[1];
+    double n2 = ((double)(q->neg[2] ? b->hi[2] : b->lo[2]) - q->onear[2]) * q->inv[2];
+    double f2 = ((double)(q->neg[2] ? b->lo[2] : b->hi[2]) - q->ofar[2]) * q->inv[2];
     double tmin = n0 > 0 ? n0 : 0, tmax = f0 < maxt ? f0 : maxt;
     tmin = n1 > tmin ? n1 : tmin;
     tmax = f1 < tmax ? f1 : tmax;
@@ -525,25 +573,25 @@ static int ray_fbox_fast(const rayq *q, const cl_fbox *b, double maxt, double *t
     return tmin <= tmax;
 }
 
-/* Returns 1 and the entry distance (>= 0) when the ray meets float box b within [0, maxt]
- * (inclusive; parallel axes test the origin coordinate, so no 0 * inf). The boxes are fattened
- * and rounded outward, which is far more than the rounding of this test, so it never rejects a
- * box whose contents the exact narrowphase would hit at t <= maxt. */
+/* Returns 1 and the entry distance (>= 0) when the ray meets float box b, widened by the ray's
+ * allowance, within [0, maxt] (inclusive; parallel axes test the origin coordinate, so no
+ * 0 * inf). Conservative: never rejects a box whose contents the exact narrowphase would hit
+ * at t <= maxt, and the entry never exceeds such a hit's t (see rayq_make). */
 static int ray_fbox(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
     double tmin = 0, tmax = maxt;
     int k;
     for (k = 0; k < 3; k++) {
         double lo = b->lo[k], hi = b->hi[k], t1, t2;
         if (q->mode[k] == 0) {
-            if (q->o[k] < lo || q->o[k] > hi) return 0;
+            if (q->olo[k] < lo || q->ohi[k] > hi) return 0;
             continue;
         }
         if (q->mode[k] == 1) {
-            t1 = (lo - q->o[k]) * q->inv[k];
-            t2 = (hi - q->o[k]) * q->inv[k];
+            t1 = (lo - q->olo[k]) * q->inv[k];
+            t2 = (hi - q->ohi[k]) * q->inv[k];
         } else {
-            t1 = (lo - q->o[k]) / q->d[k];
-            t2 = (hi - q->o[k]) / q->d[k];
+            t1 = (lo - q->olo[k]) / q->d[k];
+            t2 = (hi - q->ohi[k]) / q->d[k];
         }
         if (t1 > t2) { double x = t1; t1 = t2; t2 = x; }
         if (t1 > tmin) tmin = t1;
@@ -989,7 +1037,7 @@ static cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
     e.min.x += d.x; e.min.y += d.y; e.min.z += d.z;
     e.max.x += d.x; e.max.y += d.y; e.max.z += d.z;
     b = cl_aabb_merge(&b, &e);
-    return widen(&b, 0);
+    return widen(&b, 0, shape_tol(s, &b));
 }
 
 int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double aftert,

@@ -196,6 +196,7 @@ function makefilter0(w, formove)
         function() return m.add(w, {}, shapes[1]) end,
         function() return m.remove(w, item) end,
         function() return m.update(w, item, shapes[2]) end,
+        function() return m.translate(w, item, 1, 0, 0) end,
         function() return m.move(w, item, 1, 0, 0) end,
         function() return m.check(w, item, 1, 0, 0) end,
         function() return m.destroy(w) end,
@@ -306,7 +307,7 @@ local METHODS = {
     __eq = "X" },
   Sphere = { center = "", radius = "", set = "nnnn", translate = n3, contains = n3, overlaps = "S",
     raycast = "R|L", closest = n3, plane = "nnnn", aabb = "", __tostring = "", __eq = "X" },
-  World = { add = "IS", remove = "I", update = "IS", has = "I", count = "", shape = "I", query = "S|FT",
+  World = { add = "IS", remove = "I", update = "IS", translate = "Innn", has = "I", count = "", shape = "I", query = "S|FT",
     querypoint = "nnn|FT", raycast = "R|LF", raycastall = "R|LFT", pairs = "|T", sweep = "Snnn|F",
     move = "Innn|MT", check = "Innn|MT", destroy = "", __tostring = "", __gc = "", __close = "X" },
 }

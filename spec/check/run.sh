@@ -7,8 +7,8 @@
 #             on the sanitizer build
 #   alloc     a World driven by a Lua state whose allocator fails after N allocations
 #   fuzz      libFuzzer harnesses of the C core, FUZZ_SECONDS each (default 60), from the corpus
-# Triage knobs (never set in CI): FUZZ_TRIAGE=1 builds the harnesses with -DFUZZ_TRIAGE (tolerates
-# the known rounding findings listed in the harnesses); ABUSE_SKIP (see spec/check/abuse.lua).
+# The fuzz harnesses have one mode, strict: every finding fails the step. Triage knob (never set
+# in CI): ABUSE_SKIP (see spec/check/abuse.lua).
 # COLLIDE_QUICK=1 is set for the suite under the sanitizers and valgrind: the differential specs
 # then run fewer random cases (the full counts run in `make test-lua`).
 set -u
@@ -81,7 +81,7 @@ run_fuzz() {
     local name; name=$(basename "$h" .c)
     # shellcheck disable=SC2086
     clang -std=c99 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-      ${FUZZ_TRIAGE:+-DFUZZ_TRIAGE} -Icsrc/core -o "build/fuzz/$name" "$h" csrc/core/*.c || { ok=1; continue; }
+      -Icsrc/core -o "build/fuzz/$name" "$h" csrc/core/*.c || { ok=1; continue; }
     mkdir -p "build/fuzz/$name.work"
     "build/fuzz/$name" -max_total_time="$FUZZ_SECONDS" -print_final_stats=0 \
       -artifact_prefix="build/fuzz/$name." "build/fuzz/$name.work" "csrc/fuzz/corpus/$name" \
