@@ -36,8 +36,10 @@ function M.spread(list)
   return (hi - lo) / m
 end
 
--- Returns the seconds one call fn(n) took and the value fn returned.
-function M.time(fn, n)
+-- Returns the seconds one call fn(n) took and the value fn returned. setup (optional) runs first,
+-- untimed (e.g. to bring shared state back to a steady state after another variant ran).
+function M.time(fn, n, setup)
+  if setup then setup() end
   collectgarbage("collect")
   local t0 = clock()
   local sink = fn(n)
@@ -45,11 +47,11 @@ function M.time(fn, n)
 end
 
 -- Returns a repeat count n for which fn(n) takes about `target` seconds (also warms up the JIT).
-function M.calibrate(fn, target)
+function M.calibrate(fn, target, setup)
   target = target or M.sample
   local n = 1
   while true do
-    local t = M.time(fn, n)
+    local t = M.time(fn, n, setup)
     if t >= target / 8 or n >= 2 ^ 40 then
       local want = n * target / math.max(t, 1e-9)
       return math.max(1, floor(want))
@@ -58,8 +60,9 @@ function M.calibrate(fn, target)
   end
 end
 
--- Times every variant. variants: list of {name=, fn=function(n) ... return sink end, per=k}
--- where each fn(n) performs n*per operations. Returns a table by name of
+-- Times every variant. variants: list of {name=, fn=function(n) ... return sink end, per=k,
+-- setup=function() end (optional, run untimed before every timing of fn)} where each fn(n)
+-- performs n*per operations. Returns a table by name of
 -- {ns = median ns per operation, all = {ns per round}, spread =, sink = last sink}, plus
 -- ratio(a, b): median over rounds of ns(a)/ns(b).
 function M.compare(variants, opts)
@@ -68,7 +71,7 @@ function M.compare(variants, opts)
   local target = opts.sample or M.sample
   local res = {}
   for _, v in ipairs(variants) do
-    v.n = v.n or M.calibrate(v.fn, target)
+    v.n = v.n or M.calibrate(v.fn, target, v.setup)
     res[v.name] = { all = {}, per = v.per or 1 }
   end
   local nv = #variants
@@ -76,7 +79,7 @@ function M.compare(variants, opts)
   for r = 1 - (opts.warmup or M.warmup), rounds do
     for k = 0, nv - 1 do
       local v = variants[(k + r) % nv + 1]
-      local t, sink = M.time(v.fn, v.n)
+      local t, sink = M.time(v.fn, v.n, v.setup)
       local e = res[v.name]
       if r >= 1 then e.all[r] = t * 1e9 / (v.n * e.per) end
       e.sink = sink

@@ -512,6 +512,16 @@ function World:remove(item) end
 ---@param shape collide.Shape
 function World:update(item, shape) end
 
+---Moves item's stored shape by the displacement with no collision response (keeps its order);
+---errors if it is not in the world, a number is not finite or the result is not finite.
+---Cheaper than shape:set + world:update for many small moves.
+---@param item any
+---@param dx number
+---@param dy number
+---@param dz number
+---@return nil
+function World:translate(item, dx, dy, dz) end
+
 ---Whether item is in the world.
 ---@param item any
 ---@return boolean
