@@ -502,32 +502,53 @@ static int pushwhit(lua_State *L, int u, const cl_whit *h) {
     return 5;
 }
 
-/* body of world:raycast(ray[, maxt[, filter]]) -> item, t, nx, ny, nz | nil. */
-static int b_raycast(lua_State *L) {
-    lworld *lw = checkworld(L, "raycast");
-    const cl_ray *r = cl_checkray(L, 2, "raycast");
-    double maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL), at = -1, aseq = -1;
-    int filter = optfilter(L, 4, "raycast"), u;
-    cl_ray ray = *r;
+/* A closest-hit query (a ray with its limit, or a swept shape) and its "next hit after (at, aseq)"
+ * step, for firsthit. */
+typedef struct hitquery { cl_ray ray; double maxt; cl_shape s; cl_vec3 d; } hitquery;
+typedef int (*nexthit)(lworld *lw, const hitquery *q, double at, double aseq, cl_whit *h);
+static int nextray(lworld *lw, const hitquery *q, double at, double aseq, cl_whit *h) {
+    return cl_world_raycast(&lw->w, &q->ray, q->maxt, at, aseq, h);
+}
+static int nextsweep(lworld *lw, const hitquery *q, double at, double aseq, cl_whit *h) {
+    return cl_world_sweep(&lw->w, &q->s, q->d, -1, at, aseq, h);
+}
+
+/* Pushes the first hit the filter at index filterarg keeps (any hit when filterarg is 0), as
+ * item, t, nx, ny, nz, or nil. Rejected hits are skipped by asking for the next one after them. */
+static int firsthit(lua_State *L, lworld *lw, int filterarg, nexthit next, const hitquery *q) {
+    double at = -1, aseq = -1;
+    int u = pushitems(L);
     cl_whit h;
-    lua_settop(L, 4);
-    u = pushitems(L);
     for (;;) {
-        int st = cl_world_raycast(&lw->w, &ray, maxt, at, aseq, &h);
+        int st = next(lw, q, at, aseq, &h);
         if (st < 0) return nomem(L);
         if (st == 0) { lua_pushnil(L); return 1; }
-        if (filter) {
+        if (filterarg) {
+            int keep;
             lua_rawgeti(L, u, h.item + 1);
-            if (!callfilter(L, 4, lua_gettop(L))) {
-                lua_pop(L, 1);
+            keep = callfilter(L, filterarg, lua_gettop(L));
+            lua_pop(L, 1);
+            if (!keep) {
                 at = h.t;
                 aseq = lw->w.items[h.item].seq;
                 continue;
             }
-            lua_pop(L, 1);
         }
         return pushwhit(L, u, &h);
     }
+}
+
+/* body of world:raycast(ray[, maxt[, filter]]) -> item, t, nx, ny, nz | nil. */
+static int b_raycast(lua_State *L) {
+    lworld *lw = checkworld(L, "raycast");
+    const cl_ray *r = cl_checkray(L, 2, "raycast");
+    int filter;
+    hitquery q;
+    q.ray = *r;
+    q.maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
+    filter = optfilter(L, 4, "raycast");
+    lua_settop(L, 4);
+    return firsthit(L, lw, filter ? 4 : 0, nextray, &q);
 }
 
 /* body of world:raycastall(ray[, maxt[, filter[, out]]]) -> array of hit tables, n. */
@@ -584,34 +605,15 @@ static int w_pairs(lua_State *L) {
 /* body of world:sweep(shape, dx, dy, dz[, filter]) -> item, t, nx, ny, nz | nil. */
 static int b_sweep(lua_State *L) {
     lworld *lw = checkworld(L, "sweep");
-    cl_shape s;
-    cl_vec3 d;
-    double at = -1, aseq = -1;
-    int filter, u;
-    cl_whit h;
-    cl_checkshape(L, 2, "sweep", &s);
-    d.x = cl_checkfinite(L, 3, "sweep");
-    d.y = cl_checkfinite(L, 4, "sweep");
-    d.z = cl_checkfinite(L, 5, "sweep");
+    hitquery q;
+    int filter;
+    cl_checkshape(L, 2, "sweep", &q.s);
+    q.d.x = cl_checkfinite(L, 3, "sweep");
+    q.d.y = cl_checkfinite(L, 4, "sweep");
+    q.d.z = cl_checkfinite(L, 5, "sweep");
     filter = optfilter(L, 6, "sweep");
     lua_settop(L, 6);
-    u = pushitems(L);
-    for (;;) {
-        int st = cl_world_sweep(&lw->w, &s, d, -1, at, aseq, &h);
-        if (st < 0) return nomem(L);
-        if (st == 0) { lua_pushnil(L); return 1; }
-        if (filter) {
-            lua_rawgeti(L, u, h.item + 1);
-            if (!callfilter(L, 6, lua_gettop(L))) {
-                lua_pop(L, 1);
-                at = h.t;
-                aseq = lw->w.items[h.item].seq;
-                continue;
-            }
-            lua_pop(L, 1);
-        }
-        return pushwhit(L, u, &h);
-    }
+    return firsthit(L, lw, filter ? 6 : 0, nextsweep, &q);
 }
 
 /* Context of the move filter callback. */
