@@ -57,7 +57,7 @@ cl_aabb cl_sphere_aabb(const cl_sphere *s)
 int cl_sphere_raycast(const cl_sphere *s, const cl_ray *r, double maxt, cl_hit *out)
 {
     cl_vec3 m = cl_sub(r->o, s->c), l;
-    double rad = s->r, scale = 1.0, k, b, disc, cc, q, t;
+    double rad = s->r, scale = 1.0, k, b, disc, cc, q, t, sq;
     if (!cl_vfinite(m)) {
         m = cl_halfsub(r->o, s->c);
         rad *= 0.5;
@@ -81,14 +81,17 @@ int cl_sphere_raycast(const cl_sphere *s, const cl_ray *r, double maxt, cl_hit *
     disc = rad * rad - cl_dot(l, l);
     if (disc < 0) return 0;
     cc = cl_dot(m, m) - rad * rad;
-    q = -b + sqrt(disc);
+    sq = sqrt(disc);
+    q = -b + sq;
     t = cc / q;  /* near root without cancellation */
     if (t < 0) t = 0;
     if (!(t * scale <= maxt)) return 0;
     out->t = t * scale;
     out->n = cl_mul(r->d, -1.0);
     if (rad > 0) {
-        cl_vec3 p = cl_add(m, cl_mul(r->d, t)), n = cl_v3(p.x / rad, p.y / rad, p.z / rad);
+        /* hit point minus centre as l - d*sq, not m + d*t: the latter cancels to rounding noise
+         * when the sphere is tiny compared with its distance (the normal flipped; fuzzing) */
+        cl_vec3 p = cl_sub(l, cl_mul(r->d, sq)), n = cl_v3(p.x / rad, p.y / rad, p.z / rad);
         double len2 = cl_dot(n, n);
         if (!(fabs(len2 - 1) <= 1e-12)) {  /* a tiny sphere far away: p - c lost its digits (fuzzing) */
             double k = cl_maxabs3(p.x, p.y, p.z), len;
