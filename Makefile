@@ -67,6 +67,7 @@ test: deps-test deps-love deps-check
 test-lua: build
 	@set -e; for v in $(HAVE); do \
 	  echo "== busted on $$v"; \
+	  LUA_CPATH="./build/$$v/?.so" $$v -e 'local c = require "collide"; assert(c.World():add(1, c.AABB(0,0,0,1,1,1)))'; \
 	  LUA_CPATH="./build/$$v/?.so;;" $(LUAENV) busted --lua=$$v --cpath="./build/$$v/?.so" spec; \
 	done
 

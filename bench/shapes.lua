@@ -270,6 +270,13 @@ end
 
 out("### ", lib.luaname(), ": single queries (ns per call, medians of ", lib.rounds, " runs)")
 out("")
+if type(jit) == "table" then
+  -- csrc/bind/ffi.c: on LuaJIT the queries are FFI calls unless COLLIDE_FFI=0; the `empty` floor
+  -- stays an empty classic C call, as issue 2 defines it
+  out("collide's LuaJIT FFI fast path: ", collide._ffi and "on" or "off (classic C functions)",
+      " (collide._ffi; COLLIDE_FFI=0 turns it off). `empty` is still an empty classic C call.")
+  out("")
+end
 
 -- reference: the cost of the call forms themselves
 do

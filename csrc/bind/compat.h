@@ -8,6 +8,14 @@
 #include "lauxlib.h"
 
 #if LUA_VERSION_NUM == 501
+#include "lualib.h"
+#ifdef LUA_JITLIBNAME
+/* LuaJIT (its lualib.h names the jit library): ffi.c builds the FFI fast path. */
+#define CL_LUAJIT 1
+#endif
+#endif
+
+#if LUA_VERSION_NUM == 501
 /* Lua 5.1 and LuaJIT 2.1. LuaJIT already declares some of these; the macros below route both
  * to one implementation so the two 5.1 flavours behave identically. */
 

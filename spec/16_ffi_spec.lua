@@ -1,0 +1,373 @@
+-- The LuaJIT FFI fast path (csrc/bind/ffi.c): on LuaJIT the hot shape methods and free functions
+-- are Lua wrappers calling C through the FFI; collide._ffi tells whether they are installed and
+-- collide._classic keeps the classic C functions. The differential part calls every wrapper and its
+-- classic function with the same random arguments (valid ones and nasty ones: touching boxes, slab
+-- planes, zero directions, NaN/inf, numeric strings, wrong types, foreign userdata, shapes of the
+-- wrong class, missing and extra arguments) and requires identical results (same count, same types,
+-- numbers bit for bit), identical errors and identical effects on mutated shapes.
+-- COLLIDE_FFI=0 in the environment disables the fast path (then only the switch is checked).
+local collide = require "collide"
+
+local unpack = table.unpack or unpack
+local isluajit = type(jit) == "table"
+local disabled = os.getenv("COLLIDE_FFI") == "0"
+local N = os.getenv("COLLIDE_QUICK") and 300 or 3000 -- random calls per function and JIT mode
+
+-- the wrapped functions: class (nil = module function), name, argument kinds (as in ffi.c's chunk:
+-- A R O S = a shape of that class, s = AABB/OBB/Sphere, n = number, l = optional limit,
+-- o = optional number, p = polygon table)
+local FUNCS = {
+  { "AABB", "bounds", "A" }, { "AABB", "center", "A" }, { "AABB", "extents", "A" },
+  { "AABB", "set", "Annnnnn" }, { "AABB", "translate", "Annn" }, { "AABB", "contains", "Annn" },
+  { "AABB", "overlaps", "As" }, { "AABB", "raycast", "ARl" }, { "AABB", "clip", "AR" },
+  { "AABB", "segment", "Annnnnno" }, { "AABB", "closest", "Annn" }, { "AABB", "plane", "Annnn" },
+  { "OBB", "center", "O" }, { "OBB", "extents", "O" }, { "OBB", "axes", "O" },
+  { "OBB", "set", "Onnnnnnnnnnnnnnn" }, { "OBB", "translate", "Onnn" }, { "OBB", "rotate", "Onnnn" },
+  { "OBB", "contains", "Onnn" }, { "OBB", "overlaps", "Os" }, { "OBB", "raycast", "ORl" },
+  { "OBB", "closest", "Onnn" }, { "OBB", "plane", "Onnnn" },
+  { "Sphere", "center", "S" }, { "Sphere", "radius", "S" }, { "Sphere", "set", "Snnnn" },
+  { "Sphere", "translate", "Snnn" }, { "Sphere", "contains", "Snnn" }, { "Sphere", "overlaps", "Ss" },
+  { "Sphere", "raycast", "SRl" }, { "Sphere", "closest", "Snnn" }, { "Sphere", "plane", "Snnnn" },
+  { "Ray", "origin", "R" }, { "Ray", "direction", "R" }, { "Ray", "at", "Rn" }, { "Ray", "set", "Rnnnnnn" },
+  { "Ray", "cast", "Rsl" }, { "Ray", "plane", "Rnnnn" },
+  { nil, "toi", "AnnnAnnn" }, { nil, "closestonsegment", "nnnnnnnnn" }, { nil, "reflect", "nnnnnno" },
+  { nil, "pointinpolygon", "pnn" },
+}
+
+local SAMPLES = {
+  AABB = collide.AABB(0, 0, 0, 1, 1, 1), Ray = collide.Ray(0, 0, 0, 1, 0, 0),
+  OBB = collide.OBB(0, 0, 0, 1, 1, 1), Sphere = collide.Sphere(0, 0, 0, 1),
+}
+
+-- the function as called by users: the method from the class's method table, or collide.name
+local function current(class, name)
+  if class then return getmetatable(SAMPLES[class]).__index[name] end
+  return collide[name]
+end
+
+describe("the FFI fast path switch", function()
+  it("is off, with no classic table, on other Lua versions", function()
+    if isluajit then return end
+    assert.is_false(collide._ffi)
+    assert.is_nil(collide._classic)
+  end)
+
+  it("is on under LuaJIT unless COLLIDE_FFI=0, and then every wrapped function is a Lua wrapper", function()
+    if not isluajit then return end
+    if disabled then
+      assert.is_false(collide._ffi)
+      assert.is_nil(collide._classic)
+      for _, f in ipairs(FUNCS) do
+        assert.are.equal("C", debug.getinfo(current(f[1], f[2]), "S").what, f[2])
+      end
+      return
+    end
+    assert.is_true(collide._ffi)
+    assert.is_table(collide._classic)
+    for _, f in ipairs(FUNCS) do
+      local classic = f[1] and collide._classic[f[1]][f[2]] or collide._classic[f[2]]
+      local label = (f[1] or "collide") .. "." .. f[2]
+      assert.are.equal("Lua", debug.getinfo(current(f[1], f[2]), "S").what, label)
+      assert.are.equal("C", debug.getinfo(classic, "S").what, label)
+    end
+  end)
+
+  it("COLLIDE_FFI=0 in a fresh LuaJIT process turns it off (and the module still works)", function()
+    -- needs a luajit interpreter finding collide.so through package.cpath: not inside LÖVE
+    -- (spec/love loads the module by path), where only the in-process checks above run
+    if not isluajit or love then return end
+    local interp = arg and arg[-1]
+    local lj = (interp and interp:match("luajit")) and interp or "luajit"
+    local code = ("package.cpath = %q; local c = require 'collide'; "
+      .. "io.write(tostring(c._ffi), ' ', tostring(c.AABB(0, 0, 0, 1, 1, 1):contains(1, 1, 1)))"):format(package.cpath)
+    local function run(env)
+      local p = assert(io.popen(env .. " " .. lj .. " -e " .. ("%q"):format(code) .. " 2>&1"))
+      local out = p:read("*a")
+      p:close()
+      return out
+    end
+    assert.are.equal("false true", run("COLLIDE_FFI=0"))
+    assert.are.equal("true true", run("COLLIDE_FFI=1"))
+  end)
+end)
+
+if not isluajit or disabled then return end
+
+-- ------------------------------------------------------------------ random values
+-- Deterministic PRNG (xorshift-like on doubles is enough here: LCG mod 2^31).
+local seed = 12345
+local function rnd()
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return seed / 2147483648
+end
+local function pick(t) return t[math.floor(rnd() * #t) + 1] end
+
+local inf, nan = math.huge, 0 / 0
+local NASTYNUM = { 0, -0.0, 1, -1, 0.5, 2, -2, 1e308, -1e308, 1e-300, 5e-324, inf, -inf, nan }
+-- a number: mostly small grid values (touching boxes, slab planes, zero direction components)
+local function number()
+  local r = rnd()
+  if r < 0.45 then return math.floor(rnd() * 5) - 2 end
+  if r < 0.85 then return (rnd() - 0.5) * 6 end
+  return pick(NASTYNUM)
+end
+
+local closedfile, openfile = io.tmpfile(), io.tmpfile()
+closedfile:close()
+
+-- Builders of shapes: each returns a function making a fresh equal shape (mutating calls need two).
+local function aabbB()
+  local a, b, c = number(), number(), number()
+  local args = { a, b, c, a + math.floor(rnd() * 3), b + math.floor(rnd() * 3), c + math.floor(rnd() * 3) }
+  if pcall(collide.AABB, unpack(args)) then return function() return collide.AABB(unpack(args)) end end
+  return function() return collide.AABB(-1, -1, -1, 1, 1, 1) end
+end
+local function rayB()
+  local args = { number(), number(), number(), math.floor(rnd() * 3) - 1, math.floor(rnd() * 3) - 1, rnd() < 0.5 and 0 or number() }
+  if pcall(collide.Ray, unpack(args)) then return function() return collide.Ray(unpack(args)) end end
+  return function() return collide.Ray(0, 0, 0, 0, 0, 1) end
+end
+local function obbB()
+  local args = { number(), number(), number(), rnd() * 2, rnd() * 2, rnd() * 2 }
+  if rnd() < 0.5 then
+    local ang = rnd() * 6.3
+    local cs, sn = math.cos(ang), math.sin(ang)
+    for _, v in ipairs { cs, sn, 0, -sn, cs, 0, 0, 0, 1 } do args[#args + 1] = v end
+  end
+  if pcall(collide.OBB, unpack(args)) then return function() return collide.OBB(unpack(args)) end end
+  return function() return collide.OBB(0, 0, 0, 1, 1, 1) end
+end
+local function sphereB()
+  local args = { number(), number(), number(), math.abs(number()) }
+  if pcall(collide.Sphere, unpack(args)) then return function() return collide.Sphere(unpack(args)) end end
+  return function() return collide.Sphere(0, 0, 0, 1) end
+end
+local BUILD = { A = aabbB, R = rayB, O = obbB, S = sphereB }
+
+-- A real shape whose metatable was replaced (classic accepts it by its tag), and foreign values
+-- given a collide metatable with debug.setmetatable (classic rejects them).
+local function foreignB(kind)
+  local MT = getmetatable(SAMPLES[({ A = "AABB", R = "Ray", O = "OBB", S = "Sphere" })[kind] or "AABB"])
+  local r = rnd()
+  if r < 0.25 then
+    local b = BUILD[pick { "A", "R", "O", "S" }]()
+    return function() local v = b(); debug.setmetatable(v, {}); return v end
+  elseif r < 0.5 then -- a real shape of another class wearing this class's metatable
+    local b = BUILD[pick { "A", "R", "O", "S" }]()
+    return function() local v = b(); debug.setmetatable(v, MT); return v end
+  elseif r < 0.65 then
+    return function() return setmetatable({}, MT) end
+  elseif r < 0.75 then -- full userdata whose FFI pointer is a FILE * (NULL once closed)
+    local v = pick { openfile, closedfile }
+    return function() debug.setmetatable(v, MT); return v end
+  end
+  local v = pick { io.stdout, closedfile, collide.World(), print, "x", true }
+  return function() return v end
+end
+
+-- One argument builder of the given kind: mostly valid, sometimes nasty.
+local function argB(kind)
+  local r = rnd()
+  if kind == "n" or kind == "l" or kind == "o" then
+    if r < 0.9 then local v = number(); return function() return v end end
+    local v = pick { "1", "0x10", "a", {}, true, false, SAMPLES.AABB }
+    if r < 0.95 then v = nil end
+    return function() return v end
+  elseif kind == "s" then
+    if r < 0.85 then return BUILD[pick { "A", "O", "S" }]() end
+    if r < 0.9 then return BUILD.R() end
+    return foreignB(pick { "A", "O", "S" })
+  elseif kind == "p" then
+    local n = pick { 0, 4, 5, 6, 7, 8, 10, 16, 31, 32, 33, 34, 40, 200, 5000 }
+    local poly = {}
+    for i = 1, n do poly[i] = math.floor(rnd() * 7) - 3 + (rnd() < 0.3 and rnd() or 0) end
+    if rnd() < 0.15 and n > 0 then poly[math.floor(rnd() * n) + 1] = pick { nan, inf, "1.5", "a", true } end
+    if rnd() < 0.05 then setmetatable(poly, {}) end
+    if rnd() < 0.05 then poly = pick { "poly", 5 } end
+    return function() return poly end
+  end
+  if r < 0.85 then return BUILD[kind]() end
+  if r < 0.93 then return BUILD[pick { "A", "R", "O", "S" }]() end
+  return foreignB(kind)
+end
+
+-- Builders for one call: kinds, then sometimes fewer (missing) or more (extra) arguments, and
+-- limits/optional numbers sometimes absent or nil.
+local function callB(kinds)
+  local bs, n = {}, #kinds
+  for i = 1, n do bs[i] = argB(kinds:sub(i, i)) end
+  if #kinds == 16 and rnd() < 0.7 then -- obb:set: no axes, nil axes, or a rotation's axes
+    local r = rnd()
+    if r < 0.3 then n = 7
+    elseif r < 0.5 then for i = 8, 16 do bs[i] = function() return nil end end
+    else
+      local ang = rnd() * 6.3
+      local ax = { math.cos(ang), 0, -math.sin(ang), 0, 1, 0, math.sin(ang), 0, math.cos(ang) }
+      for i = 8, 16 do local v = ax[i - 7]; bs[i] = function() return v end end
+    end
+    return function()
+      local args = {}
+      for i = 1, n do args[i] = bs[i]() end
+      return args, n
+    end
+  end
+  local r = rnd()
+  if r < 0.08 then
+    n = math.floor(rnd() * n)
+  elseif r < 0.14 then
+    for _ = 1, 1 + math.floor(rnd() * 2) do n = n + 1; local v = number(); bs[n] = function() return v end end
+  elseif r < 0.3 and kinds:find("[lo]$") then
+    n = n - 1
+  end
+  return function()
+    local args = {}
+    for i = 1, n do args[i] = bs[i]() end
+    return args, n
+  end
+end
+
+-- ------------------------------------------------------------------ comparison
+local function same(a, b)
+  if type(a) == "number" and type(b) == "number" then
+    if a ~= a then return b ~= b end
+    return a == b and (a ~= 0 or 1 / a == 1 / b)
+  end
+  return a == b
+end
+
+local C = collide._classic
+-- The exact state of a collide shape as numbers read by the classic accessors (nil for others).
+local function state(v)
+  local t = collide.type(v)
+  if t == "AABB" then return { C.AABB.bounds(v) } end
+  if t == "OBB" then
+    local s = { C.OBB.center(v) }
+    for _, x in ipairs { C.OBB.extents(v) } do s[#s + 1] = x end
+    for _, x in ipairs { C.OBB.axes(v) } do s[#s + 1] = x end
+    return s
+  end
+  if t == "Sphere" then local s = { C.Sphere.center(v) }; s[4] = C.Sphere.radius(v); return s end
+  if t == "Ray" then
+    local s = { C.Ray.origin(v) }
+    for _, x in ipairs { C.Ray.direction(v) } do s[#s + 1] = x end
+    return s
+  end
+end
+
+local function show(v)
+  if type(v) == "number" then return ("%.17g"):format(v) end
+  if type(v) == "string" then return ("%q"):format(v) end
+  local ok, s = pcall(tostring, v)
+  return ok and s or ("(" .. type(v) .. " with a borrowed metatable)")
+end
+
+-- Calls wrapper and classic on equal fresh arguments; returns nil if all agrees, else a description.
+local function compare(label, wrapper, classic, build)
+  local aw, n = build()
+  local ac = build()
+  local rw = { n = 0 }
+  local rc = { n = 0 }
+  local function pw(ok, ...) rw.ok, rw.n, rw[1], rw[2], rw[3], rw[4], rw[5], rw[6], rw[7], rw[8], rw[9] = ok, select("#", ...), ... end
+  local function pc(ok, ...) rc.ok, rc.n, rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7], rc[8], rc[9] = ok, select("#", ...), ... end
+  pw(pcall(wrapper, unpack(aw, 1, n)))
+  pc(pcall(classic, unpack(ac, 1, n)))
+  local problem
+  if rw.ok ~= rc.ok or rw.n ~= rc.n then
+    problem = "different outcome"
+  else
+    for i = 1, rw.n do
+      local a, b = rw[i], rc[i]
+      if type(a) == "userdata" and rawequal(a, aw[1]) and rawequal(b, ac[1]) then
+        -- self returned by both: fine
+      elseif not same(a, b) then
+        problem = "result " .. i .. " differs"
+      end
+    end
+  end
+  for i = 1, n do
+    local sw, sc = state(aw[i]), state(ac[i])
+    if sw or sc then
+      if not (sw and sc) or #sw ~= #sc then problem = problem or ("argument " .. i .. " state differs") end
+      for k = 1, sw and sc and #sw or 0 do
+        if not same(sw[k], sc[k]) then problem = problem or ("argument " .. i .. " state differs") end
+      end
+    end
+  end
+  if not problem then return nil end
+  local args = {}
+  for i = 1, n do args[i] = show(aw[i]) end
+  local function res(r)
+    local t = { tostring(r.ok) }
+    for i = 1, r.n do t[#t + 1] = show(r[i]) end
+    return table.concat(t, ", ")
+  end
+  return ("%s(%s): %s\n  ffi:     %s\n  classic: %s"):format(label, table.concat(args, ", "), problem, res(rw), res(rc))
+end
+
+local function differential(mode)
+  for _, f in ipairs(FUNCS) do
+    local class, name, kinds = f[1], f[2], f[3]
+    local label = (class and class .. ":" or "collide.") .. name
+    it(label .. " gives the classic results, errors and effects (" .. mode .. ")", function()
+      local wrapper = current(class, name)
+      local classic = class and C[class][name] or C[name]
+      local problems = {}
+      for _ = 1, N do
+        local p = compare(label, wrapper, classic, callB(kinds))
+        if p then problems[#problems + 1] = p; if #problems >= 5 then break end end
+      end
+      assert.are.equal("", table.concat(problems, "\n"))
+    end)
+  end
+end
+
+describe("FFI wrappers vs the classic C functions, JIT on:", function()
+  differential("JIT on")
+end)
+
+describe("FFI wrappers vs the classic C functions, interpreter:", function()
+  setup(function() jit.off() end)
+  teardown(function() jit.on() end)
+  differential("JIT off")
+end)
+
+describe("FFI wrappers", function()
+  it("raise the classic errors however they are called", function()
+    local b, r = collide.AABB(0, 0, 0, 1, 1, 1), collide.Ray(0, 0, 0, 1, 0, 0)
+    local function err(f, ...) local ok, e = pcall(f, ...); assert.is_false(ok); return e end
+    assert.are.equal("bad argument #2 to 'contains' (number expected, got string)", err(b.contains, b, "a", 1, 1))
+    assert.are.equal("bad argument #2 to 'contains' (number expected, got string)",
+      err(getmetatable(b).__index.contains, b, "a", 1, 1))
+    assert.are.equal("bad argument #1 to 'contains' (collide.AABB expected, got collide.Ray)",
+      err(getmetatable(b).__index.contains, r, 1, 2, 3))
+    assert.are.equal("bad argument #4 to 'contains' (number expected, got no value)", err(b.contains, b, 1, 2))
+    assert.are.equal("bad argument #3 to 'contains' (number expected, got nil)", err(b.contains, b, 1, nil, 3))
+    assert.are.equal("bad argument #3 to 'raycast' (limit is NaN)", err(b.raycast, b, r, 0 / 0))
+    assert.are.equal("bad argument #3 to 'toi' (number is not finite)", err(collide.toi, b, 0, 1 / 0, 0, b, 0, 0, 0))
+    assert.are.equal("bad argument #1 to 'pointinpolygon' (polygon coordinate 3 is not a number)",
+      err(collide.pointinpolygon, { 0, 0, "a", 0, 1, 1 }, 0, 0))
+    assert.are.equal("bad argument #7 to 'reflect' (number is not finite)", err(collide.reflect, 1, 0, 0, 0, 1, 0, 0 / 0))
+  end)
+
+  it("accept numeric strings as the classic functions do (through the classic path)", function()
+    local b = collide.AABB(0, 0, 0, 1, 1, 1)
+    assert.is_true(b:contains("0.5", 0.5, "1"))
+    assert.are.same({ 1, 1, 1 }, { b:closest("3", 3, 3) })
+  end)
+
+  it("keep a light userdata wearing a collide metatable away from C", function()
+    -- the module keeps each class metatable in the registry under a light userdata key too
+    local MT = getmetatable(collide.AABB(0, 0, 0, 1, 1, 1))
+    local lud
+    for k, v in pairs(debug.getregistry()) do
+      if type(k) == "userdata" and rawequal(v, MT) then lud = k end
+    end
+    assert.is_not_nil(lud)
+    local old = debug.getmetatable(lud)
+    debug.setmetatable(lud, MT)
+    local ok, e = pcall(MT.__index.contains, lud, 1, 2, 3)
+    debug.setmetatable(lud, old)
+    assert.is_false(ok)
+    assert.are.equal("bad argument #1 to 'contains' (collide.AABB expected, got collide.AABB)", e)
+  end)
+end)
