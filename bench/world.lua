@@ -3,7 +3,8 @@
 --   2. closest-hit raycast among those 100,000 boxes (us per ray; Lua overhead = an empty C call
 --      with the same arguments and 5 results), cross-checked against brute force
 --   3. all overlapping pairs among 10,000 boxes that each move a little every frame (ms per frame
---      including the 10,000 moves: world:translate, and box:set + world:update for comparison),
+--      including the 10,000 moves: world:translate, one world:translatemany, and box:set +
+--      world:update for comparison),
 --      against a pure-Lua sort-and-sweep, cross-checked
 --   4. world:move of one item among 2,000 boxes on a grid, moving up to 4 units per step, against
 --      a brute-force pure-Lua sweep-and-slide over all items (bench/purelua.lua), cross-checked
@@ -233,6 +234,23 @@ local function step_translates()
   end
 end
 
+-- The same motion told with one world:translatemany(items, vx, vy, vz) per frame: the Lua loop
+-- only moves px.. and bounces (the velocities are the offsets), then one call moves every box.
+local hasbatch = type(PW.translatemany) == "function"
+local ids = {}
+for i = 1, NP do ids[i] = i end
+local function step_batch()
+  for i = 1, NP do
+    local dx, dy, dz = vx[i], vy[i], vz[i]
+    local x, y, z = px[i] + dx, py[i] + dy, pz[i] + dz
+    if x < 0 or x > SIDE then dx = -dx; vx[i] = dx; x = px[i] + dx end
+    if y < 0 or y > SIDE then dy = -dy; vy[i] = dy; y = py[i] + dy end
+    if z < 0 or z > SIDE then dz = -dz; vz[i] = dz; z = pz[i] + dz end
+    px[i], py[i], pz[i] = x, y, z
+  end
+  PW:translatemany(ids, vx, vy, vz)
+end
+
 -- Tells the world exactly where every box is (box:set + update from px..): after translates
 -- (whose stored boxes accumulate their own rounding) and before a cross-check. Untimed.
 local function resync()
@@ -306,6 +324,17 @@ local function step_empty()
     eo:ret0(i, box)
   end
 end
+-- The floor of the batch: the same motion loop on the copies, with no call at all.
+local function step_motion()
+  for i = 1, NP do
+    local dx, dy, dz = wx[i], wy[i], wz[i]
+    local x, y, z = qx[i] + dx, qy[i] + dy, qz[i] + dz
+    if x < 0 or x > SIDE then dx = -dx; wx[i] = dx; x = qx[i] + dx end
+    if y < 0 or y > SIDE then dy = -dy; wy[i] = dy; y = qy[i] + dy end
+    if z < 0 or z > SIDE then dz = -dz; wz[i] = dz; z = qz[i] + dz end
+    qx[i], qy[i], qz[i] = x, y, z
+  end
+end
 local function step_empty1()
   for i = 1, NP do
     local dx, dy, dz = wx[i], wy[i], wz[i]
@@ -348,6 +377,11 @@ if hastranslate then
   vs[#vs + 1] = { name = "translates", setup = catchup, fn = function(n) for _ = 1, n do step_translates() end return 0 end }
   vs[#vs + 1] = { name = "emptytranslates", fn = function(n) for _ = 1, n do step_empty1() end return 0 end }
 end
+if hasbatch then
+  vs[#vs + 1] = { name = "framebatch", setup = catchup, fn = function(n) local s = 0 for _ = 1, n do step_batch(); local _, c = PW:pairs(pairsout); s = s + c end return s end }
+  vs[#vs + 1] = { name = "batch", setup = catchup, fn = function(n) for _ = 1, n do step_batch() end return 0 end }
+  vs[#vs + 1] = { name = "motion", fn = function(n) for _ = 1, n do step_motion() end return 0 end }
+end
 local okp, np0 = check_pairs()
 local r = lib.compare(vs, { sample = math.max(SAMPLE, 0.06) })
 local okp2, np1 = check_pairs()
@@ -365,6 +399,13 @@ if hastranslate then
   row("frame: " .. NP .. " x world:translate(item, dx,dy,dz) + world:pairs(out)", r.frame)
   row("of which the " .. NP .. " translates", r.translates)
   row("floor of those translates: the same loop with 1 empty C call per box (5 arguments)", r.emptytranslates)
+end
+if hasbatch then
+  row("frame: the same motion + 1 x world:translatemany(items, vx, vy, vz) + world:pairs(out)", r.framebatch)
+  row("of which the motion loop + world:translatemany", r.batch)
+  row("floor of those: the same motion loop with no call", r.motion)
+  out("| of which world:pairs(out) after the moves (batch frame minus batch) | ",
+      fmt((r.framebatch.ns - r.batch.ns) / 1e6), " | |")
 end
 row("frame: " .. NP .. " x (box:set + world:update) + world:pairs(out)", r.frame_update)
 row("of which the " .. NP .. " updates (box:set + world:update)", r.updates)
@@ -387,6 +428,11 @@ results[#results + 1] = string.format("- pairs among 10,000 moving boxes: %s ms 
   fmt((hastranslate and r.translates or r.updates).ns / 1e6), fmt(r.pairs.ns / 1e6),
   hastranslate and string.format("; with box:set + world:update %s ms (updates %s ms)", fmt(r.frame_update.ns / 1e6), fmt(r.updates.ns / 1e6)) or "",
   frame_ms < 3 and "met" or "MISSED")
+if hasbatch then
+  local bms = r.framebatch.ns / 1e6
+  results[#results + 1] = string.format("- the same frame with one world:translatemany per frame instead of " .. NP .. " world:translate calls: %s ms (motion loop + batch %s ms, of which the bare Lua loop %s ms): target < 3 ms %s.",
+    fmt(bms), fmt(r.batch.ns / 1e6), fmt(r.motion.ns / 1e6), bms < 3 and "met" or "MISSED")
+end
 PW:destroy()
 PW = nil
 collectgarbage("collect")

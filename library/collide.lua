@@ -524,6 +524,17 @@ function World:update(item, shape) end
 ---@return nil
 function World:translate(item, dx, dy, dz) end
 
+---world:translate(items[i], dx[i], dy[i], dz[i]) for i = 1 .. #items, in order, as one call
+---(an item may appear more than once: its offsets add up in order). The arrays are read raw.
+---Every element is checked before anything changes, so an error (naming the argument and the
+---index) leaves the world unchanged. Cheaper than one translate call per item.
+---@param items any[]
+---@param dx number[]
+---@param dy number[]
+---@param dz number[]
+---@return nil
+function World:translatemany(items, dx, dy, dz) end
+
 ---Whether item is in the world.
 ---@param item any
 ---@return boolean

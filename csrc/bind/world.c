@@ -8,14 +8,17 @@
  *
  * Filters. Calls that take a filter run, when one is given, as a protected call of the same C
  * function ("body") with the lock counter raised; the lock is lowered whether the body returns
- * or raises, and an error is then re-raised unchanged. While locked, add, remove, update, move,
- * check and destroy fail with "world is locked (called from a filter)". The core never calls
+ * or raises, and an error is then re-raised unchanged. While locked, add, remove, update,
+ * translate, translatemany, move, check and destroy fail with "world is locked (called from a
+ * filter)". The core never calls
  * Lua while it holds scratch state a nested query could reuse: queries copy their results into
  * the Lua table before the first filter call; raycast and sweep ask the core for the next hit
  * after the previous one; move keeps its state in buffers only move and check use.
  *
  * Memory: the core allocates through lua_getallocf's allocator; CL_ENOMEM is turned into the
- * error "not enough memory" after the core has left the world consistent. */
+ * error "not enough memory" after the core has left the world consistent. translatemany keeps
+ * two scratch arrays in the userdata (per element of its largest batch, per item slot), grown
+ * through the same allocator before it reads its first element. */
 #include <math.h>
 #include <string.h>
 
@@ -41,10 +44,32 @@
 /* Defined in common.c: pushes the four shape metatables used as upvalues by the type checks. */
 int cl_pushclassupvalues(lua_State *L);
 
+/* Scratch of world:translatemany, per batch element: the item's id and its offset (32 bytes: the
+ * new shapes are computed again when they are applied, which is cheaper than storing them). */
+typedef struct bitem {
+    int id;
+    cl_vec3 d;
+} bitem;
+
+/* Scratch of world:translatemany, per item id: the batch (stamp) that last saw the id, the
+ * element where it first appeared and, once it appears again, its slot in the pending shapes
+ * (-1 before). */
+typedef struct bmark {
+    int stamp, first, dup;
+} bmark;
+
 typedef struct lworld {
     cl_world w;
     int alive;
     int lock;
+    /* translatemany scratch (allocated like the core's memory, kept for the next batch) */
+    bitem *bi; int bicap;
+    bmark *bm; int bmcap, bstamp;
+    cl_shape *bs; int bscap;
+    /* a move's pending redo (domove): the item, its add order and the shape it moved to */
+    int redo, redoid;
+    double redoseq;
+    cl_shape redoshape;
 } lworld;
 
 static const char world_key = 0;    /* registry: the World metatable */
@@ -93,14 +118,13 @@ static int pushitems(lua_State *L) {
 
 /* Returns the id of the item at arg (U at index u), or -1 when it is not in the world. */
 static int findid(lua_State *L, int u, int arg) {
-    int id = -1;
-    if (lua_isnoneornil(L, arg)) return -1;
+    int isnum, id;
     lua_rawgeti(L, u, 0);
     lua_pushvalue(L, arg);
-    lua_rawget(L, -2);
-    if (lua_type(L, -1) == LUA_TNUMBER) id = (int)lua_tointeger(L, -1);
+    lua_rawget(L, -2);          /* a nil or NaN key reads nil */
+    id = (int)lua_tonumberx(L, -1, &isnum);
     lua_pop(L, 2);
-    return id;
+    return isnum ? id : -1;
 }
 
 /* Returns the id of the item at arg or raises "item is not in the world". */
@@ -110,7 +134,7 @@ static int checkid(lua_State *L, int u, int arg, const char *fname) {
     return id;
 }
 
-/* Upvalues of the hot methods (update, translate, move, check and the cached bodies), after the
+/* Upvalues of every World method and of the cached bodies, after the
  * four shape metatables every binding function gets: the World metatable, then the interned
  * strings move's collision tables use (set with lua_rawset: no C-string hashing per field). */
 enum {
@@ -128,7 +152,7 @@ static int pushhotupvalues(lua_State *L) {
     return n + 1 + UV_LAST - UV_WORLD;
 }
 
-/* Returns the live world at arg 1 of a hot method (same checks as toworld, the metatable
+/* Returns the live world at arg 1 of a method (same checks as toworld, the metatable
  * compared with the UV_WORLD upvalue; the size check also rejects light userdata); anything
  * else goes to checkworld for the standard error. */
 static lworld *hotworld(lua_State *L, const char *fname) {
@@ -144,14 +168,14 @@ static lworld *hotworld(lua_State *L, const char *fname) {
 /* Returns the id of the item at arg (one lookup in U[0]) or raises "item is not in the world";
  * leaves the stack as it was. */
 static int hotid(lua_State *L, int arg, const char *fname) {
-    int id = -1;
+    int isnum, id;
     w_getuv(L, 1);
     lua_rawgeti(L, -1, 0);
     lua_pushvalue(L, arg);
-    lua_rawget(L, -2);
-    if (lua_type(L, -1) == LUA_TNUMBER) id = (int)lua_tointeger(L, -1);
+    lua_rawget(L, -2);          /* a nil or NaN key reads nil */
+    id = (int)lua_tonumberx(L, -1, &isnum);
     lua_pop(L, 3);
-    if (id < 0) cl_argerror(L, arg, fname, "item is not in the world");
+    if (!isnum) cl_argerror(L, arg, fname, "item is not in the world");
     return id;
 }
 
@@ -267,13 +291,24 @@ static const lua_CFunction body_fns[B_COUNT] = {
     NULL, b_query, b_querypoint, b_raycast, b_raycastall, b_sweep, b_move, b_check
 };
 
+/* Commits the move domove left pending, unless a finalizer run by an allocation since then
+ * removed the item or destroyed the world (the item's slot must still hold the same add). */
+static void redo(lworld *lw) {
+    if (!lw->redo) return;
+    lw->redo = 0;
+    if (lw->alive && lw->w.items[lw->redoid].proxy != CL_NULLNODE &&
+        lw->w.items[lw->redoid].seq == lw->redoseq)
+        cl_world_update(&lw->w, lw->redoid, &lw->redoshape);
+}
+
 /* Runs body directly, or, when the filter argument is given, as a protected call with the world
  * locked; the lock is released on both paths and errors are re-raised. Returns body's results. */
 static int run(lua_State *L, int filterarg, int body, const char *fname) {
     lworld *lw;
     int n, st;
+    /* (w_move runs a move without a filter itself: only it commits that move's redo) */
     if (lua_isnoneornil(L, filterarg)) return body_fns[body](L);
-    lw = checkworld(L, fname);
+    lw = hotworld(L, fname);
     n = lua_gettop(L);
     cl_rawgetp(L, LUA_REGISTRYINDEX, &bodies_key);
     lua_rawgeti(L, -1, body);
@@ -282,7 +317,11 @@ static int run(lua_State *L, int filterarg, int body, const char *fname) {
     lw->lock++;
     st = lua_pcall(L, n, LUA_MULTRET, 0);
     lw->lock--;
-    if (st != 0) return lua_error(L);
+    if (st != 0) {
+        lw->redo = 0;           /* a move's results were not delivered: it stays undone */
+        return lua_error(L);
+    }
+    redo(lw);
     return lua_gettop(L);
 }
 
@@ -325,6 +364,9 @@ static int w_new(lua_State *L) {
     cl_world_init(&lw->w, margin, (cl_alloc)af, ud);
     lw->alive = 1;
     lw->lock = 0;
+    lw->bi = NULL; lw->bm = NULL; lw->bs = NULL;
+    lw->bicap = lw->bmcap = lw->bscap = lw->bstamp = 0;
+    lw->redo = 0;
     lua_createtable(L, 0, 2);
     lua_newtable(L);
     lua_rawseti(L, -2, 0);
@@ -338,7 +380,7 @@ static int w_new(lua_State *L) {
 
 /* world:add(item, shape) -> item. */
 static int w_add(lua_State *L) {
-    lworld *lw = checkworld(L, "add");
+    lworld *lw = hotworld(L, "add");
     cl_shape s;
     int u, id;
     checkunlocked(L, lw);
@@ -367,7 +409,7 @@ static int w_add(lua_State *L) {
 
 /* world:remove(item). */
 static int w_remove(lua_State *L) {
-    lworld *lw = checkworld(L, "remove");
+    lworld *lw = hotworld(L, "remove");
     int u, id;
     checkunlocked(L, lw);
     lua_settop(L, 2);
@@ -396,33 +438,194 @@ static int w_update(lua_State *L) {
     return 0;
 }
 
+/* Returns 0 when every coordinate of s is finite, else the axis (1, 2, 3 for x, y, z) of the
+ * first that is not (only the fields cl_shape_translate changes can become non-finite). */
+static int shapefinite(const cl_shape *s) {
+    const cl_vec3 *p = s->kind == CL_AABB ? &s->u.aabb.min : s->kind == CL_OBB ? &s->u.obb.c : &s->u.sphere.c;
+    const cl_vec3 *q = s->kind == CL_AABB ? &s->u.aabb.max : p;
+    /* x - x is +0 for finite x, NaN otherwise */
+    if ((p->x - p->x) + (q->x - q->x) != 0) return 1;
+    if ((p->y - p->y) + (q->y - q->y) != 0) return 2;
+    if ((p->z - p->z) + (q->z - q->z) != 0) return 3;
+    return 0;
+}
+
+/* shapefinite(s moved by d) without making the moved copy: the same additions as
+ * cl_shape_translate, on the fields it changes. */
+static int movedfinite(const cl_shape *s, cl_vec3 d) {
+    const cl_vec3 *p = s->kind == CL_AABB ? &s->u.aabb.min : s->kind == CL_OBB ? &s->u.obb.c : &s->u.sphere.c;
+    const cl_vec3 *q = s->kind == CL_AABB ? &s->u.aabb.max : p;
+    double a, b;
+    a = p->x + d.x; b = q->x + d.x;
+    if ((a - a) + (b - b) != 0) return 1;
+    a = p->y + d.y; b = q->y + d.y;
+    if ((a - a) + (b - b) != 0) return 2;
+    a = p->z + d.z; b = q->z + d.z;
+    if ((a - a) + (b - b) != 0) return 3;
+    return 0;
+}
+
+/* Sets *out to s moved by d, copying only the fields its kind uses. */
+static void moved(const cl_shape *s, cl_vec3 d, cl_shape *out) {
+    out->kind = s->kind;
+    if (s->kind == CL_AABB) out->u.aabb = s->u.aabb;
+    else if (s->kind == CL_OBB) out->u.obb = s->u.obb;
+    else out->u.sphere = s->u.sphere;
+    cl_shape_translate(out, d);
+}
+
 /* world:translate(item, dx, dy, dz): moves the item's stored shape by the displacement with no
  * collision response (keeps its order). Raises, changing nothing, on a bad number or a result
  * that is not finite (naming dx, dy or dz). */
 static int w_translate(lua_State *L) {
     lworld *lw = hotworld(L, "translate");
     cl_shape s;
-    cl_vec3 d, *p, *q;
-    int id;
+    cl_vec3 d;
+    int id, axis;
     checkunlocked(L, lw);
     id = hotid(L, 2, "translate");
     d = cl_checkvec(L, 3, "translate");
-    s = *cl_world_shape(&lw->w, id);
-    cl_shape_translate(&s, d);
-    p = s.kind == CL_AABB ? &s.u.aabb.min : s.kind == CL_OBB ? &s.u.obb.c : &s.u.sphere.c;
-    q = s.kind == CL_AABB ? &s.u.aabb.max : p;
-    /* x - x is +0 for finite x, NaN otherwise */
-    if ((p->x - p->x) + (q->x - q->x) != 0) return cl_argerror(L, 3, "translate", "result is not finite");
-    if ((p->y - p->y) + (q->y - q->y) != 0) return cl_argerror(L, 4, "translate", "result is not finite");
-    if ((p->z - p->z) + (q->z - q->z) != 0) return cl_argerror(L, 5, "translate", "result is not finite");
+    moved(cl_world_shape(&lw->w, id), d, &s);
+    axis = shapefinite(&s);
+    if (axis) return cl_argerror(L, 2 + axis, "translate", "result is not finite");
     cl_world_update(&lw->w, id, &s);
+    return 0;
+}
+
+/* Returns the scratch block p of *cap elements of size sz grown to hold at least need (>= 1)
+ * through the world's allocator (new elements zeroed, *cap updated), or NULL when that fails
+ * (p is then left as it was). */
+static void *growscratch(lworld *lw, void *p, int *cap, size_t sz, int need) {
+    size_t ncap;
+    void *np;
+    if (need < 1) need = 1;
+    if (need <= *cap) return p;
+    if ((size_t)need > (size_t)0x7fffffff / sz) return NULL;
+    ncap = (size_t)need + (size_t)need / 2 + 16;
+    if (ncap > (size_t)0x7fffffff / sz) ncap = (size_t)need;
+    np = lw->w.alloc(lw->w.ud, p, (size_t)*cap * sz, ncap * sz);
+    if (np == NULL) return NULL;
+    memset((char *)np + (size_t)*cap * sz, 0, (ncap - (size_t)*cap) * sz);
+    *cap = (int)ncap;
+    return np;
+}
+
+/* Frees the translatemany scratch. */
+static void freescratch(lworld *lw) {
+    if (lw->bi) lw->w.alloc(lw->w.ud, lw->bi, (size_t)lw->bicap * sizeof(bitem), 0);
+    if (lw->bm) lw->w.alloc(lw->w.ud, lw->bm, (size_t)lw->bmcap * sizeof(bmark), 0);
+    if (lw->bs) lw->w.alloc(lw->w.ud, lw->bs, (size_t)lw->bscap * sizeof(cl_shape), 0);
+    lw->bi = NULL; lw->bm = NULL; lw->bs = NULL;
+    lw->bicap = lw->bmcap = lw->bscap = lw->bstamp = 0;
+    lw->redo = 0;
+}
+
+/* Raises "bad argument #arg to 'translatemany' (number expected at index i, got T)" for the
+ * non-number at idx (T its __name or type name). Never returns. */
+static int batchtypeerror(lua_State *L, int arg, int i, int idx) {
+    const char *got;
+    if (luaL_getmetafield(L, idx, "__name") && lua_type(L, -1) == LUA_TSTRING)
+        got = lua_tostring(L, -1);
+    else
+        got = luaL_typename(L, idx);
+    lua_pushfstring(L, "number expected at index %d, got %s", i, got);
+    return cl_argerror(L, arg, "translatemany", lua_tostring(L, -1));
+}
+
+/* Raises "bad argument #arg to 'translatemany' (<what> at index i <reason>)". Never returns. */
+static int batcherror(lua_State *L, int arg, const char *what, int i, const char *reason) {
+    lua_pushfstring(L, "%s at index %d %s", what, i, reason);
+    return cl_argerror(L, arg, "translatemany", lua_tostring(L, -1));
+}
+
+/* world:translatemany(items, dx, dy, dz): world:translate(items[i], dx[i], dy[i], dz[i]) for
+ * i = 1 .. #items in that order, as one call. The arrays are read raw. Every element is checked
+ * (and every result found finite) before the first change, so an error changes nothing. An item may
+ * appear more than once: its translations add up in order, as separate calls would. */
+static int w_translatemany(lua_State *L) {
+    lworld *lw = hotworld(L, "translatemany");
+    int n, i, map, stamp, ndup = 0;
+    checkunlocked(L, lw);
+    for (i = 2; i <= 5; i++)
+        if (lua_type(L, i) != LUA_TTABLE) cl_typeerror(L, i, "translatemany", "table");
+    lua_settop(L, 5);
+    w_getuv(L, 1);
+    lua_rawgeti(L, -1, 0);
+    map = lua_gettop(L);                /* item -> id, at 7 */
+    n = (int)lua_rawlen(L, 2);
+    if (n == 0) return 0;
+    {
+        bitem *bi = (bitem *)growscratch(lw, lw->bi, &lw->bicap, sizeof(bitem), n);
+        bmark *bm;
+        if (bi == NULL) return nomem(L);
+        lw->bi = bi;
+        bm = (bmark *)growscratch(lw, lw->bm, &lw->bmcap, sizeof(bmark), lw->w.cap);
+        if (bm == NULL) return nomem(L);
+        lw->bm = bm;
+    }
+    if (lw->bstamp == 0x7fffffff) {     /* restart the stamps: forget every old mark */
+        memset(lw->bm, 0, (size_t)lw->bmcap * sizeof(bmark));
+        lw->bstamp = 0;
+    }
+    stamp = ++lw->bstamp;
+    /* pass 1: ids and offsets, and whether each result is finite, in element order; nothing
+     * changes (only the pending shapes of items listed more than once are stored) */
+    for (i = 1; i <= n; i++) {
+        bitem *b = &lw->bi[i - 1];
+        bmark *m;
+        int isnum, okx, oky, okz, axis, id;
+        lua_rawgeti(L, 2, i);
+        lua_rawget(L, map);
+        id = (int)lua_tonumberx(L, -1, &isnum);
+        if (!isnum) return batcherror(L, 2, "item", i, "is not in the world");
+        b->id = id;
+        lua_rawgeti(L, 3, i);
+        lua_rawgeti(L, 4, i);
+        lua_rawgeti(L, 5, i);
+        b->d.x = (double)lua_tonumberx(L, -3, &okx);
+        b->d.y = (double)lua_tonumberx(L, -2, &oky);
+        b->d.z = (double)lua_tonumberx(L, -1, &okz);
+        if (!((okx & oky & okz) && (b->d.x - b->d.x) + (b->d.y - b->d.y) + (b->d.z - b->d.z) == 0)) {
+            if (!okx) return batchtypeerror(L, 3, i, -3);
+            if (b->d.x - b->d.x != 0) return batcherror(L, 3, "number", i, "is not finite");
+            if (!oky) return batchtypeerror(L, 4, i, -2);
+            if (b->d.y - b->d.y != 0) return batcherror(L, 4, "number", i, "is not finite");
+            if (!okz) return batchtypeerror(L, 5, i, -1);
+            return batcherror(L, 5, "number", i, "is not finite");
+        }
+        lua_settop(L, map);
+        m = &lw->bm[id];
+        if (m->stamp != stamp) {        /* first appearance: moves the world's shape */
+            m->stamp = stamp;
+            m->first = i - 1;
+            m->dup = -1;
+            axis = movedfinite(cl_world_shape(&lw->w, id), b->d);
+        } else {                        /* moves the result of the item's earlier elements */
+            if (m->dup < 0) {
+                cl_shape *bs = (cl_shape *)growscratch(lw, lw->bs, &lw->bscap, sizeof(cl_shape), ndup + 1);
+                if (bs == NULL) return nomem(L);
+                lw->bs = bs;
+                m->dup = ndup++;
+                moved(cl_world_shape(&lw->w, id), lw->bi[m->first].d, &lw->bs[m->dup]);
+            }
+            axis = movedfinite(&lw->bs[m->dup], b->d);
+            if (!axis) moved(&lw->bs[m->dup], b->d, &lw->bs[m->dup]);
+        }
+        if (axis) return batcherror(L, 2 + axis, "result", i, "is not finite");
+    }
+    /* pass 2: the same additions, applied in order; nothing can fail any more */
+    for (i = 0; i < n; i++) {
+        cl_shape s;
+        moved(cl_world_shape(&lw->w, lw->bi[i].id), lw->bi[i].d, &s);
+        cl_world_update(&lw->w, lw->bi[i].id, &s);
+    }
     return 0;
 }
 
 /* world:has(item) -> boolean. */
 static int w_has(lua_State *L) {
     int u;
-    checkworld(L, "has");
+    hotworld(L, "has");
     lua_settop(L, 2);
     u = pushitems(L);
     lua_pushboolean(L, findid(L, u, 2) >= 0);
@@ -431,14 +634,14 @@ static int w_has(lua_State *L) {
 
 /* world:count() -> integer. */
 static int w_count(lua_State *L) {
-    lworld *lw = checkworld(L, "count");
+    lworld *lw = hotworld(L, "count");
     lua_pushinteger(L, lw->w.count);
     return 1;
 }
 
 /* world:shape(item) -> a new copy of its shape. */
 static int w_shape(lua_State *L) {
-    lworld *lw = checkworld(L, "shape");
+    lworld *lw = hotworld(L, "shape");
     int u, id;
     lua_settop(L, 2);
     u = pushitems(L);
@@ -464,7 +667,7 @@ static int pushitemlist(lua_State *L, const int *ids, int n, int filterarg, int 
 
 /* body of world:query(shape[, filter[, out]]) -> array, n. */
 static int b_query(lua_State *L) {
-    lworld *lw = checkworld(L, "query");
+    lworld *lw = hotworld(L, "query");
     cl_shape s;
     int n;
     cl_checkshape(L, 2, "query", &s);
@@ -478,7 +681,7 @@ static int b_query(lua_State *L) {
 
 /* body of world:querypoint(x, y, z[, filter[, out]]) -> array, n. */
 static int b_querypoint(lua_State *L) {
-    lworld *lw = checkworld(L, "querypoint");
+    lworld *lw = hotworld(L, "querypoint");
     cl_vec3 p;
     int n;
     p.x = cl_checkfinite(L, 2, "querypoint");
@@ -540,7 +743,7 @@ static int firsthit(lua_State *L, lworld *lw, int filterarg, nexthit next, const
 
 /* body of world:raycast(ray[, maxt[, filter]]) -> item, t, nx, ny, nz | nil. */
 static int b_raycast(lua_State *L) {
-    lworld *lw = checkworld(L, "raycast");
+    lworld *lw = hotworld(L, "raycast");
     const cl_ray *r = cl_checkray(L, 2, "raycast");
     int filter;
     hitquery q;
@@ -553,7 +756,7 @@ static int b_raycast(lua_State *L) {
 
 /* body of world:raycastall(ray[, maxt[, filter[, out]]]) -> array of hit tables, n. */
 static int b_raycastall(lua_State *L) {
-    lworld *lw = checkworld(L, "raycastall");
+    lworld *lw = hotworld(L, "raycastall");
     const cl_ray *r = cl_checkray(L, 2, "raycastall");
     double maxt = cl_optlimit(L, 3, "raycastall", HUGE_VAL);
     int filter = optfilter(L, 4, "raycastall");
@@ -585,7 +788,7 @@ static int b_raycastall(lua_State *L) {
 
 /* world:pairs([out]) -> flat array a1, b1, a2, b2, ..., npairs. */
 static int w_pairs(lua_State *L) {
-    lworld *lw = checkworld(L, "pairs");
+    lworld *lw = hotworld(L, "pairs");
     int hasout = opttable(L, 2, "pairs"), np, u, t, i;
     lua_settop(L, 2);
     np = cl_world_pairs(&lw->w);
@@ -604,7 +807,7 @@ static int w_pairs(lua_State *L) {
 
 /* body of world:sweep(shape, dx, dy, dz[, filter]) -> item, t, nx, ny, nz | nil. */
 static int b_sweep(lua_State *L) {
-    lworld *lw = checkworld(L, "sweep");
+    lworld *lw = hotworld(L, "sweep");
     hitquery q;
     int filter;
     cl_checkshape(L, 2, "sweep", &q.s);
@@ -661,8 +864,11 @@ static void hotnum(lua_State *L, int key, double v) {
  * Failure leaves the world unchanged: filter errors and CL_ENOMEM happen inside the core before
  * it commits; the Lua tables (which may raise a memory error) are built while the item still has
  * its old shape: a move with collisions is committed by the core, undone with cl_world_update
- * (which cannot fail) and redone the same way once the tables exist. A move without collisions
- * allocates nothing after the core call (the spare table or out, numbers only). */
+ * (which cannot fail) and redone the same way by the caller (redo) once nothing can fail: right
+ * after domove returns, or, with a filter, after run()'s protected call returned without error
+ * (Lua 5.1 may run a collection step, hence finalizers that raise, as that call returns). A
+ * move without collisions allocates nothing after the core call (the spare table or out,
+ * numbers only). */
 static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     cl_vec3 d, a;
     cl_shape old, end;
@@ -720,15 +926,18 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
         else lua_rawseti(L, t, i + 1);
     }
     if (hasout) cleartail(L, t, n);
-    /* redo the move unless a finalizer run by an allocation above removed the item or destroyed
-     * the world (the item's slot must still hold the same add) */
-    if (undo && lw->alive && lw->w.items[id].proxy != CL_NULLNODE && lw->w.items[id].seq == seq)
-        cl_world_update(&lw->w, id, &end);
+    /* nothing below raises: the caller commits the redo (redo) once nothing can fail any more */
+    if (undo) {
+        lw->redo = 1;
+        lw->redoid = id;
+        lw->redoseq = seq;
+        lw->redoshape = end;
+    }
     lua_pushinteger(L, n);
     return 5;                   /* ax, ay, az, cols, n */
 }
 
-static int b_move(lua_State *L) { return domove(L, hotworld(L, "move"), "move", 1); }
+static int b_move(lua_State *L) { return domove(L, hotworld(L, "move"), "move", 1); }   /* via run */
 static int b_check(lua_State *L) { return domove(L, hotworld(L, "check"), "check", 0); }
 
 static int w_query(lua_State *L) { return run(L, 3, B_QUERY, "query"); }
@@ -740,9 +949,12 @@ static int w_sweep(lua_State *L) { return run(L, 6, B_SWEEP, "sweep"); }
 /* world:move(item, dx, dy, dz[, filter[, out]]) -> ax, ay, az, cols, n. */
 static int w_move(lua_State *L) {
     lworld *lw = hotworld(L, "move");
+    int n;
     checkunlocked(L, lw);
-    if (lua_isnoneornil(L, 6)) return domove(L, lw, "move", 1);    /* no filter: run() would too */
-    return run(L, 6, B_MOVE, "move");
+    if (!lua_isnoneornil(L, 6)) return run(L, 6, B_MOVE, "move");
+    n = domove(L, lw, "move", 1);
+    redo(lw);
+    return n;
 }
 
 /* world:check(item, dx, dy, dz[, filter[, out]]) -> as move, changing nothing. */
@@ -755,6 +967,7 @@ static int w_check(lua_State *L) {
 
 /* Frees the core world and drops the item tables. */
 static void release(lua_State *L, lworld *lw) {
+    freescratch(lw);
     cl_world_free(&lw->w);
     lw->alive = 0;
     lua_newtable(L);
@@ -763,7 +976,7 @@ static void release(lua_State *L, lworld *lw) {
 
 /* world:destroy(). */
 static int w_destroy(lua_State *L) {
-    lworld *lw = checkworld(L, "destroy");
+    lworld *lw = hotworld(L, "destroy");
     checkunlocked(L, lw);
     release(L, lw);
     return 0;
@@ -777,6 +990,7 @@ static int w_gc(lua_State *L) {
     lworld *lw = toworld(L);
     if (lw != NULL && lw->alive) {
         checkunlocked(L, lw);
+        freescratch(lw);
         cl_world_free(&lw->w);
         lw->alive = 0;
     }
@@ -805,16 +1019,14 @@ static int w_tostring(lua_State *L) {
     return 1;
 }
 
+/* Every method is registered with the hot upvalues (pushhotupvalues): hotworld compares the
+ * metatable with an upvalue instead of looking it up in the registry. */
 static const luaL_Reg world_methods[] = {
-    { "add", w_add }, { "remove", w_remove }, { "has", w_has },
-    { "count", w_count }, { "shape", w_shape }, { "query", w_query },
-    { "querypoint", w_querypoint }, { "raycast", w_raycast }, { "raycastall", w_raycastall },
-    { "pairs", w_pairs }, { "sweep", w_sweep }, { "destroy", w_destroy }, { NULL, NULL }
-};
-
-/* Methods registered with the hot upvalues (pushhotupvalues). */
-static const luaL_Reg hot_methods[] = {
-    { "update", w_update }, { "translate", w_translate }, { "move", w_move }, { "check", w_check },
+    { "add", w_add }, { "remove", w_remove }, { "update", w_update }, { "translate", w_translate },
+    { "translatemany", w_translatemany }, { "has", w_has }, { "count", w_count },
+    { "shape", w_shape }, { "query", w_query }, { "querypoint", w_querypoint },
+    { "raycast", w_raycast }, { "raycastall", w_raycastall }, { "pairs", w_pairs },
+    { "sweep", w_sweep }, { "move", w_move }, { "check", w_check }, { "destroy", w_destroy },
     { NULL, NULL }
 };
 
@@ -828,12 +1040,12 @@ static const luaL_Reg world_metamethods[] = {
 
 void cl_open_world(lua_State *L) {
     int i;
-    cl_newclass(L, CL_MT_WORLD, world_methods, world_metamethods);
+    cl_newclass(L, CL_MT_WORLD, NULL, world_metamethods);
     luaL_getmetatable(L, CL_MT_WORLD);
     lua_pushvalue(L, -1);
     cl_rawsetp(L, LUA_REGISTRYINDEX, &world_key);
     lua_getfield(L, -1, "__index");
-    luaL_setfuncs(L, hot_methods, pushhotupvalues(L));
+    luaL_setfuncs(L, world_methods, pushhotupvalues(L));
     lua_pop(L, 2);
     lua_createtable(L, B_COUNT, 0);
     for (i = 1; i < B_COUNT; i++) {
