@@ -51,18 +51,27 @@ int cl_ray_plane(const cl_ray *r, cl_vec3 n, double d, double *t)
 /// 1 if min <= p <= max on every axis.
 int cl_aabb_contains(const cl_aabb *b, cl_vec3 p)
 {
-    return p.x >= b->min.x && p.x <= b->max.x && p.y >= b->min.y && p.y <= b->max.y &&
-           p.z >= b->min.z && p.z <= b->max.z;
+    /* & rather than &&: six compares cost less than the mispredicted early exits of random points */
+    return (p.x >= b->min.x) & (p.x <= b->max.x) & (p.y >= b->min.y) & (p.y <= b->max.y) &
+           (p.z >= b->min.z) & (p.z <= b->max.z);
 }
 
 /// 1 if the closed boxes share a point.
 int cl_aabb_overlaps_aabb(const cl_aabb *a, const cl_aabb *b)
 {
-    return a->min.x <= b->max.x && b->min.x <= a->max.x && a->min.y <= b->max.y &&
-           b->min.y <= a->max.y && a->min.z <= b->max.z && b->min.z <= a->max.z;
+    /* branch-free, as cl_aabb_contains */
+    return (a->min.x <= b->max.x) & (b->min.x <= a->max.x) & (a->min.y <= b->max.y) &
+           (b->min.y <= a->max.y) & (a->min.z <= b->max.z) & (b->min.z <= a->max.z);
 }
 
-static double clampd(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
+/* v clamped to [lo, hi] (lo <= hi): the same value as v < lo ? lo : (v > hi ? hi : v), written as a
+ * min then a max so that it compiles without branches (whether a point is outside a face is random
+ * in practice, and mispredicted branches cost more than the whole clamp). */
+static double clampd(double v, double lo, double hi)
+{
+    double t = hi < v ? hi : v;
+    return lo > t ? lo : t;
+}
 
 /// p clamped to the box.
 cl_vec3 cl_aabb_closest(const cl_aabb *b, cl_vec3 p)
@@ -75,8 +84,24 @@ cl_vec3 cl_aabb_closest(const cl_aabb *b, cl_vec3 p)
 int cl_aabb_plane(const cl_aabb *b, cl_vec3 n, double d)
 {
     cl_vec3 ns, lo, hi;
-    double ds, slo, shi, mp = cl_maxabs3(b->min.x, b->min.y, b->min.z), m2 = cl_maxabs3(b->max.x, b->max.y, b->max.z);
+    double ds, slo, shi, mp, m2;
     int pk;
+    /* Fast path, same answers: when every input is 0 or of moderate magnitude, no product, sum or
+     * scaled value below can overflow or become subnormal, so the power-of-two scaling of the
+     * general path multiplies every intermediate result by exactly 2^K and changes no sign; the
+     * plain expressions, evaluated in the same order, decide the same way (a zero n gives the sign
+     * of d, as below). Branch-free: n_i times the extreme coordinate is the smaller (for lo) or
+     * larger (for hi) of the two products, since rounding is monotonic (only the sign of a zero
+     * product can differ, which no comparison sees); and slo <= shi. */
+    if (cl_moderate3(n) && cl_moderate(d) && cl_moderate3(b->min) && cl_moderate3(b->max)) {
+        double px0 = n.x * b->min.x, px1 = n.x * b->max.x, py0 = n.y * b->min.y, py1 = n.y * b->max.y;
+        double pz0 = n.z * b->min.z, pz1 = n.z * b->max.z;
+        slo = (px0 < px1 ? px0 : px1) + (py0 < py1 ? py0 : py1) + (pz0 < pz1 ? pz0 : pz1) + d;
+        shi = (px0 > px1 ? px0 : px1) + (py0 > py1 ? py0 : py1) + (pz0 > pz1 ? pz0 : pz1) + d;
+        return (slo > 0) - (shi < 0);
+    }
+    mp = cl_maxabs3(b->min.x, b->min.y, b->min.z);
+    m2 = cl_maxabs3(b->max.x, b->max.y, b->max.z);
     if (m2 > mp) mp = m2;
     if (!cl_plane_scale(n, d, mp, 1016, &ns, &ds, &pk)) return cl_sign(d);
     lo.x = ns.x >= 0 ? b->min.x : b->max.x;  hi.x = ns.x >= 0 ? b->max.x : b->min.x;

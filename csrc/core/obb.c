@@ -48,7 +48,7 @@ int cl_obb_rotate(cl_obb *b, double angle, cl_vec3 a)
 int cl_obb_contains(const cl_obb *b, cl_vec3 p)
 {
     double l[3], s = cl_obb_local(b, p, l);
-    return fabs(l[0]) <= b->h.x * s && fabs(l[1]) <= b->h.y * s && fabs(l[2]) <= b->h.z * s;
+    return (fabs(l[0]) <= b->h.x * s) & (fabs(l[1]) <= b->h.y * s) & (fabs(l[2]) <= b->h.z * s);  /* no branches */
 }
 
 static double clampd(double v, double h) { return v < -h ? -h : (v > h ? h : v); }

@@ -157,6 +157,19 @@ static inline int cl_plane_scale(cl_vec3 n, double d, double mp, int top, cl_vec
     return 1;
 }
 
+/// 1 if x is 0 or 2^-300 <= |x| < 2^301: products of two such numbers and sums of a few of them
+/// neither overflow nor become subnormal, and scaling them by powers of two as cl_plane_scale does
+/// stays within the normal range (the fast paths of the plane tests rely on this).
+static inline int cl_moderate(double x)
+{
+    unsigned long long b;
+    memcpy(&b, &x, sizeof b);
+    b <<= 1;  /* sign dropped: biased exponent in bits 53..63, zero iff x is +-0 */
+    return b - (723ULL << 53) < (601ULL << 53) || b == 0;  /* exponents -300..300, or zero */
+}
+/// cl_moderate of the three components.
+static inline int cl_moderate3(cl_vec3 v) { return cl_moderate(v.x) && cl_moderate(v.y) && cl_moderate(v.z); }
+
 /// The point p scaled by 2^k (see cl_plane_scale).
 static inline cl_vec3 cl_vscale2(cl_vec3 p, int k)
 {

@@ -1241,6 +1241,103 @@ static void test_review_findings(void)
            "review: rotating a left-handed OBB stores no -0 axis component");
 }
 
+/* The fast paths added for speed (H2): cl_aabb_plane's unscaled path for moderate inputs, cl_toi's
+ * early exits and branch-free axis intervals, and the canonical operand order of cl_obb_overlaps_obb.
+ * Each must give exactly the answers of the general code. */
+static cl_toi_state toi_reference(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 db, double *t)
+{
+    /* the straightforward form (all three axes, then the decision), finite moderate inputs only */
+    double lo = -INFINITY, hi = INFINITY, amin[3], amax[3], bmin[3], bmax[3], dd[3];
+    int i;
+    amin[0] = a->min.x; amin[1] = a->min.y; amin[2] = a->min.z;
+    amax[0] = a->max.x; amax[1] = a->max.y; amax[2] = a->max.z;
+    bmin[0] = b->min.x; bmin[1] = b->min.y; bmin[2] = b->min.z;
+    bmax[0] = b->max.x; bmax[1] = b->max.y; bmax[2] = b->max.z;
+    dd[0] = db.x - da.x; dd[1] = db.y - da.y; dd[2] = db.z - da.z;
+    for (i = 0; i < 3; i++) {
+        double enter, leave;
+        if (dd[i] == 0) {
+            if (amin[i] == amax[i] && bmin[i] == bmax[i] && amin[i] == bmin[i]) continue;
+            if (amin[i] < bmax[i] && bmin[i] < amax[i]) continue;
+            *t = 1;
+            return CL_TOI_SEPARATED;
+        }
+        enter = (dd[i] > 0 ? amin[i] - bmax[i] : amax[i] - bmin[i]) / dd[i];
+        leave = (dd[i] > 0 ? amax[i] - bmin[i] : amin[i] - bmax[i]) / dd[i];
+        if (enter > lo) lo = enter;
+        if (leave < hi) hi = leave;
+    }
+    if (lo < 0 && hi > 0) { *t = 0; return CL_TOI_OVERLAPPED; }
+    if (lo < hi && lo < 1 && hi > 0) { *t = lo + 0.0; return CL_TOI_TOUCHING; }
+    *t = 1;
+    return CL_TOI_SEPARATED;
+}
+
+static void test_fast_paths(void)
+{
+    int i, plane_bad = 0, toi_bad = 0, obb_bad = 0;
+    cl_aabb a = box(0x1p-1074, 0, 0, 1, 1, 1);
+    /* inputs outside the moderate range take the scaled path: a subnormal coordinate times a
+     * tiny normal underflows in plain arithmetic but not in the scaled one */
+    ENSURE(cl_aabb_plane(&a, cl_v3(0x1p-300, 0, 0), 0) == 1, "plane: subnormal coordinate, tiny normal: in front");
+    ENSURE(cl_aabb_plane(&a, cl_v3(-0x1p-300, 0, 0), 0) == -1, "plane: the same, behind");
+    a = box(-1, -1, -1, 1, 1, 1);
+    ENSURE(cl_aabb_plane(&a, cl_v3(0x1p300, 0, 0), -0x1p300) == 0 && cl_aabb_plane(&a, cl_v3(0x1p301, 0, 0), -0x1p301) == 0,
+           "plane: touching at the edge of the moderate range and just beyond it");
+    ENSURE(cl_aabb_plane(&a, cl_v3(0x1p300, 0, 0), -0x1.0000000000001p300) == -1 &&
+           cl_aabb_plane(&a, cl_v3(0x1p301, 0, 0), -0x1.0000000000001p301) == -1, "plane: just behind, both sides of the range");
+    ENSURE(cl_aabb_plane(&a, cl_v3(-0.0, 0.0, -0.0), 0.0) == 0 && cl_aabb_plane(&a, cl_v3(0, 0, 0), -0x1p-300) == -1,
+           "plane: zero normals on the fast path give the sign of d");
+    for (i = 0; i < 20000; i++) {
+        /* scaling every input by 2^600 moves it out of the moderate range (scaled path) and
+         * changes no sign of the exact-scaled expressions: both paths must agree */
+        double k = 0x1p600, d;
+        cl_vec3 n = cl_v3(urand(-1, 1), urand(-1, 1), urand(-1, 1)), lo, hi;
+        cl_aabb bb, bs;
+        if (i % 4 == 0) n.y = 0;
+        if (i % 3 == 0) n = cl_v3(floor(n.x * 4), floor(n.y * 4), floor(n.z * 4));
+        lo = cl_v3(floor(urand(-8, 8)), urand(-8, 8), floor(urand(-8, 8)) * 0.5);
+        hi = cl_v3(lo.x + floor(urand(0, 4)), lo.y + urand(0, 4), lo.z + floor(urand(0, 4)) * 0.5);
+        bb.min = lo; bb.max = hi;
+        /* d through a corner now and then (touching, exact with these grid values) */
+        d = i % 2 ? -(n.x * (i % 3 ? lo.x : hi.x) + n.y * lo.y + n.z * (i % 5 ? hi.z : lo.z)) : urand(-10, 10);
+        bs.min = cl_v3(lo.x * k, lo.y * k, lo.z * k);
+        bs.max = cl_v3(hi.x * k, hi.y * k, hi.z * k);
+        if (cl_aabb_plane(&bb, n, d) != cl_aabb_plane(&bs, n, d * k)) plane_bad++;
+    }
+    ENSURE(plane_bad == 0, "plane: the unscaled fast path agrees with the scaled path on 20000 cases");
+    for (i = 0; i < 20000; i++) {
+        /* grid values make touching and flat cases common */
+        cl_aabb p, q;
+        cl_vec3 da, db;
+        double t1 = -1, t2 = -2, v[12];
+        int j;
+        cl_toi_state s1, s2;
+        for (j = 0; j < 12; j++) v[j] = i % 2 ? floor(urand(-6, 6)) * 0.5 : urand(-6, 6);
+        p = box(fmin(v[0], v[1]), fmin(v[2], v[3]), fmin(v[4], v[5]), fmax(v[0], v[1]), fmax(v[2], v[3]), fmax(v[4], v[5]));
+        q = box(fmin(v[6], v[7]), fmin(v[8], v[9]), fmin(v[10], v[11]), fmax(v[6], v[7]), fmax(v[8], v[9]), fmax(v[10], v[11]));
+        da = cl_v3(floor(urand(-8, 8)), i % 3 ? floor(urand(-8, 8)) : 0, urand(-8, 8));
+        db = cl_v3(floor(urand(-8, 8)), i % 3 ? floor(urand(-8, 8)) : 0, i % 4 ? urand(-8, 8) : da.z);
+        s1 = cl_toi(&p, da, &q, db, &t1);
+        s2 = toi_reference(&p, da, &q, db, &t2);
+        if (s1 != s2 || memcmp(&t1, &t2, sizeof t1) != 0) toi_bad++;
+    }
+    ENSURE(toi_bad == 0, "toi: early exits and branch-free intervals agree with the plain form on 20000 cases");
+    for (i = 0; i < 2000; i++) {
+        /* boxes equal but for one byte anywhere: the order must still be a strict one (little- or
+         * big-endian mantissa byte alike) */
+        cl_obb o1 = cl_obb_from_aabb(&a), o2;
+        unsigned char *b2;
+        size_t at = (size_t)(rnd() * (sizeof o1 / 8)) * 8 + (size_t)(i % 6);  /* a mantissa byte: stays finite */
+        o2 = o1;
+        b2 = (unsigned char *)&o2;
+        b2[at] ^= (unsigned char)(1u << (i % 8));
+        /* whichever way round, the answer is symmetric (the order is canonical) */
+        if (cl_obb_overlaps_obb(&o1, &o2) != cl_obb_overlaps_obb(&o2, &o1)) obb_bad++;
+    }
+    ENSURE(obb_bad == 0, "obb: the canonical operand order makes the answer symmetric");
+}
+
 int main(void)
 {
     test_ray();
@@ -1256,6 +1353,7 @@ int main(void)
     test_random();
     test_fuzz_findings();
     test_review_findings();
+    test_fast_paths();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
