@@ -52,6 +52,10 @@ static const char *setup_src =
     "for i = 1, NITEMS do ADDED[i] = false; REMOVED[i] = false; UPDATED[i] = false; MOVED[i] = false;"
     " MX[i] = 0.5; MY[i] = 0.5; MZ[i] = 0.5 end\n"
     "STEP = 0\n"
+    /* translatemany batch: items 91 and 92 twice (offsets add up), 93..98 once */
+    "TI = {91, 92, 93, 91, 94, 95, 96, 97, 98, 92}\n"
+    "TX, TY, TZ = {}, {}, {}\n"
+    "for k = 1, #TI do TX[k] = 0.25; TY[k] = 0.5; TZ[k] = 0 end\n"
     /* the shape of item i: v = 0 original, 1 updated; moved by (mx, my, mz) */
     "function shapeof(i, v, mx, my, mz)\n"
     "  local x, y, z = (i % 10) * 1.5 + v * 0.25 + mx, (i // 10 % 5) * 1.5 + my, (i // 50) * 1.5 + mz\n"
@@ -92,7 +96,13 @@ static const char *script_src =
     "end\n"
     "STEP = 7\n"
     "for i = 81, 90 do W:check(i, 2, 0, 0) end\n"
-    "STEP = 8\n";
+    "STEP = 8\n"
+    "W:translatemany(TI, TX, TY, TZ)\n"
+    "for k = 1, #TI do local i = TI[k]\n"
+    "  if MOVED[i] then MX[i], MY[i], MZ[i] = MX[i] + TX[k], MY[i] + TY[k], MZ[i] + TZ[k]\n"
+    "  else MX[i], MY[i], MZ[i] = TX[k], TY[k], TZ[k]; MOVED[i] = true end\n"
+    "end\n"
+    "STEP = 9\n";
 
 /* Runs with allocation allowed again: returns nothing, or raises a description of the first
  * inconsistency. */
