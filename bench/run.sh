@@ -3,6 +3,9 @@
 # lua5.4 and luajit, runs bench/shapes.lua (issue 2) and bench/world.lua (issue 3) on both, and
 # writes bench/RESULTS.md: machine, versions, date, then every table of this run. Anything
 # below the KEEP marker line of an existing bench/RESULTS.md (hand-written analysis) is kept.
+# The world part also builds build/bench-world (csrc/test/bench_world.c: the same scenes driven
+# from C, no Lua) and puts its "C core" tables next to the Lua ones, with the raycast verdict
+# that compares C (< 3 us) and Lua minus C (<= one empty call).
 # Environment: BENCH_ROUNDS (runs per median, >= 7, default 9), BENCH_SAMPLE (seconds per run),
 # BENCH_LUAS (default "lua5.4 luajit"), BENCH_PARTS (default "shapes world").
 set -e
@@ -25,6 +28,16 @@ for v in $LUAS; do
 done
 
 for part in $PARTS; do
+  if [ "$part" = world ]; then
+    echo "== build/bench-world (C core, the scenes of bench/world.lua)"
+    rm -f "$OUT/core.md"
+    if ! $CC -std=c99 -O2 -Wall -Wextra -pedantic -Icsrc/core -o build/bench-world \
+           csrc/test/bench_world.c $(ls csrc/core/[a-z]*.c) -lm ||
+       ! ./build/bench-world "$OUT/core.md" >"$OUT/core.out" 2>"$OUT/core.err"; then
+      cat "$OUT/core.err" >&2
+      { echo; echo "**build/bench-world failed:**"; echo; sed 's/^/    /' "$OUT/core.err"; echo; } >>"$OUT/core.md"
+    fi
+  fi
   for v in $LUAS; do
     echo "== bench/$part.lua on $v"
     if ! LUA_CPATH="./build/$v/?.so" LUA_PATH="./bench/?.lua;./lua/?.lua;;" \
@@ -61,6 +74,30 @@ fi
     esac
     echo
     for v in $LUAS; do [ -f "$OUT/$part-$v.md" ] && cat "$OUT/$part-$v.md"; echo; done
+    if [ "$part" = world ] && [ -f "$OUT/core.md" ]; then
+      echo "### C core (build/bench-world, the same scenes without Lua)"
+      echo
+      cat "$OUT/core.md"
+      # raycast verdict: the C query alone (< 3 us), and what Lua adds on top of it (<= one
+      # empty C call with the same arguments), from the unbounded rows of this run
+      c=$(awk -F'|' '$2 ~ /^ *unbounded *$/ { gsub(/ /, "", $3); print $3; exit }' "$OUT/core.md")
+      echo "#### Raycast verdict (unbounded rays, C core and each Lua of this run)"
+      echo
+      if [ -n "$c" ]; then
+        echo "- C core: $c us per ray: target < 3 us $(awk -v c="$c" 'BEGIN { print (c < 3) ? "met" : "MISSED" }')."
+        for v in $LUAS; do
+          [ -f "$OUT/world-$v.md" ] || continue
+          awk -F'|' -v c="$c" -v v="$v" '$2 ~ /^ *unbounded *$/ {
+              gsub(/ /, "", $3); gsub(/ /, "", $4); lua = $3 + 0; e = $4 + 0;
+              d = (lua - c) * 1000; s3 = $3; s4 = $4;
+              printf "- %s: %s us per ray, %.0f ns more than the C core; one empty call with the same arguments: %s ns: %s.\n",
+                     v, s3, d, s4, (d <= e) ? "met" : "MISSED (or noise: the runs are not interleaved)"; exit }' "$OUT/world-$v.md"
+        done
+      else
+        echo "- C core: no number (see above)."
+      fi
+      echo
+    fi
   done
   echo "$MARK"
   if [ -n "$tail" ]; then printf '%s\n' "$tail"; fi

@@ -57,8 +57,15 @@ cl_aabb cl_fbox_to(const cl_fbox *f) {
     return b;
 }
 
-/* Returns the union of two float boxes. */
-static cl_fbox fb_union(const cl_fbox *a, const cl_fbox *b) {
+#if defined(__GNUC__) || defined(__clang__)
+#define TINLINE static inline __attribute__((always_inline))
+#else
+#define TINLINE static inline
+#endif
+
+/* Returns the union of two float boxes (inlined: the hot step of insertion, refits and
+ * rebuilds). */
+TINLINE cl_fbox fb_union(const cl_fbox *a, const cl_fbox *b) {
     cl_fbox r;
     int k;
     for (k = 0; k < 3; k++) {
@@ -418,8 +425,9 @@ void cl_tree_refit(cl_tree *t) {
     }
 }
 
-/* A leaf to place by cl_tree_rebuild: its box centre and its node. */
+/* A leaf to place by cl_tree_rebuild: its box, its box centre and its node. */
 typedef struct rleaf {
+    cl_fbox box;
     float c[3];
     int node;
 } rleaf;
@@ -448,17 +456,125 @@ static void select_rank(rleaf *lv, int lo, int hi, int m, int k) {
 }
 
 /* Build task of cl_tree_rebuild: leaves lv[lo..hi-1] become the subtree under new node parent
- * (as child1 or child2). */
+ * (as child1 or child2), of height at most hmax. */
 typedef struct rtask {
-    int lo, hi, parent, second;
+    int lo, hi, parent, second, hmax;
 } rtask;
 
+#define SAH_BINS 16
+#define SAH_MIN 16      /* ranges of at most this many leaves split at the median (cheaper) */
+
+/* Returns the bin (0 .. SAH_BINS - 1) of centre coordinate c for bins of width 1 / scale from
+ * cmin (NaN centres of infinite boxes go to bin 0). */
+static int sah_bin(float c, float cmin, double scale) {
+    double x = ((double)c - cmin) * scale;
+    int b;
+    if (!(x > 0)) return 0;
+    b = x < SAH_BINS ? (int)x : SAH_BINS - 1;
+    return b;
+}
+
+/* Returns the largest subtree size allowed at height budget h (2^h, capped). */
+static int size_cap(int h) { return h >= 30 ? INT32_MAX : 1 << h; }
+
+/* Chooses the split of lv[lo..hi-1] (at least two leaves, height budget hmax) and reorders the
+ * range so that [lo, mid) and [mid, hi) are the two children; returns mid. Binned surface-area
+ * heuristic (SAH_BINS bins of centres per axis, cost = area(left) * n(left) + area(right) *
+ * n(right)), among the splits that keep the heights legal: both sides hold between
+ * 2^(hmax - 5) and 2^(hmax - 1) leaves, so each child fits budget hmax - 1 and is at least
+ * hmax - 5 high, and siblings never differ by more than CL_TREE_SLACK (4). When no binned split
+ * qualifies (all centres in one bin, infinite extents, SAH_MIN leaves or fewer), the median on the widest axis (always
+ * legal: see cl_tree_rebuild). Deterministic. */
+static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
+    int n = hi - lo, i, a, j, k, bestaxis = -1, bestj = 0, mid;
+    int cnt[3][SAH_BINS];
+    float blo[3][SAH_BINS][3], bhi[3][SAH_BINS][3];
+    int maxsz = size_cap(hmax - 1), minsz = hmax - 5 > 0 ? size_cap(hmax - 5) : 1;
+    float cmin[3], cmax[3];
+    double bestcost = HUGE_VAL, scale[3];
+    for (a = 0; a < 3; a++) { cmin[a] = FLT_MAX; cmax[a] = -FLT_MAX; }
+    for (i = lo; i < hi; i++)
+        for (a = 0; a < 3; a++) {
+            float c = lv[i].c[a];
+            if (c < cmin[a]) cmin[a] = c;
+            if (c > cmax[a]) cmax[a] = c;
+        }
+    for (a = 0; a < 3; a++) {
+        double ext = (double)cmax[a] - cmin[a];
+        scale[a] = ext > 0 && ext <= FLT_MAX && n > SAH_MIN ? SAH_BINS / ext : 0;
+        for (k = 0; k < SAH_BINS; k++) {
+            cnt[a][k] = 0;
+            for (j = 0; j < 3; j++) { blo[a][k][j] = INFINITY; bhi[a][k][j] = -INFINITY; }
+        }
+    }
+    if (scale[0] > 0 || scale[1] > 0 || scale[2] > 0)
+        for (i = lo; i < hi; i++) {     /* one pass bins every axis; bounds kept as scalars */
+            const rleaf *e = &lv[i];
+            for (a = 0; a < 3; a++) {
+                int bn = sah_bin(e->c[a], cmin[a], scale[a]);
+                float *l = blo[a][bn], *h = bhi[a][bn];
+                cnt[a][bn]++;
+                for (j = 0; j < 3; j++) {
+                    l[j] = e->box.lo[j] < l[j] ? e->box.lo[j] : l[j];
+                    h[j] = e->box.hi[j] > h[j] ? e->box.hi[j] : h[j];
+                }
+            }
+        }
+    for (a = 0; a < 3; a++) {
+        int lcnt[SAH_BINS], tot = 0;
+        double larea[SAH_BINS];
+        cl_fbox acc;
+        if (scale[a] == 0) continue;
+        for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
+        for (k = 0; k < SAH_BINS - 1; k++) {       /* split after bin k */
+            for (j = 0; j < 3; j++) {
+                if (blo[a][k][j] < acc.lo[j]) acc.lo[j] = blo[a][k][j];
+                if (bhi[a][k][j] > acc.hi[j]) acc.hi[j] = bhi[a][k][j];
+            }
+            tot += cnt[a][k];
+            lcnt[k] = tot;
+            larea[k] = tot > 0 ? fb_cost(&acc) : 0;
+        }
+        for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
+        for (k = SAH_BINS - 2; k >= 0; k--) {
+            int nl = lcnt[k], nr = n - nl;
+            for (j = 0; j < 3; j++) {
+                if (blo[a][k + 1][j] < acc.lo[j]) acc.lo[j] = blo[a][k + 1][j];
+                if (bhi[a][k + 1][j] > acc.hi[j]) acc.hi[j] = bhi[a][k + 1][j];
+            }
+            if (nl >= minsz && nr >= minsz && nl <= maxsz && nr <= maxsz) {
+                double cost = larea[k] * nl + fb_cost(&acc) * nr;
+                if (cost < bestcost) { bestcost = cost; bestaxis = a; bestj = k; }
+            }
+        }
+    }
+    if (bestaxis >= 0) {
+        /* partition: bins <= bestj first */
+        int x = lo, y = hi - 1;
+        a = bestaxis;
+        while (x <= y) {
+            if (sah_bin(lv[x].c[a], cmin[a], scale[a]) <= bestj) x++;
+            else { rleaf t = lv[x]; lv[x] = lv[y]; lv[y] = t; y--; }
+        }
+        return x;
+    }
+    {
+        float best = -1;
+        int axis = 0;
+        for (a = 0; a < 3; a++)
+            if (cmax[a] - cmin[a] > best) { best = cmax[a] - cmin[a]; axis = a; }
+        mid = lo + n / 2;
+        select_rank(lv, lo, hi, mid, axis);
+        return mid;
+    }
+}
+
 int cl_tree_rebuild(cl_tree *t) {
-    int n = t->leaves, cap = t->cap, i, k = 0, ns = 0, nl = 0;
+    int n = t->leaves, cap = t->cap, i, k = 0, ns = 0, nl = 0, lg = 0;
     rleaf *lv;
     cl_tnode *p;
     cl_tmeta *m;
-    rtask st[64];           /* median splits: depth <= log2(leaves) + 1 < 64 */
+    rtask st[64];           /* depth <= hmax of the root = ceil(log2(leaves)) + 2 < 64 */
     if (n < 2) return CL_OK;
     lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * sizeof(rleaf));
     if (!lv) return CL_ENOMEM;
@@ -472,12 +588,16 @@ int cl_tree_rebuild(cl_tree *t) {
         if (t->meta[i].height == 0) {
             const cl_fbox *b = &t->nodes[i].box;
             int a;
-            /* float centres, packed: the key only decides where the median splits (any split
-             * is valid); an infinite box may give NaN, which the selection treats as equal */
+            /* float centres, packed: the key only decides where the tree splits (any split is
+             * valid); an infinite box may give NaN, which the binning puts in the first bin */
             for (a = 0; a < 3; a++) lv[nl].c[a] = b->lo[a] * 0.5f + b->hi[a] * 0.5f;
+            lv[nl].box = *b;
             lv[nl++].node = i;
         }
-    st[ns].lo = 0; st[ns].hi = n; st[ns].parent = CL_NULLNODE; st[ns].second = 0; ns++;
+    while ((1L << lg) < n) lg++;
+    /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
+    st[ns].lo = 0; st[ns].hi = n; st[ns].parent = CL_NULLNODE; st[ns].second = 0;
+    st[ns].hmax = lg + 2; ns++;
     while (ns > 0) {
         rtask task = st[--ns];
         int me = k++;
@@ -489,20 +609,11 @@ int cl_tree_rebuild(cl_tree *t) {
             p[me] = t->nodes[lv[task.lo].node];
             m[me].height = 0;
         } else {
-            float cmin[3], cmax[3], best = -1;
-            int axis = 0, mid = task.lo + (task.hi - task.lo) / 2, a;
-            for (a = 0; a < 3; a++) { cmin[a] = FLT_MAX; cmax[a] = -FLT_MAX; }
-            for (i = task.lo; i < task.hi; i++)
-                for (a = 0; a < 3; a++) {
-                    float c = lv[i].c[a];
-                    if (c < cmin[a]) cmin[a] = c;
-                    if (c > cmax[a]) cmax[a] = c;
-                }
-            for (a = 0; a < 3; a++)
-                if (cmax[a] - cmin[a] > best) { best = cmax[a] - cmin[a]; axis = a; }
-            select_rank(lv, task.lo, task.hi, mid, axis);
-            st[ns].lo = mid; st[ns].hi = task.hi; st[ns].parent = me; st[ns].second = 1; ns++;
-            st[ns].lo = task.lo; st[ns].hi = mid; st[ns].parent = me; st[ns].second = 0; ns++;
+            int mid = sah_split(lv, task.lo, task.hi, task.hmax);
+            st[ns].lo = mid; st[ns].hi = task.hi; st[ns].parent = me; st[ns].second = 1;
+            st[ns].hmax = task.hmax - 1; ns++;
+            st[ns].lo = task.lo; st[ns].hi = mid; st[ns].parent = me; st[ns].second = 0;
+            st[ns].hmax = task.hmax - 1; ns++;
         }
     }
     for (i = k - 1; i >= 0; i--) {      /* children follow their parent: fit bottom up */

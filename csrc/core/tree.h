@@ -9,7 +9,7 @@
  * than CL_TREE_SLACK, which keeps the height logarithmic (sorted or coincident inserts) while
  * leaving surface-area grouping alone almost always. Small moves may instead enlarge a leaf in
  * place (ancestors only grow; cl_tree_refit shrinks them back), and cl_tree_rebuild rebuilds
- * the whole tree balanced and in depth-first memory order after bulk changes. Traversals use
+ * the whole tree by surface-area splits and in depth-first memory order after bulk changes. Traversals use
  * an explicit stack that grows and never drops nodes. Never raises; every function that may
  * allocate returns CL_ENOMEM and leaves the tree unchanged on failure. */
 #ifndef CL_TREE_H
@@ -101,9 +101,11 @@ CL_API int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box);
 /// Recomputes every internal box as the union of its children (undoes the growth left by
 /// cl_tree_enlarge); O(nodes), no allocation.
 CL_API void cl_tree_refit(cl_tree *t);
-/// Rebuilds the tree top-down by median splits on the widest centroid axis (balanced, heights
-/// of siblings differ by at most one) into a fresh pool in depth-first order (a node's first
-/// child follows it), so traversals walk memory forward. Leaves keep their boxes and payloads
+/// Rebuilds the tree top-down by binned surface-area splits (16 centre bins per axis; ranges of
+/// 16 leaves or fewer, or without a usable bin split, split at the median of the widest centre
+/// axis), restricted so that the height stays within ceil(log2(leaves)) + 2 and siblings differ
+/// by at most CL_TREE_SLACK, into a fresh pool in depth-first order (a node's first child
+/// follows it), so traversals walk memory forward. Deterministic. Leaves keep their boxes and payloads
 /// but get new node indices (the caller re-reads them from the leaves). CL_OK, or CL_ENOMEM
 /// with the tree unchanged.
 CL_API int cl_tree_rebuild(cl_tree *t);

@@ -5,6 +5,15 @@
 #include <string.h>
 #include "world.h"
 
+/* always-inlined helpers of the hot loops */
+#if defined(__GNUC__) || defined(__clang__)
+#define WINLINE static inline __attribute__((always_inline))
+#define WPREFETCH(p) __builtin_prefetch(p)
+#else
+#define WPREFETCH(p) ((void)(p))
+#define WINLINE static inline
+#endif
+
 #define EPS_REL 1e-12       /* broadphase boxes are widened by this relative amount */
 #define MAX_LEGS 16
 #define DIRTY_MAX 8         /* stale leaves tolerated by traversals before the tree is refitted */
@@ -81,10 +90,12 @@ static cl_aabb widen(const cl_aabb *b, double margin, double tol) {
          ? ((st_)->p[(st_)->n].node = (nd_), (st_)->p[(st_)->n].t = (tv_), (st_)->n++, 1)  \
          : cl_stack_push((tr_), (st_), (nd_), (tv_)))
 
-/* 1 if the float boxes overlap (inclusive). */
-static int fboxes_overlap(const cl_fbox *a, const cl_fbox *b) {
-    return a->lo[0] <= b->hi[0] && a->hi[0] >= b->lo[0] && a->lo[1] <= b->hi[1] &&
-           a->hi[1] >= b->lo[1] && a->lo[2] <= b->hi[2] && a->hi[2] >= b->lo[2];
+/* 1 if the float boxes overlap (inclusive). All six comparisons are evaluated and combined
+ * with & (no short circuit): traversals meet boxes that pass or fail at random, and one
+ * unpredictable branch is cheaper than up to six. */
+WINLINE int fboxes_overlap(const cl_fbox *a, const cl_fbox *b) {
+    return (a->lo[0] <= b->hi[0]) & (a->hi[0] >= b->lo[0]) & (a->lo[1] <= b->hi[1]) &
+           (a->hi[1] >= b->lo[1]) & (a->lo[2] <= b->hi[2]) & (a->hi[2] >= b->lo[2]);
 }
 
 /* ---- generic in-place heap sort (keys are unique, so the order is fully determined) ---- */
@@ -196,6 +207,7 @@ void cl_world_free(cl_world *w) {
     if (w->wnblock) w->alloc(w->ud, w->wnblock, (size_t)w->wncap * sizeof(cl_wnode) + 64, 0);
     free_buf(w, w->ph, w->phcap, sizeof(int));
     free_buf(w, w->pr, w->prcap, sizeof(cl_wpair));
+    free_buf(w, w->kp, w->kpcap, sizeof(cl_kpair));
     cl_world_init(w, w->margin, w->alloc, w->ud);
 }
 
@@ -231,7 +243,10 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     it->seq = w->nextseq;
     w->nextseq += 1;
     it->vel = cl_v3(0, 0, 0);
-    fat = fat_box(w, it);
+    /* a new item gets a tight leaf (its box and rounding allowance, no margin): items that are
+     * never moved (level geometry, bulk-added scenery) keep the tightest tree for queries and
+     * rays; the first update that leaves it fattens the leaf as usual (flush_tree) */
+    fat = widen(&it->box, 0, shape_tol(&it->shape, &it->box));
     it->proxy = cl_tree_insert(&w->tree, &fat, id);   /* cannot fail after the reserve */
     it->fat = w->tree.nodes[it->proxy].box;
     w->tchg += 8;
@@ -267,14 +282,15 @@ void cl_world_remove(cl_world *w, int id) {
     w->ppurge = 1;
 }
 
-void cl_world_update(cl_world *w, int id, const cl_shape *s) {
+/* The tail of cl_world_update: item id now has shape *s (it->shape may be s) with box b. */
+static void update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     cl_item *it = &w->items[id];
-    cl_aabb fat, b = cl_shape_aabb(s);
+    cl_aabb fat;
     double loose = 4 * w->margin + PRED_MAX * w->margin;
     it->vel.x = ((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5;
     it->vel.y = ((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5;
     it->vel.z = ((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5;
-    it->shape = *s;
+    if (&it->shape != s) it->shape = *s;
     it->box = b;
     if (it->dirty) return;
     fat = cl_fbox_to(&it->fat);
@@ -297,6 +313,32 @@ void cl_world_update(cl_world *w, int id, const cl_shape *s) {
         w->dhead = id;
         w->dlen++;
     }
+}
+
+void cl_world_update(cl_world *w, int id, const cl_shape *s) {
+    update_to(w, id, s, cl_shape_aabb(s));
+}
+
+int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
+    cl_item *it = &w->items[id];
+    cl_shape s = it->shape;
+    cl_aabb b;
+    const cl_vec3 *p, *q;
+    cl_shape_translate(&s, d);
+    p = s.kind == CL_AABB ? &s.u.aabb.min : s.kind == CL_OBB ? &s.u.obb.c : &s.u.sphere.c;
+    q = s.kind == CL_AABB ? &s.u.aabb.max : p;
+    /* x - x is +0 for finite x, NaN otherwise */
+    if ((p->x - p->x) + (q->x - q->x) != 0) return 1;
+    if ((p->y - p->y) + (q->y - q->y) != 0) return 2;
+    if ((p->z - p->z) + (q->z - q->z) != 0) return 3;
+    if (s.kind == CL_AABB) {
+        b = s.u.aabb;               /* an AABB's box is itself (as cl_shape_aabb returns) */
+    } else {
+        b = cl_shape_aabb(&s);
+    }
+    it->shape = s;
+    update_to(w, id, &it->shape, b);
+    return 0;
 }
 
 /* Returns the fat box of an item: its box widened by the margin, and further along its last
@@ -557,7 +599,7 @@ static void rayq_make(rayq *q, const cl_ray *r) {
 
 /* ray_fbox for a ray whose direction components all use mode 1: the entry and exit faces are
  * known from the signs, so no swaps and no per-axis mode tests (same arithmetic, same result). */
-static int ray_fbox_fast(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
+WINLINE int ray_fbox_fast(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
     double n0 = ((double)(q->neg[0] ? b->hi[0] : b->lo[0]) - q->onear[0]) * q->inv[0];
     double f0 = ((double)(q->neg[0] ? b->lo[0] : b->hi[0]) - q->ofar[0]) * q->inv[0];
     double n1 = ((double)(q->neg[1] ? b->hi[1] : b->lo[1]) - q->onear[1]) * q->inv[1];
@@ -577,7 +619,7 @@ static int ray_fbox_fast(const rayq *q, const cl_fbox *b, double maxt, double *t
  * allowance, within [0, maxt] (inclusive; parallel axes test the origin coordinate, so no
  * 0 * inf). Conservative: never rejects a box whose contents the exact narrowphase would hit
  * at t <= maxt, and the entry never exceeds such a hit's t (see rayq_make). */
-static int ray_fbox(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
+WINLINE int ray_fbox(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
     double tmin = 0, tmax = maxt;
     int k;
     for (k = 0; k < 3; k++) {
@@ -681,10 +723,14 @@ static int snap_ready(cl_world *w) {
 }
 
 /* Closest hit over the snapshot: as cl_world_raycast's tree walk, both children of a node
- * tested from its one cache line, leaf children tested at once. */
-static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out) {
+ * tested from its one cache line, leaf children tested at once. Inlined twice (fast: every
+ * direction component uses mode 1, ray_fbox_fast; else ray_fbox), so the hot loop carries no
+ * per-box mode test and the slab tests are inlined. */
+WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out,
+                      const int fast) {
     cl_stack st;
     const cl_wnode *wn = w->wn;
+    const cl_item *items = w->items;
     cl_stack_init(&st);
     st.p[0].node = 0;
     st.p[0].t = 0;
@@ -696,16 +742,21 @@ static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, c
         i = st.p[st.n].node;
         for (;;) {
             const cl_wnode *n = &wn[i];
-            double t1, t2;
+            double t1 = 0, t2 = 0, bt = b->t;
             int c1 = n->child[0], c2 = n->child[1];
-            int h1 = q->fast ? ray_fbox_fast(q, &n->box[0], b->t, &t1) : ray_fbox(q, &n->box[0], b->t, &t1);
-            int h2 = q->fast ? ray_fbox_fast(q, &n->box[1], b->t, &t2) : ray_fbox(q, &n->box[1], b->t, &t2);
+            int h1, h2;
+            /* the snapshot outgrows the caches in big worlds: fetch both children while the
+             * slab tests run (the nearer one is visited next, the other often later) */
+            WPREFETCH(c1 >= 0 ? (const void *)&wn[c1] : (const void *)&items[~c1]);
+            WPREFETCH(c2 >= 0 ? (const void *)&wn[c2] : (const void *)&items[~c2]);
+            h1 = fast ? ray_fbox_fast(q, &n->box[0], bt, &t1) : ray_fbox(q, &n->box[0], bt, &t1);
+            h2 = fast ? ray_fbox_fast(q, &n->box[1], bt, &t2) : ray_fbox(q, &n->box[1], bt, &t2);
             if (h1 && c1 < 0) {
-                if (!w->items[~c1].dirty) ray_item(w, ~c1, r, b, out);
+                if (!items[~c1].dirty) ray_item(w, ~c1, r, b, out);
                 h1 = 0;
             }
             if (h2 && c2 < 0) {
-                if (t2 <= b->t && !w->items[~c2].dirty) ray_item(w, ~c2, r, b, out);
+                if (t2 <= b->t && !items[~c2].dirty) ray_item(w, ~c2, r, b, out);
                 h2 = 0;
             }
             if (h1 && t1 > b->t) h1 = 0;
@@ -725,6 +776,10 @@ static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, c
     }
     cl_stack_free(&w->tree, &st);
     return b->found;
+}
+
+static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out) {
+    return q->fast ? snap_walk(w, r, q, b, out, 1) : snap_walk(w, r, q, b, out, 0);
 }
 
 /* Closest hit: ordered depth-first search, nearer child first. Each child's slab entry is
@@ -761,7 +816,7 @@ int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert, d
                 if (!w->items[nd->child2].dirty) ray_item(w, nd->child2, r, &b, out);
                 break;
             } else {
-                double t1, t2;
+                double t1 = 0, t2 = 0;
                 int c1 = nd->child1, c2 = nd->child2;
                 int h1 = q.fast ? ray_fbox_fast(&q, &t->nodes[c1].box, b.t, &t1)
                                 : ray_fbox(&q, &t->nodes[c1].box, b.t, &t1);
@@ -993,16 +1048,69 @@ static void pair_sort(cl_wpair *a, int n) {
     }
 }
 
+/* Sorts a[0..n-1] by key (unique keys below 2^bits) with an LSD radix sort of 11-bit digits,
+ * tmp holding n scratch elements; digits equal in every key are skipped. Returns the buffer
+ * (a or tmp) that holds the sorted elements. */
+static cl_kpair *kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits) {
+    int shift, i;
+    if (n < 2) return a;
+    for (shift = 0; shift < bits; shift += 11) {
+        int cnt[2048], sum = 0;
+        cl_kpair *x;
+        for (i = 0; i < 2048; i++) cnt[i] = 0;
+        for (i = 0; i < n; i++) cnt[(a[i].key >> shift) & 2047]++;
+        if (cnt[(a[0].key >> shift) & 2047] == n) continue;
+        for (i = 0; i < 2048; i++) { int c = cnt[i]; cnt[i] = sum; sum += c; }
+        for (i = 0; i < n; i++) tmp[cnt[(a[i].key >> shift) & 2047]++] = a[i];
+        x = a; a = tmp; tmp = x;
+    }
+    return a;
+}
+
 /* Pairs (Box2D's scheme): a persistent set of candidate pairs whose fat tree boxes overlap,
  * updated only for items whose fat box changed; each call drops the candidates whose fat
  * boxes no longer overlap, runs the exact narrowphase on the rest and sorts the pairs by
- * (order a, order b). Every overlapping pair is a candidate: shapes lie inside their fat
- * boxes, and two fat boxes can only start to overlap when one of them changes, which queues
- * its item for a tree query. */
+ * (order a, order b): by an LSD radix sort of the two orders packed into one integer while
+ * every order fits 31 bits (always, short of 2^31 adds), else by a heap sort. Every
+ * overlapping pair is a candidate: shapes lie inside their fat boxes, and two fat boxes can
+ * only start to overlap when one of them changes, which queues its item for a tree query. */
 int cl_world_pairs(cl_world *w) {
-    int i, np = 0;
+    int i, np = 0, bits = 0;
     w->nres = 0;
     if (cp_refresh(w) != CL_OK) return CL_ENOMEM;
+    while (bits < 32 && (double)(1UL << bits) <= w->nextseq) bits++;
+    if (bits < 32) {
+        cl_kpair *src;
+        ENSURE(w->kp, w->kpcap, w->ncp > 0 ? 2 * w->ncp : 1);
+        for (i = 0; i < w->ncp;) {
+            const cl_cpair *c = &w->cp[i];
+            const cl_item *x = &w->items[c->a], *y = &w->items[c->b];
+            if (!fboxes_overlap(&x->fat, &y->fat)) {
+                cp_drop(w, i);
+                continue;
+            }
+            i++;
+            if (cl_shape_overlaps(&x->shape, &y->shape)) {
+                cl_kpair *pp = &w->kp[np++];
+                /* add orders are exact integers below 2^bits: the key orders like (sa, sb) */
+                if (x->seq < y->seq) {
+                    pp->key = (unsigned long long)x->seq << bits | (unsigned long long)y->seq;
+                    pp->a = c->a; pp->b = c->b;
+                } else {
+                    pp->key = (unsigned long long)y->seq << bits | (unsigned long long)x->seq;
+                    pp->a = c->b; pp->b = c->a;
+                }
+            }
+        }
+        ENSURE(w->res, w->rescap, 2 * np);
+        src = kpair_sort(w->kp, w->kp + np, np, 2 * bits);
+        for (i = 0; i < np; i++) {
+            w->res[2 * i] = src[i].a;
+            w->res[2 * i + 1] = src[i].b;
+        }
+        w->nres = 2 * np;
+        return np;
+    }
     ENSURE(w->pr, w->prcap, w->ncp > 0 ? w->ncp : 1);
     for (i = 0; i < w->ncp;) {
         const cl_cpair *c = &w->cp[i];

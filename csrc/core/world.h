@@ -13,15 +13,17 @@
 
 /// One item slot. proxy == CL_NULLNODE marks a free slot (next = free-list link).
 typedef struct cl_item {
+    /* the fields a ray or query test reads first (order, stale flag, slot state, shape) lead,
+     * so a leaf test usually touches the item's first cache line or two */
+    double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
+    int dirty;                  /* 1 when the tree leaf is stale (shape left its fat box) */
+    int proxy;                  /* tree leaf */
     cl_shape shape;
     cl_aabb box;                /* tight box of shape */
-    double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
-    int proxy;                  /* tree leaf */
     int prev, next;             /* list of live items in add order */
     cl_fbox fat;                /* copy of the tree leaf's box (fat box) */
     cl_vec3 vel;                /* displacement of the last update (predictive fattening) */
     int gen;                    /* bumped by every add into this slot (cached pairs) */
-    int dirty;                  /* 1 when the tree leaf is stale (shape left its fat box) */
     int onlist, dnext;          /* on the dirty list; its link */
     int mon, mnext;             /* on the list of fat boxes changed since the last pairs; link */
 } cl_item;
@@ -37,6 +39,13 @@ typedef struct cl_wpair {
     double sa, sb;
     int a, b;
 } cl_wpair;
+
+/* internal: a found pair keyed by its add orders packed into one integer (sa * 2^B + sb, every
+ * order below 2^B, B <= 31), for the radix sort of cl_world_pairs */
+typedef struct cl_kpair {
+    unsigned long long key;
+    int a, b;
+} cl_kpair;
 
 /// A ray or sweep hit on an item.
 typedef struct cl_whit {
@@ -106,6 +115,7 @@ typedef struct cl_world {
     int pfull;                          /* the cache is invalid: rebuild from every item */
     int ppurge;                         /* items were removed since the last pairs */
     cl_wpair *pr; int prcap;
+    cl_kpair *kp; int kpcap;            /* radix-sorted pairs: 2 x the pairs (second half: scratch) */
     int dhead, dlen;                    /* deferred leaf refits (items whose shape left the fat box) */
     int nenl;                           /* leaves enlarged in place since the last tree refit */
     cl_wnode *wn; void *wnblock; int wncap; /* raycast snapshot (wn: wnblock aligned to 64) */
@@ -132,6 +142,11 @@ CL_API int cl_world_add(cl_world *w, const cl_shape *s);
 CL_API void cl_world_remove(cl_world *w, int id);
 /// Replaces a live item's shape (keeps its add order). Never fails.
 CL_API void cl_world_update(cl_world *w, int id, const cl_shape *s);
+/// Moves live item id's shape by d (cl_shape_translate) and updates it as cl_world_update
+/// does (same result as translating a copy and passing it to cl_world_update, without the
+/// copies). Returns 0, or 1, 2, 3 when the moved shape's x, y or z coordinates (the first such
+/// axis) are not finite, leaving the world unchanged. Never fails otherwise.
+CL_API int cl_world_translate(cl_world *w, int id, cl_vec3 d);
 /// The item's shape (live id).
 CL_API const cl_shape *cl_world_shape(const cl_world *w, int id);
 

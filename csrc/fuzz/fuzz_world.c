@@ -345,10 +345,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 cl_world_remove(&w, id);
                 f.live[id] = 0;
                 f.count--;
-            } else {
+            } else if (u8(&r) & 1) {
                 cl_shape s = shape(&r);
                 cl_world_update(&w, id, &s);
                 f.s[id] = s;
+            } else {                                        /* translate */
+                cl_vec3 d = cl_v3(num(&r), num(&r), num(&r));
+                cl_shape s = f.s[id];
+                int rc = cl_world_translate(&w, id, d);
+                cl_shape_translate(&s, d);
+                if (rc == 0) f.s[id] = s;
+                CHECK(cl_shape_equal(cl_world_shape(&w, id), &f.s[id]));
             }
         } else if (op == 7) {
             op_query(&r, &w, &f);

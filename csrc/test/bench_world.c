@@ -1,13 +1,21 @@
-/* Benchmark of the World core: closest-hit raycast among 100,000 random boxes (dense and sparse)
- * and all overlapping pairs among 10,000 boxes that all move a little every frame, and moves of
- * one box among 2,000 grid boxes.
+/* Benchmark of the World core, no Lua involved.
+ * By default: the exact scenes of bench/world.lua (its PRNG and generation order), so the C and
+ * Lua numbers are for the same boxes, rays and moves: closest-hit raycast among 100,000 random
+ * boxes (1024 rays, unbounded and maxt = 50), all overlapping pairs among 10,000 boxes that all
+ * move a little every frame (translates + pairs), and moves of one box among 2,000 grid boxes.
+ * Timing like bench/lib.lua: CPU time, calibrated runs of BENCH_SAMPLE seconds (default 0.04),
+ * 2 warm-up rounds, BENCH_ROUNDS rounds (default 9, >= 7) with variants interleaved, medians.
+ * Writes the tables to stdout and, as markdown, to argv[1] if given (bench/run.sh does).
+ * BENCH_MIN=1 reports the fastest round instead of the median (A/B comparisons on a busy machine).
+ * With BENCH_OLD=1 it also runs the older scenes (xorshift PRNG; dense [0,200]^3 and sparse
+ * [0,1000]^3 raycasts, pairs, moves) and prints medians of 7 runs.
  * Build and run (from the repository root):
  *   cc -std=c99 -O2 -Wall -Wextra -pedantic -Werror -Icsrc/core -o build/bench-world
  *      csrc/test/bench_world.c $(ls csrc/core/[a-z]*.c) -lm && ./build/bench-world
- * (every C file of csrc/core).
- * Prints medians of 7 runs. */
+ * (every C file of csrc/core). */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -178,10 +186,379 @@ static void bench_move(void) {
     cl_world_free(&w);
 }
 
-int main(void) {
-    if (!getenv("NOMOVE")) bench_move();
-    if (!getenv("NORAY")) bench_raycast(200);
-    if (!getenv("NORAY")) bench_raycast(1000);
-    if (!getenv("NOPAIRS")) bench_pairs();
+/* ---- the exact scenes of bench/world.lua (same PRNG, same generation order) ---- */
+
+/* bench/lib.lua's rng: Park-Miller minimal standard LCG (a = a * 48271 mod 2^31 - 1). */
+typedef struct lrng {
+    unsigned long long a;
+} lrng;
+
+static lrng lrng_new(long seed) {
+    lrng r;
+    long a = seed % 2147483647;
+    if (a <= 0) a += 2147483646;
+    r.a = (unsigned long long)a;
+    return r;
+}
+static double lnext(lrng *r) {
+    r->a = r->a * 48271ULL % 2147483647ULL;
+    return (double)r->a / 2147483647.0;
+}
+static double luni(lrng *r, double lo, double hi) { return lo + (hi - lo) * lnext(r); }
+static int lint(lrng *r, int lo, int hi) { return lo + (int)floor(lnext(r) * (hi - lo + 1)); }
+
+static int rounds = 9;          /* BENCH_ROUNDS, >= 7 */
+static double sample = 0.04;    /* seconds per timed run */
+static FILE *md;                /* markdown output (argv[1]) or NULL */
+
+/* Writes a formatted line to stdout and to the markdown file. */
+static void out(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+    if (md) {
+        va_start(ap, fmt);
+        vfprintf(md, fmt, ap);
+        va_end(ap);
+        fprintf(md, "\n");
+        fflush(md);
+    }
+}
+
+/* A timed variant: fn(ctx, reps) performs reps * per operations. */
+typedef struct variant {
+    const char *name;
+    void (*fn)(void *ctx, long reps);
+    void (*setup)(void *ctx);   /* untimed, before every timed run (may be NULL) */
+    void *ctx;
+    long per, reps;
+    double all[64];             /* ns per operation of every round */
+    double ns, spread;
+} variant;
+
+/* Times fn(reps) once (after the setup); seconds. */
+static double vtime(variant *v, long reps) {
+    double t0;
+    if (v->setup) v->setup(v->ctx);
+    t0 = now();
+    v->fn(v->ctx, reps);
+    return now() - t0;
+}
+
+/* Like lib.compare: calibrates each variant to about `sample` seconds, 2 warm-up rounds, then
+ * `rounds` rounds with the order rotated each round; medians and spreads per variant. */
+static void compare(variant *vs, int nv) {
+    int i, r;
+    for (i = 0; i < nv; i++) {
+        long n = 1;
+        for (;;) {
+            double t = vtime(&vs[i], n);
+            if (t >= sample / 8 || n >= (1L << 40)) {
+                double want = (double)n * sample / (t > 1e-9 ? t : 1e-9);
+                vs[i].reps = want < 1 ? 1 : (long)want;
+                break;
+            }
+            n *= 4;
+        }
+    }
+    for (r = -2; r < rounds; r++)
+        for (i = 0; i < nv; i++) {
+            variant *v = &vs[((i + r + 2) % nv + nv) % nv];
+            double t = vtime(v, v->reps);
+            if (r >= 0) v->all[r] = t * 1e9 / ((double)v->reps * v->per);
+        }
+    for (i = 0; i < nv; i++) {
+        double lo = vs[i].all[0], hi = vs[i].all[0], tmp[64];
+        for (r = 0; r < rounds; r++) {
+            tmp[r] = vs[i].all[r];
+            if (tmp[r] < lo) lo = tmp[r];
+            if (tmp[r] > hi) hi = tmp[r];
+        }
+        vs[i].ns = getenv("BENCH_MIN") ? lo : median(tmp, rounds);   /* min: A/B tests */
+        vs[i].spread = vs[i].ns > 0 ? (hi - lo) / vs[i].ns : 0;
+    }
+}
+
+/* Median over rounds of a.all[r] - b.all[r] (a difference taken within each round). */
+static double mdiff(const variant *a, const variant *b) {
+    double d[64];
+    int r;
+    for (r = 0; r < rounds; r++) d[r] = a->all[r] - b->all[r];
+    return median(d, rounds);
+}
+
+#define LNBIG 100000
+#define LNRAY 1024
+
+typedef struct rayctx {
+    cl_world *w;
+    const cl_ray *rays;
+    double maxt;
+    int hits;
+    double tsum;
+} rayctx;
+
+static void ray_fn(void *p, long reps) {
+    rayctx *c = (rayctx *)p;
+    long k;
+    int j;
+    for (k = 0; k < reps; k++) {
+        c->hits = 0;
+        c->tsum = 0;
+        for (j = 0; j < LNRAY; j++) {
+            cl_whit h;
+            if (cl_world_raycast(c->w, &c->rays[j], c->maxt, -1, -1, &h) == 1) {
+                c->hits++;
+                c->tsum += h.t;
+            }
+        }
+    }
+}
+
+/* bench/world.lua part 2: 100,000 boxes (rng 7), 1024 rays (rng 11), unbounded and maxt = 50. */
+static void lua_raycast(double *us_inf) {
+    static cl_ray rs[LNRAY];
+    cl_world w;
+    lrng g = lrng_new(7), gr = lrng_new(11);
+    rayctx c[2];
+    variant vs[2];
+    double t0, tadd;
+    int i;
+    cl_world_init(&w, 0.1, balloc, NULL);
+    t0 = now();
+    for (i = 0; i < LNBIG; i++) {
+        double cx = luni(&g, 0, 1000), cy = luni(&g, 0, 1000), cz = luni(&g, 0, 1000);
+        double hx = luni(&g, 0.5, 5), hy = luni(&g, 0.5, 5), hz = luni(&g, 0.5, 5);
+        cl_shape s;
+        s.kind = CL_AABB;
+        s.u.aabb.min = cl_v3(cx - hx, cy - hy, cz - hz);
+        s.u.aabb.max = cl_v3(cx + hx, cy + hy, cz + hz);
+        if (cl_world_add(&w, &s) < 0) { fprintf(stderr, "out of memory\n"); exit(1); }
+    }
+    tadd = now() - t0;
+    for (i = 0; i < LNRAY; i++) {
+        double ox = luni(&gr, 0, 1000), oy = luni(&gr, 0, 1000), oz = luni(&gr, 0, 1000);
+        double dx = luni(&gr, -1, 1), dy = luni(&gr, -1, 1), dz = luni(&gr, -1, 1);
+        if (dx == 0 && dy == 0 && dz == 0) dx = 1;
+        cl_ray_make(&rs[i], cl_v3(ox, oy, oz), cl_v3(dx, dy, dz));
+    }
+    for (i = 0; i < 2; i++) {
+        c[i].w = &w;
+        c[i].rays = rs;
+        c[i].maxt = i ? 50 : HUGE_VAL;
+        vs[i].name = i ? "maxt = 50" : "unbounded";
+        vs[i].fn = ray_fn;
+        vs[i].setup = NULL;
+        vs[i].ctx = &c[i];
+        vs[i].per = LNRAY;
+    }
+    compare(vs, 2);
+    out("#### C core: closest-hit raycast among %d random boxes (the scene and %d rays of bench/world.lua)", LNBIG, LNRAY);
+    out("");
+    out("cl_world_raycast called directly from C (csrc/test/bench_world.c, -O2): no Lua, no binding.");
+    out("Add: %.3f us per item (cl_world_add, one pass).", tadd * 1e6 / LNBIG);
+    out("");
+    out("| ray length | C us/ray | hits | mean t | spread |");
+    out("|---|---:|---:|---:|---:|");
+    for (i = 0; i < 2; i++) {
+        ray_fn(&c[i], 1);
+        out("| %s | %.3f | %.0f%% (%d) | %.3f | %.0f%% |", vs[i].name, vs[i].ns / 1000,
+            100.0 * c[i].hits / LNRAY, c[i].hits, c[i].hits ? c[i].tsum / c[i].hits : 0.0,
+            100 * vs[i].spread);
+    }
+    out("");
+    *us_inf = vs[0].ns / 1000;
+    cl_world_free(&w);
+}
+
+#define LNP 10000
+#define LSIDE 100
+
+typedef struct pairsctx {
+    cl_world *w;
+    double px[LNP], py[LNP], pz[LNP], vx[LNP], vy[LNP], vz[LNP];
+    int ids[LNP];
+    long np;
+} pairsctx;
+
+/* step_translates of bench/world.lua: every box moves by its velocity (bouncing off the sides),
+ * told with cl_world_translate (what world:translate does). */
+static void step_translates(pairsctx *c) {
+    int i;
+    for (i = 0; i < LNP; i++) {
+        double dx = c->vx[i], dy = c->vy[i], dz = c->vz[i];
+        double x = c->px[i] + dx, y = c->py[i] + dy, z = c->pz[i] + dz;
+        if (x < 0 || x > LSIDE) { dx = -dx; c->vx[i] = dx; x = c->px[i] + dx; }
+        if (y < 0 || y > LSIDE) { dy = -dy; c->vy[i] = dy; y = c->py[i] + dy; }
+        if (z < 0 || z > LSIDE) { dz = -dz; c->vz[i] = dz; z = c->pz[i] + dz; }
+        c->px[i] = x; c->py[i] = y; c->pz[i] = z;
+        cl_world_translate(c->w, c->ids[i], cl_v3(dx, dy, dz));
+    }
+}
+static void pairs_catchup(void *p) { cl_world_pairs(((pairsctx *)p)->w); }
+static void pairs_frame(void *p, long reps) {
+    pairsctx *c = (pairsctx *)p;
+    long k;
+    for (k = 0; k < reps; k++) { step_translates(c); c->np = cl_world_pairs(c->w); }
+}
+static void pairs_moves(void *p, long reps) {
+    long k;
+    for (k = 0; k < reps; k++) step_translates((pairsctx *)p);
+}
+static void pairs_only(void *p, long reps) {
+    pairsctx *c = (pairsctx *)p;
+    long k;
+    for (k = 0; k < reps; k++) c->np = cl_world_pairs(c->w);
+}
+
+/* bench/world.lua part 3: 10,000 boxes (rng 23) moving every frame. */
+static void lua_pairs(double *frame_ms) {
+    static pairsctx c;
+    cl_world w;
+    lrng g = lrng_new(23);
+    variant vs[3];
+    int i;
+    cl_world_init(&w, 0.1, balloc, NULL);
+    c.w = &w;
+    for (i = 0; i < LNP; i++) {
+        double hx, hy, hz;
+        cl_shape s;
+        c.px[i] = luni(&g, 0, LSIDE); c.py[i] = luni(&g, 0, LSIDE); c.pz[i] = luni(&g, 0, LSIDE);
+        hx = luni(&g, 0.5, 1.5); hy = luni(&g, 0.5, 1.5); hz = luni(&g, 0.5, 1.5);
+        c.vx[i] = luni(&g, -0.05, 0.05); c.vy[i] = luni(&g, -0.05, 0.05); c.vz[i] = luni(&g, -0.05, 0.05);
+        s.kind = CL_AABB;
+        s.u.aabb.min = cl_v3(c.px[i] - hx, c.py[i] - hy, c.pz[i] - hz);
+        s.u.aabb.max = cl_v3(c.px[i] + hx, c.py[i] + hy, c.pz[i] + hz);
+        c.ids[i] = cl_world_add(&w, &s);
+    }
+    c.np = cl_world_pairs(&w);
+    vs[0].name = "frame"; vs[0].fn = pairs_frame;
+    vs[1].name = "translates"; vs[1].fn = pairs_moves;
+    vs[2].name = "pairs"; vs[2].fn = pairs_only;
+    for (i = 0; i < 3; i++) { vs[i].setup = pairs_catchup; vs[i].ctx = &c; vs[i].per = 1; }
+    compare(vs, 3);
+    out("#### C core: all overlapping pairs among %d boxes moving every frame (the scene of bench/world.lua)", LNP);
+    out("");
+    out("| measure | C ms per frame | spread |");
+    out("|---|---:|---:|");
+    out("| frame: %d x cl_world_translate + cl_world_pairs | %.3f | %.0f%% |", LNP, vs[0].ns / 1e6, 100 * vs[0].spread);
+    out("| of which the %d translates | %.3f | %.0f%% |", LNP, vs[1].ns / 1e6, 100 * vs[1].spread);
+    out("| of which cl_world_pairs after the moves (frame minus translates, per round) | %.3f | |", mdiff(&vs[0], &vs[1]) / 1e6);
+    out("| cl_world_pairs alone, nothing moved since the last call | %.3f | %.0f%% |", vs[2].ns / 1e6, 100 * vs[2].spread);
+    out("");
+    out("Pairs per frame: about %ld.", c.np);
+    out("");
+    *frame_ms = vs[0].ns / 1e6;
+    cl_world_free(&w);
+}
+
+#define LNSTEP 1024
+
+typedef struct movectx {
+    cl_world *w;
+    int p;
+    double dx[LNSTEP], dy[LNSTEP];
+    long ncols;
+} movectx;
+
+static void move_fn(void *p, long reps) {
+    movectx *c = (movectx *)p;
+    long k;
+    int j;
+    for (k = 0; k < reps; k++)
+        for (j = 0; j < LNSTEP; j++) {
+            cl_vec3 act;
+            c->ncols += cl_world_move(c->w, c->p, cl_v3(c->dx[j], c->dy[j], 0), NULL, NULL, 1, &act);
+        }
+}
+
+/* bench/world.lua part 4: 2,000 tiles on a 100 x 100 grid (rng 31), 1024 steps. */
+static void lua_move(double *us) {
+    static unsigned char cells[100][100];
+    cl_world w;
+    static movectx c;
+    lrng g = lrng_new(31);
+    variant v;
+    int i, j, n = 0, si = 50, sj = 50;
+    double mx0, my0;
+    cl_shape s;
+    cl_world_init(&w, 0.1, balloc, NULL);
+    s.kind = CL_AABB;
+#define ADDTILE(I, J)                                                                           \
+    do {                                                                                        \
+        int i_ = (I), j_ = (J);                                                                 \
+        if (!cells[i_][j_]) {                                                                   \
+            cells[i_][j_] = 1;                                                                  \
+            s.u.aabb.min = cl_v3(i_, j_, 0);                                                    \
+            s.u.aabb.max = cl_v3(i_ + 1, j_ + 1, 1);                                            \
+            cl_world_add(&w, &s);                                                               \
+            n++;                                                                                \
+        }                                                                                       \
+    } while (0)
+    for (i = 0; i < 100; i++) { ADDTILE(i, 0); ADDTILE(i, 99); }
+    for (j = 1; j < 99; j++) { ADDTILE(0, j); ADDTILE(99, j); }
+    while (n < 2000) {
+        int a = lint(&g, 1, 98), b = lint(&g, 1, 98);   /* Lua evaluates arguments left to right */
+        ADDTILE(a, b);
+    }
+#undef ADDTILE
+    while (cells[si][sj]) si++;
+    mx0 = si + 0.1;
+    my0 = sj + 0.1;
+    s.u.aabb.min = cl_v3(mx0, my0, 0);
+    s.u.aabb.max = cl_v3(mx0 + 0.8, my0 + 0.8, 1);
+    c.w = &w;
+    c.p = cl_world_add(&w, &s);
+    for (i = 0; i < LNSTEP; i++) {
+        c.dx[i] = luni(&g, -4, 4);
+        c.dy[i] = luni(&g, -4, 4);
+    }
+    c.ncols = 0;
+    move_fn(&c, 1);             /* the cross-check pass of bench/world.lua */
+    out("#### C core: world:move among %d boxes on a 100x100 grid (the scene of bench/world.lua)", n);
+    out("");
+    out("Collisions per move (first pass of the %d steps): %.2f.", LNSTEP, (double)c.ncols / LNSTEP);
+    v.name = "move"; v.fn = move_fn; v.setup = NULL; v.ctx = &c; v.per = LNSTEP;
+    compare(&v, 1);
+    out("");
+    out("| variant | C us per move | spread |");
+    out("|---|---:|---:|");
+    out("| cl_world_move (slide, commit) | %.3f | %.0f%% |", v.ns / 1000, 100 * v.spread);
+    out("");
+    *us = v.ns / 1000;
+    cl_world_free(&w);
+}
+
+int main(int argc, char **argv) {
+    double us_ray, frame_ms, us_move;
+    const char *e;
+    if ((e = getenv("BENCH_ROUNDS")) != NULL) rounds = atoi(e);
+    if (rounds < 7) rounds = 7;
+    if (rounds > 64) rounds = 64;
+    if ((e = getenv("BENCH_SAMPLE")) != NULL && atof(e) > 0.04) sample = atof(e);
+    if (argc > 1 && (md = fopen(argv[1], "w")) == NULL) { perror(argv[1]); return 1; }
+    if (getenv("BENCH_OLD")) {
+        if (!getenv("NOMOVE")) bench_move();
+        if (!getenv("NORAY")) bench_raycast(200);
+        if (!getenv("NORAY")) bench_raycast(1000);
+        if (!getenv("NOPAIRS")) bench_pairs();
+    }
+    us_ray = frame_ms = us_move = -1;
+    if (!getenv("NORAY")) lua_raycast(&us_ray);
+    if (!getenv("NOPAIRS")) lua_pairs(&frame_ms);
+    if (!getenv("NOMOVE")) lua_move(&us_move);
+    out("#### C core targets (issue 3)");
+    out("");
+    if (us_ray >= 0)
+        out("- raycast in C: %.3f us per ray (unbounded): target < 3 us %s.", us_ray, us_ray < 3 ? "met" : "MISSED");
+    if (frame_ms >= 0)
+        out("- pairs frame in C (10,000 cl_world_translate + pairs): %.3f ms (the Lua frame adds the calls).", frame_ms);
+    if (us_move >= 0)
+        out("- move in C: %.3f us per move (the Lua figure adds the call and binding).", us_move);
+    out("");
+    if (md) fclose(md);
     return 0;
 }

@@ -732,6 +732,89 @@ static void test_rounding(void) {
     ENSURE(bad == 0, "World answers equal brute force at rounding-level contacts");
 }
 
+/* ---- cl_world_translate: the same world state as update with a translated copy ---- */
+static void test_translate(void) {
+    cl_world a, b;
+    int ids[300], i, k, bad = 0, n;
+    cl_world_init(&a, 0.1, talloc, NULL);
+    cl_world_init(&b, 0.1, talloc, NULL);
+    for (i = 0; i < 300; i++) {
+        double x = rnd() * 40, y = rnd() * 40, z = rnd() * 40;
+        cl_shape s = i % 3 == 0 ? mkaabb(x, y, z, x + 1, y + 2, z + 1)
+                   : i % 3 == 1 ? mksphere(x, y, z, 0.5 + rnd()) : mkobb(x, y, z, 0.7);
+        ids[i] = cl_world_add(&a, &s);
+        if (cl_world_add(&b, &s) != ids[i]) bad++;
+    }
+    for (k = 0; k < 40; k++) {
+        for (i = 0; i < 300; i++) {
+            cl_vec3 d = cl_v3(grid(-1, 1) * (k % 5 == 4 ? 20 : 0.1), grid(-1, 1) * 0.1, rnd() * 0.3 - 0.15);
+            cl_shape s = *cl_world_shape(&b, ids[i]);
+            if (cl_world_translate(&a, ids[i], d) != 0) bad++;
+            cl_shape_translate(&s, d);
+            cl_world_update(&b, ids[i], &s);
+        }
+        n = cl_world_pairs(&a);
+        if (n != cl_world_pairs(&b) || memcmp(a.res, b.res, (size_t)(2 * n) * sizeof(int)) != 0) bad++;
+        for (i = 0; i < 300; i++) {
+            const cl_item *x = &a.items[ids[i]], *y = &b.items[ids[i]];
+            if (memcmp(&x->shape, &y->shape, sizeof x->shape) != 0 ||
+                memcmp(&x->box, &y->box, sizeof x->box) != 0 ||
+                memcmp(&x->fat, &y->fat, sizeof x->fat) != 0 || x->dirty != y->dirty)
+                bad++;
+        }
+    }
+    {   /* a result that is not finite: the axis, nothing changed */
+        cl_shape before = *cl_world_shape(&a, ids[0]);
+        long v = a.tver;
+        if (cl_world_translate(&a, ids[0], cl_v3(0, HUGE_VAL, 0)) != 2 ||
+            cl_world_translate(&a, ids[1], cl_v3(NAN, 0, NAN)) != 1 ||
+            cl_world_translate(&a, ids[2], cl_v3(0, 0, -HUGE_VAL)) != 3 ||
+            memcmp(&before, cl_world_shape(&a, ids[0]), sizeof before) != 0 || a.tver != v)
+            bad++;
+    }
+    ENSURE(bad == 0, "cl_world_translate matches cl_world_update with a translated copy");
+    cl_world_free(&a);
+    cl_world_free(&b);
+}
+
+/* ---- rebuild by binned SAH: heights stay legal and the tree valid on skewed inputs ---- */
+static void test_rebuild_sah(void) {
+    int kind, bad = 0;
+    for (kind = 0; kind < 6; kind++) {
+        cl_tree t;
+        int n = kind == 5 ? 3 : 20000, i, lg = 0, h;
+        cl_tree_init(&t, talloc, NULL);
+        for (i = 0; i < n; i++) {
+            double x, y, z, e = 0.5;
+            cl_aabb b;
+            switch (kind) {
+            case 0: x = rnd() * 1000; y = rnd() * 1000; z = rnd() * 1000; break;  /* uniform */
+            case 1:     /* a dense cluster plus far outliers: SAH wants lopsided splits */
+                if (i % 50 == 0) { x = rnd() * 1e6; y = rnd() * 1e6; z = rnd() * 1e6; }
+                else { x = rnd(); y = rnd(); z = rnd(); }
+                e = 0.01;
+                break;
+            case 2: x = y = z = 5; break;                                       /* all equal */
+            case 3: x = i; y = 0; z = 0; break;                                 /* a sorted line */
+            case 4: x = i % 2 ? 1e300 : -1e300; y = z = 0; e = 1e300; break;    /* huge: inf floats */
+            default: x = i; y = z = 0; break;
+            }
+            b.min = cl_v3(x - e, y - e, z - e);
+            b.max = cl_v3(x + e, y + e, z + e);
+            if (cl_tree_insert(&t, &b, i) == CL_NULLNODE) bad++;
+        }
+        if (cl_tree_rebuild(&t) != CL_OK) bad++;
+        while ((1L << lg) < n) lg++;
+        h = cl_tree_height(&t);
+        if (!cl_tree_validate(&t) || h > lg + 2 || t.leaves != n) {
+            bad++;
+            printf("rebuild kind %d: height %d (log2 %d), valid %d\n", kind, h, lg, cl_tree_validate(&t));
+        }
+        cl_tree_free(&t);
+    }
+    ENSURE(bad == 0, "SAH rebuild keeps the tree valid and at most 2 above a balanced height");
+}
+
 int main(void) {
     test_tree();
     test_fbox();
@@ -739,6 +822,8 @@ int main(void) {
     test_differential();
     test_rounding();
     test_bulk();
+    test_rebuild_sah();
+    test_translate();
     test_move();
     test_nomem();
     bench();
