@@ -438,18 +438,6 @@ static int w_update(lua_State *L) {
     return 0;
 }
 
-/* Returns 0 when every coordinate of s is finite, else the axis (1, 2, 3 for x, y, z) of the
- * first that is not (only the fields cl_shape_translate changes can become non-finite). */
-static int shapefinite(const cl_shape *s) {
-    const cl_vec3 *p = s->kind == CL_AABB ? &s->u.aabb.min : s->kind == CL_OBB ? &s->u.obb.c : &s->u.sphere.c;
-    const cl_vec3 *q = s->kind == CL_AABB ? &s->u.aabb.max : p;
-    /* x - x is +0 for finite x, NaN otherwise */
-    if ((p->x - p->x) + (q->x - q->x) != 0) return 1;
-    if ((p->y - p->y) + (q->y - q->y) != 0) return 2;
-    if ((p->z - p->z) + (q->z - q->z) != 0) return 3;
-    return 0;
-}
-
 /* shapefinite(s moved by d) without making the moved copy: the same additions as
  * cl_shape_translate, on the fields it changes. */
 static int movedfinite(const cl_shape *s, cl_vec3 d) {
@@ -479,16 +467,15 @@ static void moved(const cl_shape *s, cl_vec3 d, cl_shape *out) {
  * that is not finite (naming dx, dy or dz). */
 static int w_translate(lua_State *L) {
     lworld *lw = hotworld(L, "translate");
-    cl_shape s;
     cl_vec3 d;
     int id, axis;
     checkunlocked(L, lw);
     id = hotid(L, 2, "translate");
     d = cl_checkvec(L, 3, "translate");
-    moved(cl_world_shape(&lw->w, id), d, &s);
-    axis = shapefinite(&s);
+    /* in place in the core (no shape copies); the same finiteness check as shapefinite, world
+     * unchanged when an axis fails */
+    axis = cl_world_translate(&lw->w, id, d);
     if (axis) return cl_argerror(L, 2 + axis, "translate", "result is not finite");
-    cl_world_update(&lw->w, id, &s);
     return 0;
 }
 
