@@ -1,14 +1,10 @@
 -- World: every method, its exact results, ordering rules, out tables, filters, errors, lifetime.
 local collide = require "collide"
+local util = require "support.util"
+local errof = util.errof
+local list = util.list
 
 local AABB, OBB, Sphere, Ray, World = collide.AABB, collide.OBB, collide.Sphere, collide.Ray, collide.World
-
--- Returns the error message of f(...) (fails the test when f does not raise).
-local function errof(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return e
-end
 
 local function box(x0, y0, z0, x1, y1, z1) return AABB(x0, y0, z0, x1, y1, z1) end
 
@@ -19,12 +15,6 @@ local function abc()
   w:add("b", box(2, 0, 0, 3, 1, 1))
   w:add("c", box(4, 0, 0, 5, 1, 1))
   return w
-end
-
-local function list(t, n)
-  local r = {}
-  for i = 1, n do r[i] = t[i] end
-  return r
 end
 
 describe("World construction", function()

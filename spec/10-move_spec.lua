@@ -1,13 +1,9 @@
 -- World:move and World:check: continuous moves with slide/touch/cross/bounce responses.
 local collide = require "collide"
+local util = require "support.util"
+local errof = util.errof
 
 local AABB, OBB, Sphere, World = collide.AABB, collide.OBB, collide.Sphere, collide.World
-
-local function errof(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return e
-end
 
 local function near(want, got, tol, what)
   tol = tol or 1e-9

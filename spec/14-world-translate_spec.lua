@@ -3,22 +3,12 @@
 -- over shape:overlaps, locks. Also: a failing world:move leaves the item where it was even when
 -- the failure happens while its collision tables are being built.
 local collide = require "collide"
+local util = require "support.util"
+local errof = util.errof
+local list = util.list
 local gen = require "support.gen"
 
 local AABB, OBB, Sphere, World = collide.AABB, collide.OBB, collide.Sphere, collide.World
-
--- Returns the error message of f(...) (fails the test when f does not raise).
-local function errof(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return e
-end
-
-local function list(t, n)
-  local r = {}
-  for i = 1, n do r[i] = t[i] end
-  return r
-end
 
 -- Returns a world holding "a" (AABB), "b" (OBB) and "c" (Sphere), added in that order.
 local function abc()

@@ -2,22 +2,12 @@
 -- items in one call. Results equal to the per-item calls on random data (duplicates included),
 -- every error checked before any change (the world is unchanged after an error), locking.
 local collide = require "collide"
+local util = require "support.util"
+local errof = util.errof
+local list = util.list
 local gen = require "support.gen"
 
 local AABB, OBB, Sphere, World = collide.AABB, collide.OBB, collide.Sphere, collide.World
-
--- Returns the error message of f(...) (fails the test when f does not raise).
-local function errof(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return e
-end
-
-local function list(t, n)
-  local r = {}
-  for i = 1, n do r[i] = t[i] end
-  return r
-end
 
 -- Returns a description of everything a world answers about its items 1..n (shapes, pairs, a
 -- query over everything), for comparing two worlds or a world before and after a call.
