@@ -1312,6 +1312,26 @@ static cl_vec3 ref_point(const cl_shape *s) {
     return s->kind == CL_AABB ? s->u.aabb.min : s->kind == CL_OBB ? s->u.obb.c : s->u.sphere.c;
 }
 
+/* 0 when item o cannot meet a leg whose swept box is q: the box that encloses its shape with
+ * the rounding allowance (its tree leaf, or for a stale leaf that widened tight box, as
+ * collect_box tests it) misses q. The same exclusion a query of q makes (collect_box tests
+ * stale leaves exactly so), so such items are SEPARATED from the leg's sweep and clear of its
+ * end; tested in doubles (no float rounding of q: a leaf exactly at q's rounded-out bound,
+ * which a float test would keep, encloses that allowance box, which misses q). */
+static int move_near(const cl_world *w, int o, const cl_aabb *q) {
+    const cl_item *it = &w->items[o];
+    cl_aabb tb;
+    if (!it->dirty) {
+        const cl_fbox *f = &it->fat;
+        return ((double)f->lo[0] <= q->max.x) & ((double)f->hi[0] >= q->min.x) &
+               ((double)f->lo[1] <= q->max.y) & ((double)f->hi[1] >= q->min.y) &
+               ((double)f->lo[2] <= q->max.z) & ((double)f->hi[2] >= q->min.z);
+    }
+    tb = widen(&it->box, 0, shape_tol(&it->shape, &it->box));
+    return tb.min.x <= q->max.x && tb.max.x >= q->min.x && tb.min.y <= q->max.y &&
+           tb.max.y >= q->min.y && tb.min.z <= q->max.z && tb.max.z >= q->min.z;
+}
+
 int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
                   cl_vec3 *actual) {
     cl_shape cur = w->items[id].shape;
@@ -1321,12 +1341,16 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
     w->ncols = 0;
     for (leg = 0; leg < MAX_LEGS; leg++) {
         cl_aabb q;
-        int n, i, j, k = 0, nt = 0, blk = -1;
+        int n, i, j, k = 0, nt = 0, blk = -1, reuse = 0;
         cl_resp resp = CL_RESP_SLIDE;
         double tb = 1;
         if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
         q = swept_box(&cur, rem);
-        if (nq < 0 || !aabb_inside(&q, &qb)) {
+        if (nq >= 0 && aabb_inside(&q, &qb)) {
+            /* reused candidates (add order kept) are narrowed to those that can meet this
+             * leg (move_near): the others are not swept again */
+            reuse = 1;
+        } else {
             /* a leg whose swept box lies inside the last query's box (a slide along an axis
              * normal: the usual case) reuses its candidates, kept in add order in w->mq (a
              * filter may run queries of its own, which reuse w->tmp) */
@@ -1350,7 +1374,7 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
         for (i = 0; i < nq; i++) {
             int o = w->mq[i];
             cl_mcand *m;
-            if (o == id || was_crossed(w, o)) continue;
+            if (o == id || (reuse && !move_near(w, o, &q)) || was_crossed(w, o)) continue;
             m = &w->mc[nq + k++];
             m->item = o;
             m->flags = 0;
