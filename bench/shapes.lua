@@ -79,6 +79,10 @@ for i = 0, 7 do
   POLY[#POLY + 1] = r * math.cos(a)
   POLY[#POLY + 1] = r * math.sin(a)
 end
+-- The same polygon as a collide.Polygon (nil on a collide without it: that row is then n/a). Its
+-- points come from their own generator so the other rows keep their inputs.
+local POLYOBJ = type(collide.Polygon) == "function" and collide.Polygon(POLY) or nil
+local prng = lib.rng(20240602)
 
 -- ---- the queries: collide method or function, empty function of the same arity, plain Lua ----
 -- gen() returns the collide argument list and the plain-Lua argument list of one case.
@@ -131,6 +135,13 @@ local Q = {
     end },
   { name = "pointinpolygon(poly8, x, y)", func = "pointinpolygon", ret = "ret1b", pure = P.pointinpolygon, sink = SINK_B,
     gen = function() local x, y = U(-11, 11), U(-11, 11); return { POLY, x, y }, { POLY, x, y } end },
+  -- the prebuilt polygon: empty = obj:ret1b(x, y) on a dummy userdata (same arguments: obj, x, y)
+  { name = "Polygon:contains(x, y) (poly8)", method = "contains", ret = "ret1b", pure = P.pointinpolygon, sink = SINK_B,
+    requires = "Polygon",
+    gen = function()
+      local x, y = prng.uniform(-11, 11), prng.uniform(-11, 11)
+      return { POLYOBJ or false, x, y }, { POLY, x, y }
+    end },
   { name = "reflect(v, n, e)", func = "reflect", ret = "ret3n", pure = P.reflect, sink = SINK_N3,
     gen = function()
       local a, b, c = U(-5, 5), U(-5, 5), U(-5, 5); local x, y, z = unitvec(); local e = U(0, 1)
@@ -188,6 +199,7 @@ local function variants(q)
   local rest = table.concat(argrest, ", ")
   local all = "a1" .. (rest ~= "" and ", " .. rest or "")
   local ccall, cfun
+  if q.requires and collide[q.requires] == nil then return nil, "no collide." .. q.requires end
   if q.method then
     if type(C[1][1][q.method]) ~= "function" then return nil, "no method " .. q.method end
     ccall = "a1:" .. q.method .. "(" .. rest .. ")"

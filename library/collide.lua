@@ -36,6 +36,10 @@ local OBB = {}
 ---@class collide.Sphere
 local Sphere = {}
 
+---2D polygon (at least 3 vertices, finite coordinates) copied once from a flat array; immutable.
+---@class collide.Polygon
+local Polygon = {}
+
 ---A set of items (any Lua value but nil and NaN), each with a copied shape, on a dynamic AABB tree.
 ---@class collide.World
 local World = {}
@@ -116,9 +120,9 @@ function collide.Sphere(cx, cy, cz, r) end
 ---@return collide.World
 function collide.World(options) end
 
----Returns "AABB", "Ray", "OBB", "Sphere" or "World" for collide values, nil for anything else.
+---Returns "AABB", "Ray", "OBB", "Sphere", "World" or "Polygon" for collide values, nil for anything else.
 ---@param v any
----@return "AABB"|"Ray"|"OBB"|"Sphere"|"World"|nil
+---@return "AABB"|"Ray"|"OBB"|"Sphere"|"World"|"Polygon"|nil
 function collide.type(v) end
 
 ---Time of impact of two AABBs moved by displacements over one step (seed 003).
@@ -164,11 +168,17 @@ function collide.closestonsegment(px, py, pz, ax, ay, az, bx, by, bz) end
 function collide.reflect(vx, vy, vz, nx, ny, nz, elasticity) end
 
 ---Even-odd point in polygon test; points on an edge or vertex count as inside.
----@param poly number[] flat array {x1,y1, x2,y2, ...} of at least 3 vertices
+---@param poly number[]|collide.Polygon flat array {x1,y1, x2,y2, ...} of at least 3 vertices, or a Polygon
 ---@param x number
 ---@param y number
 ---@return boolean
 function collide.pointinpolygon(poly, x, y) end
+
+---Creates a polygon from a flat array {x1,y1, x2,y2, ...} (copied; the same checks and errors as
+---pointinpolygon). Use it for repeated queries on one polygon: polygon:contains reads no table.
+---@param xy number[] at least 3 vertices, every coordinate a finite number
+---@return collide.Polygon
+function collide.Polygon(xy) end
 
 -- ---------------------------------------------------------------- AABB
 
@@ -495,6 +505,22 @@ function Sphere:plane(nx, ny, nz, d) end
 ---The enclosing AABB.
 ---@return collide.AABB
 function Sphere:aabb() end
+
+-- ---------------------------------------------------------------- Polygon
+
+---Even-odd point test, exactly collide.pointinpolygon's answer; edges and vertices count as inside.
+---@param x number
+---@param y number
+---@return boolean
+function Polygon:contains(x, y) end
+
+---Returns the number of vertices.
+---@return integer
+function Polygon:count() end
+
+---Returns a new flat array {x1,y1, x2,y2, ...} with a copy of the coordinates.
+---@return number[]
+function Polygon:vertices() end
 
 -- ---------------------------------------------------------------- World
 

@@ -26,7 +26,7 @@ build = {
         "csrc/core/aabb.c", "csrc/core/misc.c", "csrc/core/obb.c", "csrc/core/sphere.c",
         "csrc/core/sweep.c", "csrc/core/tree.c", "csrc/core/world.c",
         "csrc/bind/aabb.c", "csrc/bind/common.c", "csrc/bind/ffi.c", "csrc/bind/funcs.c",
-        "csrc/bind/module.c", "csrc/bind/obb.c", "csrc/bind/ray.c", "csrc/bind/sphere.c",
+        "csrc/bind/module.c", "csrc/bind/obb.c", "csrc/bind/polygon.c", "csrc/bind/ray.c", "csrc/bind/sphere.c",
         "csrc/bind/world.c",
       },
       incdirs = { "csrc/core", "csrc/bind" },

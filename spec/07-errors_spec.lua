@@ -18,6 +18,7 @@ local function box() return collide.AABB(0, 0, 0, 1, 1, 1) end
 local function ray() return collide.Ray(-1, 0.5, 0.5, 1, 0, 0) end
 local function obb() return collide.OBB(0, 0, 0, 1, 1, 1) end
 local function sphere() return collide.Sphere(0, 0, 0, 1) end
+local function polygon() return collide.Polygon { 0, 0, 1, 0, 0, 1 } end
 
 local SHAPES = "collide.AABB, collide.OBB or collide.Sphere"
 
@@ -33,7 +34,7 @@ end
 local function nonshapes()
   return {
     { nil, "nil" }, { 1, "number" }, { "abc", "string" }, { {}, "table" },
-    { print, "function" }, { ray(), "collide.Ray" },
+    { print, "function" }, { ray(), "collide.Ray" }, { polygon(), "collide.Polygon" },
   }
 end
 
@@ -42,6 +43,7 @@ local function nonrays()
   return {
     { nil, "nil" }, { 1, "number" }, { "abc", "string" }, { {}, "table" },
     { box(), "collide.AABB" }, { obb(), "collide.OBB" }, { sphere(), "collide.Sphere" },
+    { polygon(), "collide.Polygon" },
   }
 end
 
@@ -72,6 +74,14 @@ local CASES = {
     num = { 1, 2, 3, 4, 5, 6, 7 }, optfrom = 7, nilok = { [7] = true } },
   { name = "pointinpolygon", f = function(...) return collide.pointinpolygon(...) end,
     args = { { 0, 0, 1, 0, 0, 1 }, 0.25, 0.25 }, num = { 2, 3 } },
+  { name = "pointinpolygon", label = "pointinpolygon with a Polygon", f = function(...) return collide.pointinpolygon(...) end,
+    args = { polygon(), 0.25, 0.25 }, num = { 2, 3 } },
+  { name = "Polygon", f = function(...) return collide.Polygon(...) end, args = { { 0, 0, 1, 0, 0, 1 } } },
+
+  -- Polygon methods (more in spec/18-polygon_spec.lua)
+  { self = polygon, mt = "collide.Polygon", name = "contains", args = { 0.25, 0.25 }, num = { 1, 2 } },
+  { self = polygon, mt = "collide.Polygon", name = "count", args = {} },
+  { self = polygon, mt = "collide.Polygon", name = "vertices", args = {} },
 
   -- AABB methods
   { self = box, mt = "collide.AABB", name = "bounds", args = {} },
@@ -173,7 +183,7 @@ for _, c in ipairs(CASES) do
       it("rejects a wrong self, naming '" .. c.name .. "' and argument #1", function()
         local fn = c.self()[c.name]
         local others = { { nil, "no value", true }, { 1, "number" }, { "abc", "string" }, { {}, "table" } }
-        for _, mk in ipairs { box, ray, obb, sphere } do
+        for _, mk in ipairs { box, ray, obb, sphere, polygon } do
           local o = mk()
           if getmetatable(o).__name ~= c.mt then others[#others + 1] = { o, getmetatable(o).__name } end
         end
@@ -523,7 +533,9 @@ describe("collide.type and metatables", function()
     assert.are.equal("Ray", collide.type(ray()))
     assert.are.equal("OBB", collide.type(obb()))
     assert.are.equal("Sphere", collide.type(sphere()))
-    for _, v in ipairs { 1, "AABB", {}, true, print, io.stdout, setmetatable({}, getmetatable(box())) } do
+    assert.are.equal("Polygon", collide.type(polygon()))
+    for _, v in ipairs { 1, "AABB", {}, true, print, io.stdout, setmetatable({}, getmetatable(box())),
+                         setmetatable({}, getmetatable(polygon())) } do
       assert.is_nil(collide.type(v))
     end
     assert.is_nil(collide.type(nil))

@@ -48,8 +48,9 @@ local instances = {
   OBB = function() return collide.OBB(0, 0, 0, 1, 1, 1) end,
   Sphere = function() return collide.Sphere(0, 0, 0, 1) end,
   World = function() return collide.World() end,
+  Polygon = function() return collide.Polygon { 0, 0, 1, 0, 0, 1 } end,
 }
-local TYPES = { "AABB", "Ray", "OBB", "Sphere", "World" }
+local TYPES = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" }
 
 -- Returns the sorted public method names of the type's instances (functions in __index).
 local function methods(typename)

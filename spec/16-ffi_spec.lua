@@ -14,8 +14,8 @@ local disabled = os.getenv("COLLIDE_FFI") == "0"
 local N = os.getenv("COLLIDE_QUICK") and 300 or 3000 -- random calls per function and JIT mode
 
 -- the wrapped functions: class (nil = module function), name, argument kinds (as in ffi.c's chunk:
--- A R O S = a shape of that class, s = AABB/OBB/Sphere, n = number, l = optional limit,
--- o = optional number, p = polygon table)
+-- A R O S = a shape of that class, P = a collide.Polygon, s = AABB/OBB/Sphere, n = number,
+-- l = optional limit, o = optional number, p = polygon table or collide.Polygon)
 local FUNCS = {
   { "AABB", "bounds", "A" }, { "AABB", "center", "A" }, { "AABB", "extents", "A" },
   { "AABB", "set", "Annnnnn" }, { "AABB", "translate", "Annn" }, { "AABB", "contains", "Annn" },
@@ -31,12 +31,13 @@ local FUNCS = {
   { "Ray", "origin", "R" }, { "Ray", "direction", "R" }, { "Ray", "at", "Rn" }, { "Ray", "set", "Rnnnnnn" },
   { "Ray", "cast", "Rsl" }, { "Ray", "plane", "Rnnnn" },
   { nil, "toi", "AnnnAnnn" }, { nil, "closestonsegment", "nnnnnnnnn" }, { nil, "reflect", "nnnnnno" },
-  { nil, "pointinpolygon", "pnn" },
+  { nil, "pointinpolygon", "pnn" }, { "Polygon", "contains", "Pnn" },
 }
 
 local SAMPLES = {
   AABB = collide.AABB(0, 0, 0, 1, 1, 1), Ray = collide.Ray(0, 0, 0, 1, 0, 0),
   OBB = collide.OBB(0, 0, 0, 1, 1, 1), Sphere = collide.Sphere(0, 0, 0, 1),
+  Polygon = collide.Polygon { 0, 0, 1, 0, 0, 1 },
 }
 
 -- the function as called by users: the method from the class's method table, or collide.name
@@ -142,18 +143,26 @@ local function sphereB()
   if pcall(collide.Sphere, unpack(args)) then return function() return collide.Sphere(unpack(args)) end end
   return function() return collide.Sphere(0, 0, 0, 1) end
 end
-local BUILD = { A = aabbB, R = rayB, O = obbB, S = sphereB }
+-- a polygon of 3 to 40 vertices on a small grid (points on edges and vertices are common)
+local function polygonB()
+  local xy = {}
+  for i = 1, 2 * (3 + math.floor(rnd() * (rnd() < 0.8 and 6 or 38))) do
+    xy[i] = math.floor(rnd() * 7) - 3 + (rnd() < 0.3 and rnd() or 0)
+  end
+  return function() return collide.Polygon(xy) end
+end
+local BUILD = { A = aabbB, R = rayB, O = obbB, S = sphereB, P = polygonB }
 
 -- A real shape whose metatable was replaced (classic accepts it by its tag), and foreign values
 -- given a collide metatable with debug.setmetatable (classic rejects them).
 local function foreignB(kind)
-  local MT = getmetatable(SAMPLES[({ A = "AABB", R = "Ray", O = "OBB", S = "Sphere" })[kind] or "AABB"])
+  local MT = getmetatable(SAMPLES[({ A = "AABB", R = "Ray", O = "OBB", S = "Sphere", P = "Polygon" })[kind] or "AABB"])
   local r = rnd()
   if r < 0.25 then
-    local b = BUILD[pick { "A", "R", "O", "S" }]()
+    local b = BUILD[pick { "A", "R", "O", "S", "P" }]()
     return function() local v = b(); debug.setmetatable(v, {}); return v end
   elseif r < 0.5 then -- a real shape of another class wearing this class's metatable
-    local b = BUILD[pick { "A", "R", "O", "S" }]()
+    local b = BUILD[pick { "A", "R", "O", "S", "P" }]()
     return function() local v = b(); debug.setmetatable(v, MT); return v end
   elseif r < 0.65 then
     return function() return setmetatable({}, MT) end
@@ -178,6 +187,8 @@ local function argB(kind)
     if r < 0.9 then return BUILD.R() end
     return foreignB(pick { "A", "O", "S" })
   elseif kind == "p" then
+    if r < 0.25 then return BUILD.P() end
+    if r < 0.3 then return foreignB("P") end
     local n = pick { 0, 4, 5, 6, 7, 8, 10, 16, 31, 32, 33, 34, 40, 200, 5000 }
     local poly = {}
     for i = 1, n do poly[i] = math.floor(rnd() * 7) - 3 + (rnd() < 0.3 and rnd() or 0) end
@@ -187,7 +198,7 @@ local function argB(kind)
     return function() return poly end
   end
   if r < 0.85 then return BUILD[kind]() end
-  if r < 0.93 then return BUILD[pick { "A", "R", "O", "S" }]() end
+  if r < 0.93 then return BUILD[pick { "A", "R", "O", "S", "P" }]() end
   return foreignB(kind)
 end
 
@@ -247,6 +258,7 @@ local function state(v)
     return s
   end
   if t == "Sphere" then local s = { C.Sphere.center(v) }; s[4] = C.Sphere.radius(v); return s end
+  if t == "Polygon" then return v:vertices() end
   if t == "Ray" then
     local s = { C.Ray.origin(v) }
     for _, x in ipairs { C.Ray.direction(v) } do s[#s + 1] = x end

@@ -16,6 +16,7 @@
 #define CL_MT_OBB    "collide.OBB"
 #define CL_MT_SPHERE "collide.Sphere"
 #define CL_MT_WORLD  "collide.World"
+#define CL_MT_POLYGON "collide.Polygon"
 
 /// Raises "bad argument #arg to 'fname' (msg)". arg counts self as 1 for methods. Never returns.
 int cl_argerror(lua_State *L, int arg, const char *fname, const char *msg);
@@ -32,9 +33,19 @@ int cl_typeerror(lua_State *L, int arg, const char *fname, const char *expected)
 /// (finite, ordered) when a shape is created or set; a forged one is not checked further.
 /// The one visible difference from a metatable check: a real shape whose metatable was replaced
 /// with debug.setmetatable is still accepted by the methods (it keeps its tag).
+/// Polygons (polygon.c) use the same header with a payload of varying size, a cl_polygon: their
+/// check (cl_topolygon) reads the tag only once the userdata is large enough for the header, and
+/// the vertex count only once the tag matches, then requires the size to match that count exactly.
 typedef union cl_udhead { const char *tag; double align_; } cl_udhead;
-enum { CL_K_AABB, CL_K_RAY, CL_K_OBB, CL_K_SPHERE, CL_K_SHAPES };
-extern const char cl_class_tags[CL_K_SHAPES];
+/// Class tags: the four fixed-size shape classes (CL_K_SHAPES of them), then Polygon.
+enum { CL_K_AABB, CL_K_RAY, CL_K_OBB, CL_K_SPHERE, CL_K_SHAPES, CL_K_POLYGON = CL_K_SHAPES, CL_K_TAGS };
+extern const char cl_class_tags[CL_K_TAGS];
+
+/// Payload of a collide.Polygon: n >= 3 vertices, xy[0..2n-1] = x1,y1, x2,y2, ... (all finite;
+/// immutable once made). The userdata is exactly CL_POLYGON_SIZE(n) bytes.
+typedef struct cl_polygon { size_t n; double xy[]; } cl_polygon;
+#define CL_POLYGON_HEAD (sizeof(cl_udhead) + sizeof(cl_polygon))
+#define CL_POLYGON_SIZE(n) (CL_POLYGON_HEAD + 2 * (size_t)(n) * sizeof(double))
 
 /// The payload of the value at idx if it is a shape userdata of class k with payload size sz, else NULL.
 static inline void *cl_toclass(lua_State *L, int idx, int k, size_t sz) {
@@ -42,6 +53,23 @@ static inline void *cl_toclass(lua_State *L, int idx, int k, size_t sz) {
     if (h != NULL && lua_rawlen(L, idx) == sizeof(cl_udhead) + sz && h->tag == &cl_class_tags[k])
         return h + 1;
     return NULL;
+}
+
+/// The payload of the value at idx if it is a collide.Polygon, else NULL. Memory safety as for
+/// cl_toclass: the size is at least a 3-vertex polygon's before the tag is read, and the count is
+/// read only from a tagged userdata and must then match the size exactly (compared by division, so
+/// a forged count cannot overflow into a match).
+static inline const cl_polygon *cl_topolygon(lua_State *L, int idx) {
+    const cl_udhead *h = (const cl_udhead *)lua_touserdata(L, idx);
+    const cl_polygon *p;
+    size_t len;
+    if (h == NULL) return NULL;
+    len = (size_t)lua_rawlen(L, idx);
+    if (len < CL_POLYGON_SIZE(3) || h->tag != &cl_class_tags[CL_K_POLYGON]) return NULL;
+    p = (const cl_polygon *)(h + 1);
+    if ((len - CL_POLYGON_HEAD) % (2 * sizeof(double)) != 0 || (len - CL_POLYGON_HEAD) / (2 * sizeof(double)) != p->n)
+        return NULL;
+    return p;
 }
 
 /// The cl_kind of the AABB, OBB or Sphere at idx with *payload set to its data; -1 for anything else.
@@ -133,6 +161,17 @@ cl_aabb   *cl_newaabb(lua_State *L);
 cl_ray    *cl_newray(lua_State *L);
 cl_obb    *cl_newobb(lua_State *L);
 cl_sphere *cl_newsphere(lua_State *L);
+/// Pushes a new collide.Polygon of n vertices (count set, coordinates uninitialised) and returns
+/// its payload. The caller checks that CL_POLYGON_SIZE(n) does not overflow.
+cl_polygon *cl_newpolygon(lua_State *L, size_t n);
+
+/// Reads the polygon table at arg (raw access) with pointinpolygon's checks and errors (naming arg
+/// and fname): a table, at least 3 vertices, an even count, every coordinate a finite number.
+/// Sets the stack top to slot - 1 first (arguments up to there must already be checked), and may
+/// keep a buffer userdata at slot. Returns the coordinates (stackbuf, of CL_POLY_STACK_COORDS
+/// doubles, or that buffer) and sets *ncoords to their number.
+#define CL_POLY_STACK_COORDS 512
+const double *cl_readpolygon(lua_State *L, int arg, const char *fname, int slot, double *stackbuf, size_t *ncoords);
 
 /// Pushes t, nx, ny, nz and returns 4.
 static inline int cl_pushhit(lua_State *L, const cl_hit *h) {
@@ -151,5 +190,6 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
 /* Each part adds its constructors and functions to the module table at the top of the stack. */
 void cl_open_shapes(lua_State *L);   /* AABB, Ray, OBB, Sphere and the free functions */
 void cl_open_world(lua_State *L);    /* World */
+void cl_open_polygon(lua_State *L);  /* Polygon (polygon.c) */
 
 #endif

@@ -20,17 +20,19 @@
 
 #include "bind.h"
 
-enum { K_AABB, K_RAY, K_OBB, K_SPHERE, K_WORLD, K_COUNT };
+/* Polygon comes after World so that the fixed-size shape classes stay K_AABB..K_SPHERE < K_WORLD. */
+enum { K_AABB, K_RAY, K_OBB, K_SPHERE, K_WORLD, K_POLYGON, K_COUNT };
 
 /* One byte per class; only the addresses matter. */
-static const char class_keys[K_COUNT] = { 0, 0, 0, 0, 0 };
+static const char class_keys[K_COUNT] = { 0, 0, 0, 0, 0, 0 };
 static const char *const class_names[K_COUNT] = {
-    CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_WORLD
+    CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_WORLD, CL_MT_POLYGON
 };
 
-/* The shape class tags (bind.h): one byte per shape class, only the addresses matter. The K_*
- * order above and the CL_K_* order of bind.h are the same. */
-const char cl_class_tags[CL_K_SHAPES] = { 0, 0, 0, 0 };
+/* The class tags (bind.h): one byte per tagged class, only the addresses matter. The K_* order
+ * above and the CL_K_* order of bind.h are the same for the four fixed-size shapes; Polygon's tag
+ * is cl_class_tags[CL_K_POLYGON] and its class K_POLYGON. */
+const char cl_class_tags[CL_K_TAGS] = { 0, 0, 0, 0, 0 };
 
 /* Full userdata size (tag header + payload) of each shape class. */
 static const size_t class_sizes[K_WORLD] = {
@@ -59,6 +61,7 @@ static int classof(lua_State *L, int idx) {
     lua_pop(L, 1);
     if (found >= 0 && found < K_WORLD && cl_toclass(L, idx, found, class_sizes[found] - sizeof(cl_udhead)) == NULL)
         return -1;
+    if (found == K_POLYGON && cl_topolygon(L, idx) == NULL) return -1;
     return found;
 }
 
@@ -159,6 +162,16 @@ cl_ray *cl_newray(lua_State *L) { return (cl_ray *)newobject(L, K_RAY); }
 cl_obb *cl_newobb(lua_State *L) { return (cl_obb *)newobject(L, K_OBB); }
 cl_sphere *cl_newsphere(lua_State *L) { return (cl_sphere *)newobject(L, K_SPHERE); }
 
+cl_polygon *cl_newpolygon(lua_State *L, size_t n) {
+    cl_udhead *h = (cl_udhead *)cl_newuserdata(L, CL_POLYGON_SIZE(n));
+    cl_polygon *p = (cl_polygon *)(h + 1);
+    h->tag = &cl_class_tags[CL_K_POLYGON];
+    p->n = n;
+    pushclass(L, K_POLYGON);
+    lua_setmetatable(L, -2);
+    return p;
+}
+
 void cl_pushshape(lua_State *L, const cl_shape *s) {
     switch (s->kind) {
     case CL_AABB:   *cl_newaabb(L) = s->u.aabb; break;
@@ -185,9 +198,9 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
     lua_pop(L, 1);
 }
 
-/* collide.type(v): "AABB", "Ray", "OBB", "Sphere", "World" for collide values, else nil. */
+/* collide.type(v): "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" for collide values, else nil. */
 int cl_bind_type(lua_State *L) {
-    static const char *const short_names[K_COUNT] = { "AABB", "Ray", "OBB", "Sphere", "World" };
+    static const char *const short_names[K_COUNT] = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" };
     int k = classof(L, 1);
     if (k < 0) lua_pushnil(L);
     else lua_pushstring(L, short_names[k]);

@@ -56,6 +56,9 @@ static const void *payload(const void *ud, int k) {
 #define RAY_OF(ud)    ((const cl_ray *)payload((ud), CL_K_RAY))
 #define OBB_OF(ud)    ((const cl_obb *)payload((ud), CL_K_OBB))
 #define SPHERE_OF(ud) ((const cl_sphere *)payload((ud), CL_K_SPHERE))
+/* A polygon's count needs no size check here: only collide makes a userdata with this tag, and it
+ * always sizes it for its count (see the header comment for what reading the tag itself assumes). */
+#define POLYGON_OF(ud) ((const cl_polygon *)payload((ud), CL_K_POLYGON))
 
 /* The cl_kind of the AABB, OBB or Sphere userdata ud (*p set to its payload), else -1. */
 static int shapekind(const void *ud, const void **p) {
@@ -475,6 +478,14 @@ static int f_pointinpolygon(const double *xy, int n, double x, double y) {
     return cl_point_in_polygon(xy, (size_t)n, x, y) != 0;
 }
 
+/* polygon:contains(x, y) and pointinpolygon(polygon, x, y): 0 or 1. */
+static int f_polygon_contains(const void *ud, double x, double y, double *out) {
+    const cl_polygon *p = POLYGON_OF(ud);
+    (void)out;
+    if (p == NULL || !fin1(x) || !fin1(y)) return -1;
+    return cl_point_in_polygon(p->xy, p->n, x, y) != 0;
+}
+
 /* Every fast function by name; the chunk derives each C type from its own argument list.
  * Function pointers travel as light userdata pointing at the .fn fields (ISO C has no conversion
  * between function and object pointers; void (*)(void) is the generic function pointer type). */
@@ -489,7 +500,7 @@ static const struct { const char *name; anyfn fn; } fast[] = {
     F(sphere_center), F(sphere_radius), F(sphere_set), F(sphere_translate), F(sphere_contains),
     F(sphere_overlaps), F(sphere_raycast), F(sphere_closest), F(sphere_plane),
     F(ray_origin), F(ray_direction), F(ray_at), F(ray_set), F(ray_cast), F(ray_plane),
-    F(toi), F(closestonsegment), F(reflect), F(pointinpolygon),
+    F(toi), F(closestonsegment), F(reflect), F(pointinpolygon), F(polygon_contains),
 #undef F
 };
 
@@ -509,7 +520,7 @@ static const char *const chunk[] = {
     "-- Interpreted FFI calls cost more than classic C calls: without the JIT keep the classic path.\n"
     "if not (type(jit) == \"table\" and type(jit.status) == \"function\" and jit.status()) then return false end\n"
     "\n"
-    "local MA, MR, MO, MS = MT.AABB, MT.Ray, MT.OBB, MT.Sphere\n"
+    "local MA, MR, MO, MS, MP = MT.AABB, MT.Ray, MT.OBB, MT.Sphere, MT.Polygon\n"
     "-- Light userdata share one metatable (debug.setmetatable on one sets it for all), which the JIT\n"
     "-- folds to a constant: checking that it is not the class metatable keeps a light userdata (an\n"
     "-- arbitrary address) from ever reaching the C side, at no cost in compiled code.\n"
@@ -517,7 +528,7 @@ static const char *const chunk[] = {
     "local OUT = ffi.new(\"double[9]\")\n"
     "local HUGE = math.huge\n"
     "local anyfnp = ffi.typeof(\"void (**)(void)\")\n"
-    "local classic = { AABB = {}, Ray = {}, OBB = {}, Sphere = {} }\n"
+    "local classic = { AABB = {}, Ray = {}, OBB = {}, Sphere = {}, Polygon = {} }\n"
     "local install = {}\n"
     "\n"
     "-- The fast function name as an FFI function pointer taking the given C parameter list.\n"
@@ -529,11 +540,11 @@ static const char *const chunk[] = {
     "  return (m == MA or m == MO or m == MS) and getmetatable(LUD) ~= m\n"
     "end\n"
     "\n"
-    "-- Argument kinds: A R O S = a userdata of that class; s = AABB, OBB or Sphere; n = number;\n"
+    "-- Argument kinds: A R O S P = a userdata of that class (P: Polygon); s = AABB, OBB or Sphere; n = number;\n"
     "-- l = optional limit (nil -> math.huge); o = optional number (nil -> 1).\n"
     "local CTYPE = { A = \"const void *\", R = \"const void *\", O = \"const void *\", S = \"const void *\",\n"
-    "                s = \"const void *\", n = \"double\", l = \"double\", o = \"double\" }\n"
-    "local MTNAME = { A = \"MA\", R = \"MR\", O = \"MO\", S = \"MS\" }\n"
+    "                P = \"const void *\", s = \"const void *\", n = \"double\", l = \"double\", o = \"double\" }\n"
+    "local MTNAME = { A = \"MA\", R = \"MR\", O = \"MO\", S = \"MS\", P = \"MP\" }\n"
     "-- Result kinds: the statement run with the status st >= 0 (see ffi.c); a digit = that many numbers.\n"
     "local RET = {\n"
     "  b = \"if st >= 0 then return st > 0 end\",\n"
@@ -569,7 +580,7 @@ static const char *const chunk[] = {
     "  params[#params + 1] = \"double *\"\n"
     "  args[#args + 1] = \"OUT\"\n"
     "  local rs = RET[ret] or (\"if st >= 0 then return OUT[0]\" .. (\", OUT[%d]\"):rep(ret - 1):format(1, 2, 3, 4, 5, 6, 7, 8) .. \" end\")\n"
-    "  local src = \"local getmetatable, type, isshape, F, C, OUT, LUD, MA, MR, MO, MS, HUGE = ...\\n\" ..\n"
+    "  local src = \"local getmetatable, type, isshape, F, C, OUT, LUD, MA, MR, MO, MS, MP, HUGE = ...\\n\" ..\n"
     "    \"return function(...)\\n\" ..\n"
     "    \"  local \" .. table.concat(locals, \", \") .. \" = ...\\n\" ..\n"
     "    \"  if \" .. table.concat(conds, \" and \") .. \" then\\n\" ..\n"
@@ -579,7 +590,7 @@ static const char *const chunk[] = {
     "    \"  return C(...)\\n\" ..\n"
     "    \"end\\n\"\n"
     "  local chunk = assert(loadstring(src, \"=collide.ffi.\" .. name))\n"
-    "  return chunk(getmetatable, type, isshape, cfn(name, table.concat(params, \", \")), C, OUT, LUD, MA, MR, MO, MS, HUGE)\n"
+    "  return chunk(getmetatable, type, isshape, cfn(name, table.concat(params, \", \")), C, OUT, LUD, MA, MR, MO, MS, MP, HUGE)\n"
     "end\n"
     "\n"
     "-- class, method, fast function, argument kinds (self first), result kind\n"
@@ -621,6 +632,7 @@ static const char *const chunk[] = {
     "  { \"Ray\", \"set\", \"ray_set\", \"Rnnnnnn\", \"self\" },\n"
     "  { \"Ray\", \"cast\", \"ray_cast\", \"Rsl\", \"h\" },\n"
     "  { \"Ray\", \"plane\", \"ray_plane\", \"Rnnnn\", \"t\" },\n"
+    "  { \"Polygon\", \"contains\", \"polygon_contains\", \"Pnn\", \"b\" },\n"
     "}\n"
     "for _, m in ipairs(METHODS) do\n"
     "  local methods = MT[m[1]].__index\n"
@@ -668,11 +680,13 @@ static const char *const chunk[] = {
     "\n"
     "-- pointinpolygon: the coordinates are copied into a reusable buffer, then C tests the point. Any\n"
     "-- table with a metatable, a short, odd or large length or a non-number entry takes the classic path.\n"
+    "-- A collide.Polygon goes straight to polygon_contains (same test, no copy).\n"
     "-- The copy of up to UNROLL coordinates is straight-line code: a loop inside the wrapper would become\n"
     "-- its own trace, and leaving it returns through the interpreter (about 100 ns per call).\n"
     "do\n"
     "  local C = M.pointinpolygon\n"
     "  local F = cfn(\"pointinpolygon\", \"const double *, int, double, double\")\n"
+    "  local FP = cfn(\"polygon_contains\", \"const void *, double, double, double *\")\n"
     "  local vla = ffi.typeof(\"double[?]\")\n"
     "  local MAX, UNROLL = 4096, 32  -- MAX = FFI_POLY_MAX in ffi.c\n"
     "  local buf, cap = vla(64), 64\n"
@@ -705,6 +719,10 @@ static const char *const chunk[] = {
     "          if st >= 0 then return st > 0 end\n"
     "        end\n"
     "      end\n"
+    "    elseif type(poly) == \"userdata\" and getmetatable(poly) == MP and getmetatable(LUD) ~= MP\n"
+    "       and type(x) == \"number\" and type(y) == \"number\" then\n"
+    "      local st = FP(poly, x, y, OUT)\n"
+    "      if st >= 0 then return st > 0 end\n"
     "    end\n"
     "    return C(...)\n"
     "  end }\n"
@@ -727,8 +745,8 @@ static const char *readchunk(lua_State *L, void *data, size_t *size) {
 /* Runs the chunk with (module, metatables, fast functions, disabled); sets module._ffi. Any error
  * in the chunk leaves the classic functions in place (it replaces them only at its very end). */
 void cl_open_ffi(lua_State *L) {
-    static const char *const classes[] = { CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE };
-    static const char *const short_names[] = { "AABB", "Ray", "OBB", "Sphere" };
+    static const char *const classes[] = { CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_POLYGON };
+    static const char *const short_names[] = { "AABB", "Ray", "OBB", "Sphere", "Polygon" };
     const char *env = getenv("COLLIDE_FFI");
     size_t piece = 0, i;
     int on = 0, mod = lua_gettop(L);
@@ -736,8 +754,8 @@ void cl_open_ffi(lua_State *L) {
     if (env == NULL || strcmp(env, "0") != 0) {
         if (lua_load(L, readchunk, &piece, "=collide.ffi") == 0) {
             lua_pushvalue(L, mod);
-            lua_createtable(L, 0, 4);
-            for (i = 0; i < 4; i++) {
+            lua_createtable(L, 0, 5);
+            for (i = 0; i < 5; i++) {
                 luaL_getmetatable(L, classes[i]);
                 lua_setfield(L, -2, short_names[i]);
             }

@@ -1,14 +1,15 @@
-/* collide Lua binding: the free functions toi, closestonsegment, reflect and pointinpolygon. */
+/* collide Lua binding: the free functions toi, closestonsegment, reflect and pointinpolygon, and the
+ * polygon table reader shared with collide.Polygon (polygon.c). */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
 #include "bind.h"
 
-/* Vertices of a polygon read into a stack buffer; larger polygons use a temporary userdata. */
-#define POLY_STACK_VERTICES 256
-/* Coordinates fetched onto the Lua stack at once: with the buffer userdata at most 17 slots, within
- * the LUA_MINSTACK (20) free slots every C function is given, so no lua_checkstack is needed. */
+/* Polygons are read into a stack buffer of CL_POLY_STACK_COORDS (bind.h) coordinates; larger ones
+ * use a temporary userdata. Coordinates fetched onto the Lua stack at once: with the buffer
+ * userdata at most 17 slots, within the LUA_MINSTACK (20) free slots every C function is given,
+ * so no lua_checkstack is needed. */
 #define POLY_BATCH 16
 
 /* collide.toi(a, dax,day,daz, b, dbx,dby,dbz) -> "overlapped", 0 | "touching", t | "separated", 1. */
@@ -58,26 +59,22 @@ static int f_reflect(lua_State *L) {
     return 3;
 }
 
-/* collide.pointinpolygon(poly, x, y) -> boolean; poly = {x1,y1, x2,y2, ...}, at least 3 vertices,
- * read with raw access. Even-odd crossing test; points on an edge or vertex are inside.
- * The length is the table's border (#), which a sparse table can make huge without holding the
+/* Reads a polygon table for pointinpolygon and collide.Polygon (see bind.h). Raw access. The
+ * length is the table's border (#), which a sparse table can make huge without holding the
  * coordinates: lengths above INT_MAX (or whose byte size overflows size_t) are rejected, and the
  * buffer grows as coordinates are actually read (a missing one errors before anything large is
  * allocated), never from the border up front. Indices stay <= INT_MAX, so int works everywhere. */
-static int f_pointinpolygon(lua_State *L) {
-    double stackbuf[2 * POLY_STACK_VERTICES];
+static inline const double *readpolygon(lua_State *L, int arg, const char *fname, int slot, double *stackbuf,
+                                        size_t *ncoords) {
     double *xy = stackbuf;
-    double x, y;
-    size_t len, i, cap = 2 * POLY_STACK_VERTICES;
-    if (lua_type(L, 1) != LUA_TTABLE) return cl_typeerror(L, 1, "pointinpolygon", "table");
-    x = cl_checkfinite(L, 2, "pointinpolygon");
-    y = cl_checkfinite(L, 3, "pointinpolygon");
-    len = (size_t)lua_rawlen(L, 1);
-    if (len < 6) return cl_argerror(L, 1, "pointinpolygon", "polygon has fewer than 3 vertices");
+    size_t len, i, cap = CL_POLY_STACK_COORDS;
+    if (lua_type(L, arg) != LUA_TTABLE) cl_typeerror(L, arg, fname, "table");
+    len = (size_t)lua_rawlen(L, arg);
+    if (len < 6) cl_argerror(L, arg, fname, "polygon has fewer than 3 vertices");
     if (len > (size_t)INT_MAX || len > (size_t)-1 / sizeof(double))
-        return cl_argerror(L, 1, "pointinpolygon", "polygon is too large");
-    if (len % 2 != 0) return cl_argerror(L, 1, "pointinpolygon", "polygon has an odd number of coordinates");
-    lua_settop(L, 3);  /* slot 4 holds the heap buffer once the stack one is full */
+        cl_argerror(L, arg, fname, "polygon is too large");
+    if (len % 2 != 0) cl_argerror(L, arg, fname, "polygon has an odd number of coordinates");
+    lua_settop(L, slot - 1);  /* slot holds the heap buffer once the stack one is full */
     /* coordinates are fetched POLY_BATCH at a time and popped together (2 API calls each, not 3) */
     for (i = 0; i < len; i += POLY_BATCH) {
         size_t n = len - i < POLY_BATCH ? len - i : POLY_BATCH, j;
@@ -85,11 +82,11 @@ static int f_pointinpolygon(lua_State *L) {
             size_t ncap = cap < len / 2 ? 2 * cap : len;
             double *nxy = (double *)cl_newuserdata(L, ncap * sizeof(double));
             memcpy(nxy, xy, i * sizeof(double));
-            if (xy == stackbuf) lua_settop(L, 4); else lua_replace(L, 4);
+            if (xy == stackbuf) lua_settop(L, slot); else lua_replace(L, slot);
             xy = nxy;
             cap = ncap;
         }
-        for (j = 0; j < n; j++) lua_rawgeti(L, 1, (int)(i + j + 1));
+        for (j = 0; j < n; j++) lua_rawgeti(L, arg, (int)(i + j + 1));
         for (j = 0; j < n; j++) {
             int isnum;
             double c = (double)lua_tonumberx(L, (int)j - (int)n, &isnum);
@@ -97,12 +94,41 @@ static int f_pointinpolygon(lua_State *L) {
                 const char *why = isnum ? "is not finite" : "is not a number";
                 lua_pop(L, (int)n);
                 lua_pushfstring(L, "polygon coordinate %d %s", (int)(i + j + 1), why);
-                return cl_argerror(L, 1, "pointinpolygon", lua_tostring(L, -1));
+                cl_argerror(L, arg, fname, lua_tostring(L, -1));
             }
             xy[i + j] = c;
         }
         lua_pop(L, (int)n);
     }
+    *ncoords = len;
+    return xy;
+}
+
+/* The shared entry point (bind.h); f_pointinpolygon inlines readpolygon with its constant
+ * arguments instead (measured about 5% faster for 8 vertices than calling this). */
+const double *cl_readpolygon(lua_State *L, int arg, const char *fname, int slot, double *stackbuf, size_t *ncoords) {
+    return readpolygon(L, arg, fname, slot, stackbuf, ncoords);
+}
+
+/* collide.pointinpolygon(poly, x, y) -> boolean; poly = {x1,y1, x2,y2, ...}, at least 3 vertices,
+ * or a collide.Polygon. Even-odd crossing test; points on an edge or vertex are inside. The type
+ * error still names only "table" (the wording from before Polygon existed). */
+static int f_pointinpolygon(lua_State *L) {
+    double stackbuf[CL_POLY_STACK_COORDS];
+    const double *xy;
+    double x, y;
+    size_t len;
+    if (lua_type(L, 1) != LUA_TTABLE) {
+        const cl_polygon *p = cl_topolygon(L, 1);
+        if (p == NULL) return cl_typeerror(L, 1, "pointinpolygon", "table");
+        x = cl_checkfinite(L, 2, "pointinpolygon");
+        y = cl_checkfinite(L, 3, "pointinpolygon");
+        lua_pushboolean(L, cl_point_in_polygon(p->xy, p->n, x, y));
+        return 1;
+    }
+    x = cl_checkfinite(L, 2, "pointinpolygon");
+    y = cl_checkfinite(L, 3, "pointinpolygon");
+    xy = readpolygon(L, 1, "pointinpolygon", 4, stackbuf, &len);
     lua_pushboolean(L, cl_point_in_polygon(xy, len / 2, x, y));
     return 1;
 }

@@ -10,13 +10,14 @@ void cl_open_funcs(lua_State *L);
 int cl_bind_type(lua_State *L);
 void cl_open_ffi(lua_State *L);  /* ffi.c: the LuaJIT FFI fast path; sets module._ffi */
 
-/* Adds AABB, Ray, OBB, Sphere, their classes and the free functions to the module table on top. */
+/* Adds AABB, Ray, OBB, Sphere, Polygon, their classes and the free functions to the module table on top. */
 void cl_open_shapes(lua_State *L) {
     cl_open_aabb(L);
     cl_open_ray(L);
     cl_open_obb(L);
     cl_open_sphere(L);
     cl_open_funcs(L);
+    cl_open_polygon(L);
     lua_pushcfunction(L, cl_bind_type);
     lua_setfield(L, -2, "type");
 }

@@ -8,6 +8,7 @@ local collide = require "collide"
 
 local NCALLS = tonumber(arg and arg[1]) or tonumber(os.getenv("ABUSE_CALLS")) or 120000
 local AABB, Ray, OBB, Sphere, World = collide.AABB, collide.Ray, collide.OBB, collide.Sphere, collide.World
+local Polygon = collide.Polygon
 
 -- ABUSE_SKIP="World.__gc,World.__tostring,gcfilter" leaves out entry points (and "gcfilter": the
 -- filter that calls __gc on its world) while a known finding is being fixed; CI never sets it.
@@ -32,6 +33,7 @@ local MT = {
   OBB = getmetatable(OBB(0, 0, 0, 1, 1, 1)),
   Sphere = getmetatable(Sphere(0, 0, 0, 1)),
   World = getmetatable(World()),
+  Polygon = getmetatable(Polygon({ 0, 0, 1, 0, 0, 1 })),
 }
 local M = {}
 for k, mt in pairs(MT) do
@@ -67,6 +69,7 @@ local function shapesnap(kind, o)
   elseif kind == "Ray" then return kind .. tostring(o) .. numstr(m.origin(o)) .. numstr(m.direction(o))
   elseif kind == "OBB" then
     return kind .. tostring(o) .. numstr(m.center(o)) .. numstr(m.extents(o)) .. numstr(m.axes(o))
+  elseif kind == "Polygon" then return kind .. tostring(o) .. m.count(o) .. numstr(table.unpack(m.vertices(o)))
   else return kind .. tostring(o) .. numstr(m.center(o)) .. numstr(m.radius(o)) end
 end
 
@@ -112,7 +115,7 @@ local function num() -- mostly finite small numbers, sometimes nasty ones
   return smallnum()
 end
 
-local shapes, rays, worlds, destroyed = {}, {}, {}, {}
+local shapes, rays, worlds, destroyed, polygons = {}, {}, {}, {}, {}
 local items = { "a", "b", "c", 1, 2, 3, 1.5, -0.0, true, false, {}, {}, "", 1e300, math.huge, -math.huge,
   math.maxinteger, 0.1 }
 items[#items + 1] = print
@@ -152,8 +155,16 @@ local function newworld()
   return w
 end
 
+-- a valid polygon (3 to 10 vertices, sometimes 300 more) on a small grid
+local function newpolygon()
+  local t = {}
+  for i = 1, 2 * (rnd(8) + 2 + (chance(0.1) and 300 or 0)) do t[i] = smallnum() end
+  return Polygon(t)
+end
+
 local function refill()
   for i = 1, 12 do shapes[i] = newshape(nil, i % 4 ~= 0) end
+  for i = 1, 4 do polygons[i] = newpolygon() end
   for i = 1, 4 do rays[i] = newray() end
   for i = 1, 3 do worlds[i] = newworld() end
   local d = World()
@@ -250,7 +261,7 @@ local function anyvalue(ctx)
   if r == 12 then return pick(worlds) end
   if r == 13 then return destroyed[1] end
   if r == 14 then return pick(items) end
-  if r == 15 then return coroutine.create(print) end
+  if r == 15 then return chance(0.5) and coroutine.create(print) or pick(polygons) end
   return io.stdout
 end
 
@@ -271,7 +282,7 @@ GEN = {
   S = function() return pick(shapes) end,
   A = function() return chance(0.8) and shapes[rnd(4)] or pick(shapes) end,
   R = function() return pick(rays) end,
-  P = function() return polygon() end,
+  P = function() return chance(0.8) and polygon() or pick(polygons) end,
   F = function(ctx) return chance(0.7) and makefilter(ctx.world, false) or nil end,
   M = function(ctx) return chance(0.7) and makefilter(ctx.world, true) or nil end,
   T = function() return chance(0.5) and { 1, 2, 3, {}, "x", n = 1, [10] = 5 } or nil end,
@@ -281,6 +292,18 @@ GEN = {
       if n > 0 then return its[rnd(n)] end
     end
     return pick(items)
+  end,
+  -- translatemany: items (mostly of the world) and three offset arrays, sometimes of other lengths
+  J = function(ctx)
+    local t, n = {}, rnd(6) - 1
+    for i = 1, n do t[i] = GEN.I(ctx) end
+    return t
+  end,
+  K = function()
+    local t, n = {}, rnd(6) - 1
+    for i = 1, n do t[i] = chance(0.95) and smallnum() or num() end
+    if chance(0.05) then t[rnd(#t + 1)] = pick({ NAN, math.huge, "x", {} }) end
+    return t
   end,
   O = function()
     return pick({ nil, {}, { margin = 0 }, { margin = -1 }, { margin = NAN }, { margin = math.huge },
@@ -296,6 +319,7 @@ local FUNCS = {
   { "World", World, "|O" }, { "type", collide.type, "X" },
   { "toi", collide.toi, "A" .. n3 .. "A" .. n3 }, { "closestonsegment", collide.closestonsegment, n6 .. n3 },
   { "reflect", collide.reflect, n6 .. "|n" }, { "pointinpolygon", collide.pointinpolygon, "Pnn" },
+  { "Polygon", Polygon, "P" },
 }
 local METHODS = {
   AABB = { bounds = "", center = "", extents = "", set = n6, translate = n3, contains = n3, overlaps = "S",
@@ -309,16 +333,17 @@ local METHODS = {
     raycast = "R|L", closest = n3, plane = "nnnn", aabb = "", __tostring = "", __eq = "X" },
   World = { add = "IS", remove = "I", update = "IS", translate = "Innn", has = "I", count = "", shape = "I", query = "S|FT",
     querypoint = "nnn|FT", raycast = "R|LF", raycastall = "R|LFT", pairs = "|T", sweep = "Snnn|F",
-    move = "Innn|MT", check = "Innn|MT", destroy = "", __tostring = "", __gc = "", __close = "X" },
+    move = "Innn|MT", check = "Innn|MT", translatemany = "JKKK", destroy = "", __tostring = "", __gc = "", __close = "X" },
+  Polygon = { contains = "nn", count = "", vertices = "", __tostring = "", __eq = "X" },
 }
 -- calls that may legitimately change their objects when they succeed
-local MUTATING = { set = true, translate = true, rotate = true, add = true, remove = true, update = true,
+local MUTATING = { set = true, translate = true, translatemany = true, rotate = true, add = true, remove = true, update = true,
   move = true, destroy = true, __gc = true, __close = true }
 
 -- flat, sorted list of every entry point (deterministic order)
 local ENTRIES = {}
 for _, f in ipairs(FUNCS) do ENTRIES[#ENTRIES + 1] = { name = f[1], fn = f[2], sig = f[3] } end
-for _, kind in ipairs({ "AABB", "Ray", "OBB", "Sphere", "World" }) do
+for _, kind in ipairs({ "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" }) do
   local names = {}
   for name in pairs(METHODS[kind]) do names[#names + 1] = name end
   table.sort(names)
@@ -336,7 +361,19 @@ for _, e in ipairs(ENTRIES) do
   for _ = 1, w do WEIGHTED[#WEIGHTED + 1] = e end
 end
 
--- every public method must be covered
+-- every public function of the module (by iterating it) and every public method must be covered
+do
+  local listed = {}
+  for _, f in ipairs(FUNCS) do listed[f[2]] = true end
+  for name, f in pairs(collide) do
+    if type(f) == "function" and not listed[f] then error("abuse.lua does not cover collide." .. name) end
+  end
+  for name, v in pairs(collide) do
+    if type(v) == "function" and name:match("^%u") and not MT[name] and name ~= "World" then
+      error("abuse.lua has no metatable entry for collide." .. name)
+    end
+  end
+end
 for kind, m in pairs(M) do
   for name in pairs(m) do
     if name ~= "__index" and name ~= "__name" and not METHODS[kind][name] then
@@ -349,6 +386,7 @@ local function selffor(kind)
   if chance(0.1) then return anyvalue({}) end -- wrong self
   if kind == "World" then return chance(0.05) and destroyed[1] or pick(worlds) end
   if kind == "Ray" then return pick(rays) end
+  if kind == "Polygon" then return pick(polygons) end
   for _ = 1, 20 do
     local s = pick(shapes)
     if ctype(s) == kind then return s end
