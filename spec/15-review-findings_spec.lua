@@ -199,3 +199,19 @@ describe("review finding 9: no -0 in normals and axes", function()
     assert.equal(-1, axes[9])
   end)
 end)
+
+describe("subnormal polygon coordinates (exact orientation)", function()
+  -- orient_big shifted by a negative count for products of two subnormal factors (undefined
+  -- behaviour, caught by UBSan in `make check`); answers must stay exact.
+  local s = 2 ^ -1060
+  local tri = { 0, 0, 4 * s, 0, 0, 4 * s }
+  it("on the hypotenuse, inside and outside", function()
+    assert.is_true(collide.pointinpolygon(tri, 2 * s, 2 * s))
+    assert.is_true(collide.pointinpolygon(tri, s, s))
+    assert.is_false(collide.pointinpolygon(tri, 3 * s, 3 * s))
+    assert.is_false(collide.pointinpolygon(tri, 2 * s + 2 ^ -1074, 2 * s))
+    local p = collide.Polygon(tri)
+    assert.is_true(p:contains(2 * s, 2 * s))
+    assert.is_false(p:contains(3 * s, 2 * s))
+  end)
+end)

@@ -169,6 +169,11 @@ static void big_addprod(long long acc[BIG_DIGITS], double x, double y, int sign)
     if (y < 0) { y = -y; sign = -sign; }
     mx = (unsigned long long)ldexp(frexp(x, &ex), 53);  /* x = mx * 2^(ex - 53), exactly */
     my = (unsigned long long)ldexp(frexp(y, &ey), 53);
+    /* A subnormal's frexp exponent puts its lowest mantissa bit below 2^-1074, where its bits are
+     * all zero: shift them out so every factor's lowest bit is worth at least 2^-1074 and pos
+     * stays >= 0 (a negative shift in big_add was undefined behaviour; found by UBSan). */
+    if (ex - 53 < -1074) { mx >>= -1074 - (ex - 53); ex = -1074 + 53; }
+    if (ey - 53 < -1074) { my >>= -1074 - (ey - 53); ey = -1074 + 53; }
     pos = ex - 53 + ey - 53 + BIG_LOW;
     x0 = mx & 0xffffffffULL; x1 = mx >> 32;
     y0 = my & 0xffffffffULL; y1 = my >> 32;
