@@ -17,8 +17,9 @@
 #define EPS_REL 1e-12       /* broadphase boxes are widened by this relative amount */
 #define MAX_LEGS 16
 #define DIRTY_MAX 8         /* stale leaves tolerated by traversals before the tree is refitted */
-#define PRED_MUL 4          /* predictive fattening: multiple of the last displacement */
-#define PRED_MAX 4          /* ... at most this many margins */
+#define PRED_MUL 16         /* predictive fattening: multiple of the last displacement */
+#define PRED_MAX 4          /* ... at most this many margins, */
+#define PRED_REL 0.5        /* ... or this fraction of the item's extent on that axis if more */
 
 /* Returns a grown copy of p holding at least need elements (doubling), or NULL (p untouched). */
 static void *grow_buf(cl_world *w, void *p, int *cap, int need, size_t elem) {
@@ -282,11 +283,23 @@ void cl_world_remove(cl_world *w, int id) {
     w->ppurge = 1;
 }
 
+/* The longest predictive extension of a fat box on axis a (0-2) of an item with tight box b:
+ * PRED_MAX margins, or PRED_REL times the box's extent on that axis if that is more (so a
+ * steadily moving item keeps its leaf for about PRED_MUL steps unless it is fast for its size);
+ * none when the margin is 0 (tight leaves, as asked). */
+static double pred_cap(const cl_world *w, const cl_aabb *b, int a) {
+    double ext = a == 0 ? b->max.x - b->min.x : a == 1 ? b->max.y - b->min.y : b->max.z - b->min.z;
+    double c = PRED_MAX * w->margin, r = PRED_REL * ext;
+    if (w->margin <= 0) return 0;
+    if (!(r < 1e30)) r = 1e30;  /* finite fat boxes even for boxes of extent ~1e308 */
+    return r > c ? r : c;
+}
+
 /* The tail of cl_world_update: item id now has shape *s (it->shape may be s) with box b. */
 static void update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     cl_item *it = &w->items[id];
     cl_aabb fat;
-    double loose = 4 * w->margin + PRED_MAX * w->margin;
+    double lx, ly, lz;
     it->vel.x = ((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5;
     it->vel.y = ((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5;
     it->vel.z = ((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5;
@@ -294,15 +307,19 @@ static void update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     it->box = b;
     if (it->dirty) return;
     fat = cl_fbox_to(&it->fat);
+    /* the most slack a fresh fat box can have on a side of each axis, plus 3 margins of drift */
+    lx = 4 * w->margin + pred_cap(w, &b, 0);
+    ly = 4 * w->margin + pred_cap(w, &b, 1);
+    lz = 4 * w->margin + pred_cap(w, &b, 2);
     b = widen(&b, 0, shape_tol(s, &b));     /* what the leaf must enclose */
     /* keep the leaf while its fat box still encloses the shape with its rounding allowance and
      * is not too loose (the slack covers the outward rounding to floats) */
-#define LOOSE(v) (loose + (fabs(v) + loose) * (2 * FLT_EPSILON) + 1e-299)
+#define LOOSE(l, v) ((l) + (fabs(v) + (l)) * (2 * FLT_EPSILON) + 1e-299)
     if (fat.min.x <= b.min.x && fat.min.y <= b.min.y && fat.min.z <= b.min.z &&
         fat.max.x >= b.max.x && fat.max.y >= b.max.y && fat.max.z >= b.max.z &&
-        b.min.x - fat.min.x <= LOOSE(b.min.x) && b.min.y - fat.min.y <= LOOSE(b.min.y) &&
-        b.min.z - fat.min.z <= LOOSE(b.min.z) && fat.max.x - b.max.x <= LOOSE(b.max.x) &&
-        fat.max.y - b.max.y <= LOOSE(b.max.y) && fat.max.z - b.max.z <= LOOSE(b.max.z))
+        b.min.x - fat.min.x <= LOOSE(lx, b.min.x) && b.min.y - fat.min.y <= LOOSE(ly, b.min.y) &&
+        b.min.z - fat.min.z <= LOOSE(lz, b.min.z) && fat.max.x - b.max.x <= LOOSE(lx, b.max.x) &&
+        fat.max.y - b.max.y <= LOOSE(ly, b.max.y) && fat.max.z - b.max.z <= LOOSE(lz, b.max.z))
         return;
 #undef LOOSE
     /* the leaf is refitted on the next tree traversal (pairs do not need the tree) */
@@ -321,9 +338,21 @@ void cl_world_update(cl_world *w, int id, const cl_shape *s) {
 
 int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
     cl_item *it = &w->items[id];
-    cl_shape s = it->shape;
+    cl_shape s;
     cl_aabb b;
     const cl_vec3 *p, *q;
+    if (it->shape.kind == CL_AABB) {    /* the common case, in place (as cl_shape_translate) */
+        b.min.x = it->shape.u.aabb.min.x + d.x; b.max.x = it->shape.u.aabb.max.x + d.x;
+        b.min.y = it->shape.u.aabb.min.y + d.y; b.max.y = it->shape.u.aabb.max.y + d.y;
+        b.min.z = it->shape.u.aabb.min.z + d.z; b.max.z = it->shape.u.aabb.max.z + d.z;
+        if ((b.min.x - b.min.x) + (b.max.x - b.max.x) != 0) return 1;
+        if ((b.min.y - b.min.y) + (b.max.y - b.max.y) != 0) return 2;
+        if ((b.min.z - b.min.z) + (b.max.z - b.max.z) != 0) return 3;
+        it->shape.u.aabb = b;
+        update_to(w, id, &it->shape, b);
+        return 0;
+    }
+    s = it->shape;
     cl_shape_translate(&s, d);
     p = s.kind == CL_AABB ? &s.u.aabb.min : s.kind == CL_OBB ? &s.u.obb.c : &s.u.sphere.c;
     q = s.kind == CL_AABB ? &s.u.aabb.max : p;
@@ -342,15 +371,18 @@ int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
 }
 
 /* Returns the fat box of an item: its box widened by the margin, and further along its last
- * displacement by PRED_MUL times it, at most PRED_MAX margins (Box2D v2's predictive
- * aabbMultiplier), so an item moving steadily leaves its fat box rarely. */
+ * displacement by PRED_MUL times it (Box2D v2's predictive aabbMultiplier, but larger), at most
+ * pred_cap, so an item moving steadily leaves its fat box rarely. */
 static cl_aabb fat_box(const cl_world *w, const cl_item *it) {
     cl_aabb f = widen(&it->box, w->margin, shape_tol(&it->shape, &it->box));
-    double cap = PRED_MAX * w->margin, e;
+    double cap, e;
+    cap = pred_cap(w, &it->box, 0);
     e = PRED_MUL * it->vel.x; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.x += e; else f.min.x += e;
+    cap = pred_cap(w, &it->box, 1);
     e = PRED_MUL * it->vel.y; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.y += e; else f.min.y += e;
+    cap = pred_cap(w, &it->box, 2);
     e = PRED_MUL * it->vel.z; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.z += e; else f.min.z += e;
     return f;
@@ -377,8 +409,9 @@ static void tree_rebuild(cl_world *w) {
  * (newest first; the list order is fixed by the calls, so the tree stays deterministic), and
  * queues them for the pair cache. */
 static void flush_tree(cl_world *w) {
-    /* more than half the leaves stale (bulk updates, teleports): set them in place and rebuild
-     * the whole tree, far cheaper than as many reinsertions */
+    /* more than half the leaves stale (bulk updates, the first step of items added tight): set
+     * them in place and refit the whole tree, far cheaper than as many reinsertions; rebuild it
+     * if that left it much worse than after the last rebuild (teleports, long drifts) */
     int bulk = w->tree.leaves >= 64 && w->dlen > w->tree.leaves / 2;
     while (w->dhead >= 0) {
         int id = w->dhead;
@@ -410,7 +443,9 @@ static void flush_tree(cl_world *w) {
     }
     w->dlen = 0;
     if (bulk) {
-        tree_rebuild(w);
+        cl_tree_refit(&w->tree);
+        w->nenl = 0;
+        if (w->refcost <= 0 || cl_tree_cost(&w->tree) > 1.25 * w->refcost) tree_rebuild(w);
         return;
     }
     if (w->nenl > 0 && w->nenl >= w->tree.leaves / 4) {
@@ -966,8 +1001,8 @@ static int cp_add(cl_world *w, int x, int y) {
 
 /* Adds a candidate pair for every item whose fat box overlaps the fat box of m; CL_OK or
  * CL_ENOMEM. */
-static int cp_query(cl_world *w, int m) {
-    int n = collect_fbox(w, &w->items[m].fat), i;
+static int cp_query(cl_world *w, int m, int snap) {
+    int n = snap ? collect_snap(w, &w->items[m].fat) : collect_fbox(w, &w->items[m].fat), i;
     if (n < 0) return n;
     for (i = 0; i < n; i++)
         if (w->tmp[i] != m && cp_add(w, m, w->tmp[i]) != CL_OK) return CL_ENOMEM;
@@ -978,7 +1013,7 @@ static int cp_query(cl_world *w, int m) {
  * item whose fat box changed (or of all items when the cache is invalid). On failure the
  * cache is marked invalid (rebuilt by the next call) and CL_ENOMEM returned. */
 static int cp_refresh(cl_world *w) {
-    int i, id;
+    int i, id, snap;
     flush_tree(w);
     tree_maint(w);
     if (w->pfull) {
@@ -989,8 +1024,9 @@ static int cp_refresh(cl_world *w) {
             w->mhead = w->items[w->mhead].mnext;
         }
         w->ppurge = 0;
+        snap = w->tree.leaves >= 2 && (w->wnver == w->tver || snap_build(w) == CL_OK);
         for (id = w->head; id >= 0; id = w->items[id].next)
-            if (cp_query(w, id) != CL_OK) return CL_ENOMEM;
+            if (cp_query(w, id, snap) != CL_OK) return CL_ENOMEM;
         w->pfull = 0;
         return CL_OK;
     }
@@ -1005,12 +1041,16 @@ static int cp_refresh(cl_world *w) {
         }
         w->ppurge = 0;
     }
+    /* many queries against the same tree: walk the snapshot (built once, O(n), kept for the
+     * raycasts that follow while the tree does not change) */
+    for (i = 0, id = w->mhead; id >= 0 && i <= w->tree.leaves / 32 + 16; id = w->items[id].mnext) i++;
+    snap = id >= 0 && w->tree.leaves >= 2 && (w->wnver == w->tver || snap_build(w) == CL_OK);
     while (w->mhead >= 0) {
         cl_item *it = &w->items[w->mhead];
         id = w->mhead;
         w->mhead = it->mnext;
         it->mon = 0;
-        if (it->proxy != CL_NULLNODE && cp_query(w, id) != CL_OK) {
+        if (it->proxy != CL_NULLNODE && cp_query(w, id, snap) != CL_OK) {
             w->pfull = 1;
             return CL_ENOMEM;
         }
