@@ -1118,40 +1118,8 @@ int cl_world_pairs(cl_world *w) {
     int i, np = 0, bits = 0;
     w->nres = 0;
     if (cp_refresh(w) != CL_OK) return CL_ENOMEM;
-    while (bits < 32 && (double)(1UL << bits) <= w->nextseq) bits++;
-    if (bits < 32) {
-        cl_kpair *src;
-        ENSURE(w->kp, w->kpcap, w->ncp > 0 ? 2 * w->ncp : 1);
-        for (i = 0; i < w->ncp;) {
-            const cl_cpair *c = &w->cp[i];
-            const cl_item *x = &w->items[c->a], *y = &w->items[c->b];
-            if (!fboxes_overlap(&x->fat, &y->fat)) {
-                cp_drop(w, i);
-                continue;
-            }
-            i++;
-            if (cl_shape_overlaps(&x->shape, &y->shape)) {
-                cl_kpair *pp = &w->kp[np++];
-                /* add orders are exact integers below 2^bits: the key orders like (sa, sb) */
-                if (x->seq < y->seq) {
-                    pp->key = (unsigned long long)x->seq << bits | (unsigned long long)y->seq;
-                    pp->a = c->a; pp->b = c->b;
-                } else {
-                    pp->key = (unsigned long long)y->seq << bits | (unsigned long long)x->seq;
-                    pp->a = c->b; pp->b = c->a;
-                }
-            }
-        }
-        ENSURE(w->res, w->rescap, 2 * np);
-        src = kpair_sort(w->kp, w->kp + np, np, 2 * bits);
-        for (i = 0; i < np; i++) {
-            w->res[2 * i] = src[i].a;
-            w->res[2 * i + 1] = src[i].b;
-        }
-        w->nres = 2 * np;
-        return np;
-    }
-    ENSURE(w->pr, w->prcap, w->ncp > 0 ? w->ncp : 1);
+    /* narrowphase: the overlapping candidates, each as (earlier added, later added), into res */
+    ENSURE(w->res, w->rescap, w->ncp > 0 ? 2 * w->ncp : 1);
     for (i = 0; i < w->ncp;) {
         const cl_cpair *c = &w->cp[i];
         const cl_item *x = &w->items[c->a], *y = &w->items[c->b];
@@ -1161,15 +1129,41 @@ int cl_world_pairs(cl_world *w) {
         }
         i++;
         if (cl_shape_overlaps(&x->shape, &y->shape)) {
-            cl_wpair *pp = &w->pr[np++];
-            if (x->seq < y->seq) {
-                pp->sa = x->seq; pp->sb = y->seq; pp->a = c->a; pp->b = c->b;
-            } else {
-                pp->sa = y->seq; pp->sb = x->seq; pp->a = c->b; pp->b = c->a;
-            }
+            int first = x->seq < y->seq;
+            w->res[2 * np] = first ? c->a : c->b;
+            w->res[2 * np + 1] = first ? c->b : c->a;
+            np++;
         }
     }
-    ENSURE(w->res, w->rescap, 2 * np);
+    /* order by (add order of a, add order of b): a radix sort of the two orders packed into one
+     * integer key while every order is below 2^31, else a heap sort (keys are unique) */
+    while (bits < 32 && (double)(1UL << bits) <= w->nextseq) bits++;
+    if (bits < 32) {
+        cl_kpair *src;
+        ENSURE(w->kp, w->kpcap, np > 0 ? 2 * np : 1);
+        for (i = 0; i < np; i++) {
+            cl_kpair *pp = &w->kp[i];
+            pp->a = w->res[2 * i];
+            pp->b = w->res[2 * i + 1];
+            pp->key = (unsigned long long)w->items[pp->a].seq << bits |
+                      (unsigned long long)w->items[pp->b].seq;
+        }
+        src = kpair_sort(w->kp, w->kp + np, np, 2 * bits);
+        for (i = 0; i < np; i++) {
+            w->res[2 * i] = src[i].a;
+            w->res[2 * i + 1] = src[i].b;
+        }
+        w->nres = 2 * np;
+        return np;
+    }
+    ENSURE(w->pr, w->prcap, np > 0 ? np : 1);
+    for (i = 0; i < np; i++) {
+        cl_wpair *pp = &w->pr[i];
+        pp->a = w->res[2 * i];
+        pp->b = w->res[2 * i + 1];
+        pp->sa = w->items[pp->a].seq;
+        pp->sb = w->items[pp->b].seq;
+    }
     pair_sort(w->pr, np);
     for (i = 0; i < np; i++) {
         w->res[2 * i] = w->pr[i].a;

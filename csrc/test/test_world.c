@@ -195,12 +195,16 @@ static int slotof(int id) {
     return -1;
 }
 
-static void test_differential(void) {
+/* seq0: the add order of the first item; from 2^31 on, pairs sort with the heap sort instead of
+ * the radix sort of packed orders (only the relative order of items matters). */
+static void test_differential(double seq0) {
     cl_world w;
     int op, i, bad_q = 0, bad_p = 0, bad_r = 0, bad_ra = 0, bad_pairs = 0, bad_s = 0, bad_v = 0;
     int snapped = 0, stale = 0;
     double seq = 0;
+    printf("differential, first add order %.0f\n", seq0);
     cl_world_init(&w, 0.1, talloc, NULL);
+    w.nextseq = seq0;
     memset(alive, 0, sizeof alive);
     for (op = 0; op < 16000; op++) {
         double k = rnd();
@@ -819,7 +823,8 @@ int main(void) {
     test_tree();
     test_fbox();
     test_sweeps();
-    test_differential();
+    test_differential(1);
+    test_differential(4294967296.0);
     test_rounding();
     test_bulk();
     test_rebuild_sah();
