@@ -6,13 +6,8 @@ local collide = require "collide"
 local unpack = table.unpack or unpack
 local inf, nan = math.huge, 0 / 0
 
--- Runs f(...) (trailing nils kept) and returns its error message, or nil if it did not fail.
-local function errof(f, ...)
-  local args = { n = select("#", ...), ... }
-  local ok, msg = pcall(function() return f(unpack(args, 1, args.n)) end)
-  if ok then return nil end
-  return msg
-end
+-- errof(f, ...): the error message of f(...) (trailing nils kept), or nil if it did not fail
+local errof = require("support.util").errmsg
 
 local function box() return collide.AABB(0, 0, 0, 1, 1, 1) end
 local function ray() return collide.Ray(-1, 0.5, 0.5, 1, 0, 0) end

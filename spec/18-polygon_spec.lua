@@ -5,17 +5,11 @@
 -- errors, immutability, __tostring/__eq/collide.type, and the LuaLS definitions of its methods.
 local collide = require "collide"
 
-local unpack = table.unpack or unpack
 local inf, nan = math.huge, 0 / 0
 local Polygon = collide.Polygon
 
--- Runs f(...) (trailing nils kept) and returns its error message, or nil if it did not fail.
-local function errof(f, ...)
-  local args = { n = select("#", ...), ... }
-  local ok, msg = pcall(function() return f(unpack(args, 1, args.n)) end)
-  if ok then return nil end
-  return msg
-end
+-- errof(f, ...): the error message of f(...) (trailing nils kept), or nil if it did not fail
+local errof = require("support.util").errmsg
 
 local SQUARE = { 0, 0, 2, 0, 2, 2, 0, 2 }
 -- concave: a square with a notch whose tip is (2, 1)

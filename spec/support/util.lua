@@ -1,4 +1,4 @@
--- Small helpers shared by the World specs.
+-- Small helpers shared by the specs.
 local M = {}
 
 -- Returns the error message of f(...) (fails the test when f does not raise).
@@ -6,6 +6,14 @@ function M.errof(f, ...)
   local ok, e = pcall(f, ...)
   assert(not ok, "expected an error")
   return e
+end
+
+-- Runs f(...) (trailing nils kept) and returns its error message, or nil if it did not fail.
+function M.errmsg(f, ...)
+  local args = { n = select("#", ...), ... }
+  local ok, msg = pcall(function() return f((table.unpack or unpack)(args, 1, args.n)) end)
+  if ok then return nil end
+  return msg
 end
 
 -- Returns a new array with t[1..n] (the first n entries of a result table).
