@@ -19,6 +19,7 @@
 #define DIRTY_MAX 8         /* stale leaves tolerated by traversals before the tree is refitted */
 #define PRED_MUL 16         /* predictive fattening: multiple of the last displacement */
 #define PRED_MAX 4          /* ... at most this many margins, */
+#define REBUILD_COST 1.5    /* a refitted tree this much costlier than after its last rebuild is rebuilt */
 #define PRED_REL 0.5        /* ... or this fraction of the item's extent on that axis if more */
 
 /* Returns a grown copy of p holding at least need elements (doubling), or NULL (p untouched). */
@@ -445,7 +446,7 @@ static void flush_tree(cl_world *w) {
     if (bulk) {
         cl_tree_refit(&w->tree);
         w->nenl = 0;
-        if (w->refcost <= 0 || cl_tree_cost(&w->tree) > 1.25 * w->refcost) tree_rebuild(w);
+        if (w->refcost <= 0 || cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) tree_rebuild(w);
         return;
     }
     if (w->nenl > 0 && w->nenl >= w->tree.leaves / 4) {
@@ -453,7 +454,7 @@ static void flush_tree(cl_world *w) {
          * leaves have drifted away from their neighbours: rebuild soon */
         cl_tree_refit(&w->tree);
         w->nenl = 0;
-        if (w->refcost > 0 && cl_tree_cost(&w->tree) > 1.25 * w->refcost) w->tchg += 8L * w->tree.leaves;
+        if (w->refcost > 0 && cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) w->tchg += 8L * w->tree.leaves;
     }
 }
 
@@ -1128,7 +1129,12 @@ int cl_world_pairs(cl_world *w) {
             continue;
         }
         i++;
-        if (cl_shape_overlaps(&x->shape, &y->shape)) {
+        /* two AABBs (the usual case) tested inline, as cl_aabb_overlaps_aabb */
+        if (x->shape.kind == CL_AABB && y->shape.kind == CL_AABB
+                ? (x->shape.u.aabb.min.x <= y->shape.u.aabb.max.x) & (y->shape.u.aabb.min.x <= x->shape.u.aabb.max.x) &
+                  (x->shape.u.aabb.min.y <= y->shape.u.aabb.max.y) & (y->shape.u.aabb.min.y <= x->shape.u.aabb.max.y) &
+                  (x->shape.u.aabb.min.z <= y->shape.u.aabb.max.z) & (y->shape.u.aabb.min.z <= x->shape.u.aabb.max.z)
+                : cl_shape_overlaps(&x->shape, &y->shape)) {
             int first = x->seq < y->seq;
             w->res[2 * np] = first ? c->a : c->b;
             w->res[2 * np + 1] = first ? c->b : c->a;
