@@ -7,7 +7,8 @@
 # from C, no Lua) and puts its "C core" tables next to the Lua ones, with the raycast verdict
 # that compares C (< 3 us) and Lua minus C (<= one empty call).
 # Environment: BENCH_ROUNDS (runs per median, >= 7, default 9), BENCH_SAMPLE (seconds per run),
-# BENCH_LUAS (default "lua5.4 luajit"), BENCH_PARTS (default "shapes world").
+# BENCH_FRAMES (consecutive game-loop frames per round in the moving-boxes pairs tables, default
+# 100), BENCH_LUAS (default "lua5.4 luajit"), BENCH_PARTS (default "shapes world").
 set -e
 cd "$(dirname "$0")/.."
 
@@ -65,6 +66,8 @@ fi
   echo "- method: os.clock (CPU time); each number is the MEDIAN of ${BENCH_ROUNDS:-9} runs of about ${BENCH_SAMPLE:-0.015} s (world: longer);"
   echo "  variants are interleaved round by round and every ratio is the median of per-round ratios;"
   echo "  inputs come from a fixed-seed PRNG (bench/lib.lua), so runs are comparable. \`spread\` = (max - min) / median over the runs."
+  echo "  Exception: the moving-boxes pairs tables (world) time each piece of a steady game loop (every frame moves"
+  echo "  every box, tells the world, calls pairs), summed over ${BENCH_FRAMES:-100} consecutive frames per round; medians of the per-round means."
   echo
   for part in $PARTS; do
     case $part in
