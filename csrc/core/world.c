@@ -171,6 +171,7 @@ static int aabb_inside(const cl_aabb *a, const cl_aabb *b) {
 /* ---- items ---- */
 
 static cl_aabb fat_box(const cl_world *w, const cl_item *it);
+static void set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb);
 
 void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     memset(w, 0, sizeof *w);
@@ -250,7 +251,7 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
      * rays; the first update that leaves it fattens the leaf as usual (flush_tree) */
     fat = widen(&it->box, 0, shape_tol(&it->shape, &it->box));
     it->proxy = cl_tree_insert(&w->tree, &fat, id);   /* cannot fail after the reserve */
-    it->fat = w->tree.nodes[it->proxy].box;
+    set_fat(w, it, &w->tree.nodes[it->proxy].box);
     w->tchg += 8;
     w->tver++;
     it->gen++;
@@ -296,33 +297,55 @@ static double pred_cap(const cl_world *w, const cl_aabb *b, int a) {
     return r > c ? r : c;
 }
 
+/* Sets the fat box of item it (a copy of its tree leaf's box) and what update_to needs to judge
+ * it: ktol, the rounding allowance (shape_tol) of any box inside it for a kind other than OBB,
+ * and per axis the most slack a side may have before the leaf counts as too loose: 3 margins of
+ * drift beyond the most a fresh fat box gets (margin + pred_cap for the item's present box),
+ * plus room for the outward rounding of fat to floats. */
+static void set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb) {
+    cl_aabb f = cl_fbox_to(fb);
+    double m = fabs(f.min.x), v;
+    int a;
+    v = fabs(f.min.y); if (v > m) m = v;
+    v = fabs(f.min.z); if (v > m) m = v;
+    v = fabs(f.max.x); if (v > m) m = v;
+    v = fabs(f.max.y); if (v > m) m = v;
+    v = fabs(f.max.z); if (v > m) m = v;
+    it->fat = *fb;
+    it->ktol = m * EPS_REL + 1e-300;        /* as shape_tol: m bounds every coordinate inside */
+    for (a = 0; a < 3; a++) {
+        double l = 4 * w->margin + pred_cap(w, &it->box, a);
+        it->kslack[a] = l + (m + l) * (2 * FLT_EPSILON) + 1e-299;
+    }
+}
+
 /* The tail of cl_world_update: item id now has shape *s (it->shape may be s) with box b. */
 static void update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     cl_item *it = &w->items[id];
     cl_aabb fat;
-    double lx, ly, lz;
+    cl_vec3 lo, hi;
+    double t;
     it->vel.x = ((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5;
     it->vel.y = ((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5;
     it->vel.z = ((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5;
     if (&it->shape != s) it->shape = *s;
     it->box = b;
     if (it->dirty) return;
-    fat = cl_fbox_to(&it->fat);
-    /* the most slack a fresh fat box can have on a side of each axis, plus 3 margins of drift */
-    lx = 4 * w->margin + pred_cap(w, &b, 0);
-    ly = 4 * w->margin + pred_cap(w, &b, 1);
-    lz = 4 * w->margin + pred_cap(w, &b, 2);
-    b = widen(&b, 0, shape_tol(s, &b));     /* what the leaf must enclose */
+    fat.min = cl_v3(it->fat.lo[0], it->fat.lo[1], it->fat.lo[2]);     /* as cl_fbox_to */
+    fat.max = cl_v3(it->fat.hi[0], it->fat.hi[1], it->fat.hi[2]);
     /* keep the leaf while its fat box still encloses the shape with its rounding allowance and
-     * is not too loose (the slack covers the outward rounding to floats) */
-#define LOOSE(l, v) ((l) + (fabs(v) + (l)) * (2 * FLT_EPSILON) + 1e-299)
-    if (fat.min.x <= b.min.x && fat.min.y <= b.min.y && fat.min.z <= b.min.z &&
-        fat.max.x >= b.max.x && fat.max.y >= b.max.y && fat.max.z >= b.max.z &&
-        b.min.x - fat.min.x <= LOOSE(lx, b.min.x) && b.min.y - fat.min.y <= LOOSE(ly, b.min.y) &&
-        b.min.z - fat.min.z <= LOOSE(lz, b.min.z) && fat.max.x - b.max.x <= LOOSE(lx, b.max.x) &&
-        fat.max.y - b.max.y <= LOOSE(ly, b.max.y) && fat.max.z - b.max.z <= LOOSE(lz, b.max.z))
+     * is not too loose. The allowance: an OBB's own (its axes may have changed), else ktol, the
+     * allowance of the largest box inside fat, which is at least this box's whenever the
+     * enclosure test passes (the box is then inside fat); so the test is exact or stricter. */
+    t = s->kind == CL_OBB ? shape_tol(s, &b) : it->ktol;
+    lo = cl_v3(b.min.x - t, b.min.y - t, b.min.z - t);
+    hi = cl_v3(b.max.x + t, b.max.y + t, b.max.z + t);
+    if ((fat.min.x <= lo.x) & (fat.min.y <= lo.y) & (fat.min.z <= lo.z) &
+        (fat.max.x >= hi.x) & (fat.max.y >= hi.y) & (fat.max.z >= hi.z) &
+        (lo.x - fat.min.x <= it->kslack[0]) & (lo.y - fat.min.y <= it->kslack[1]) &
+        (lo.z - fat.min.z <= it->kslack[2]) & (fat.max.x - hi.x <= it->kslack[0]) &
+        (fat.max.y - hi.y <= it->kslack[1]) & (fat.max.z - hi.z <= it->kslack[2]))
         return;
-#undef LOOSE
     /* the leaf is refitted on the next tree traversal (pairs do not need the tree) */
     it->dirty = 1;
     if (!it->onlist) {
@@ -434,7 +457,7 @@ static void flush_tree(cl_world *w) {
                 it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
                 w->tchg += 8;
             }
-            it->fat = nfb;
+            set_fat(w, it, &nfb);
             if (!it->mon) {
                 it->mon = 1;
                 it->mnext = w->mhead;

@@ -22,6 +22,8 @@ typedef struct cl_item {
     cl_aabb box;                /* tight box of shape */
     int prev, next;             /* list of live items in add order */
     cl_fbox fat;                /* copy of the tree leaf's box (fat box) */
+    double ktol;                /* rounding allowance of any box inside fat (kinds but OBB) */
+    double kslack[3];           /* most slack kept per side on each axis (set_fat) */
     cl_vec3 vel;                /* displacement of the last update (predictive fattening) */
     int gen;                    /* bumped by every add into this slot (cached pairs) */
     int onlist, dnext;          /* on the dirty list; its link */
