@@ -83,9 +83,10 @@ test-rockspec:
 	  -e 'local c = require "collide"; assert(c.AABB(0,0,0,1,1,1):contains(1,1,1)); require "collide.love"; print("rockspec: installed and loaded collide " .. c._VERSION)'
 
 # The plain-C test of the core: no Lua involved.
-check-core: build/check-core build/check-world
+check-core: build/check-core build/check-world build/check-inline
 	./build/check-core
 	./build/check-world
+	./build/check-inline
 
 build/check-core: csrc/test/test_core.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
@@ -94,6 +95,11 @@ build/check-core: csrc/test/test_core.c $(CORE_SRC) $(CORE_HDR)
 build/check-world: csrc/test/test_world.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_world.c $(CORE_SRC) -lm
+
+# world.c's inline copies of core tests, checked against the core (includes world.c itself).
+build/check-inline: csrc/test/test_inline.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_inline.c $(filter-out csrc/core/world.c,$(CORE_SRC)) -lm
 
 # The spec suite and demo inside real LÖVE 11.4 (LuaJIT), headless; screenshot test under Xvfb.
 test-love: build/luajit/collide.so

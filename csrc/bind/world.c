@@ -155,7 +155,10 @@ static int pushhotupvalues(lua_State *L) {
 /* Returns the live world at arg 1 of a method (same checks as toworld, the metatable
  * compared with the UV_WORLD upvalue; the size check also rejects light userdata); anything
  * else goes to checkworld for the standard error. */
-static lworld *hotworld(lua_State *L, const char *fname) {
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))      /* on every method's path: the call costs a tenth of it */
+#endif
+static inline lworld *hotworld(lua_State *L, const char *fname) {
     lworld *lw = (lworld *)lua_touserdata(L, 1);
     if (lw != NULL && lua_rawlen(L, 1) == sizeof(lworld) && lua_getmetatable(L, 1)) {
         int same = lua_rawequal(L, -1, lua_upvalueindex(UV_WORLD));
@@ -846,19 +849,22 @@ static void hotnum(lua_State *L, int key, double v) {
 
 /* Shared body of move and check on the world lw at 1 (a function with the hot upvalues):
  * -> ax, ay, az, cols, n.
- * Failure leaves the world unchanged: filter errors and CL_ENOMEM happen inside the core before
- * it commits; the Lua tables (which may raise a memory error) are built while the item still has
- * its old shape: a move with collisions is committed by the core, undone with cl_world_update
- * (which cannot fail) and redone the same way by the caller (redo) once nothing can fail: right
- * after domove returns, or, with a filter, after run()'s protected call returned without error
- * (Lua 5.1 may run a collection step, hence finalizers that raise, as that call returns). A
- * move without collisions allocates nothing after the core call (the spare table or out,
- * numbers only). */
+ * Failure leaves the world unchanged: filter errors and CL_ENOMEM happen inside the core, which
+ * is asked never to commit (it leaves the end shape in w.mend). A move without collisions is
+ * committed right after the core returns, as the core's own commit would (cl_world_update cannot
+ * fail); nothing after it allocates (the spare table or out, numbers only). A move with
+ * collisions builds its Lua tables (which may raise a memory error) while the item still has its
+ * old shape, and is committed with cl_world_update by the caller (redo) once nothing can fail:
+ * right after domove returns, or, with a filter, after run()'s protected call returned without
+ * error (Lua 5.1 may run a collection step, hence finalizers that raise, as that call returns).
+ * One update leaves the item as the former commit by the core, undo and redo did: its box,
+ * last displacement and stale-leaf state follow from the old and new shapes and its leaf, which
+ * the undo did not change. */
 static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     cl_vec3 d, a;
-    cl_shape old, end;
+    cl_shape end;
     double seq = 0;
-    int u, id, filter, hasout, n, t, i, undo;
+    int u, id, filter, hasout, n, t, i;
     movectx ctx;
     lua_settop(L, 7);
     u = pushitems(L);                   /* at 8, above every argument */
@@ -869,17 +875,17 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     ctx.L = L;
     ctx.u = u;
     ctx.fname = fname;
-    if (commit) {
-        old = lw->w.items[id].shape;
-        seq = lw->w.items[id].seq;
-    }
     /* with a filter this runs locked inside run(); the lock check above saw the caller's state */
-    n = cl_world_move(&lw->w, id, d, filter ? respond : NULL, &ctx, commit, &a);
+    n = cl_world_move(&lw->w, id, d, filter ? respond : NULL, &ctx, 0, &a);
     if (n < 0) return nomem(L);
-    undo = commit && n > 0;
-    if (undo) {
-        end = lw->w.items[id].shape;
-        cl_world_update(&lw->w, id, &old);
+    if (commit) {
+        if (n == 0) {
+            cl_world_update(&lw->w, id, &lw->w.mend);
+        } else {
+            /* copied now: a finalizer run while the tables are built may move another item */
+            end = lw->w.mend;
+            seq = lw->w.items[id].seq;
+        }
     }
     lua_pushnumber(L, a.x);
     lua_pushnumber(L, a.y);
@@ -912,7 +918,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     }
     if (hasout) cleartail(L, t, n);
     /* nothing below raises: the caller commits the redo (redo) once nothing can fail any more */
-    if (undo) {
+    if (commit && n > 0) {
         lw->redo = 1;
         lw->redoid = id;
         lw->redoseq = seq;
@@ -927,7 +933,34 @@ static int b_check(lua_State *L) { return domove(L, hotworld(L, "check"), "check
 
 static int w_query(lua_State *L) { return run(L, 3, B_QUERY, "query"); }
 static int w_querypoint(lua_State *L) { return run(L, 5, B_QUERYPOINT, "querypoint"); }
-static int w_raycast(lua_State *L) { return run(L, 4, B_RAYCAST, "raycast"); }
+/* world:raycast without a filter (the hot case) is done here, without run(), b_raycast and
+ * firsthit: the same checks in the same order (world, ray, maxt; the filter argument is nil),
+ * the ray read in place (nothing runs Lua before the core returns), one hit pushed straight from
+ * the id -> item table. With a filter: run() and b_raycast as every filtered call. */
+static int w_raycast(lua_State *L) {
+    lworld *lw;
+    const cl_ray *r;
+    double maxt;
+    cl_whit h;
+    int st;
+    if (!lua_isnoneornil(L, 4)) return run(L, 4, B_RAYCAST, "raycast");
+    lw = hotworld(L, "raycast");
+    r = cl_checkray(L, 2, "raycast");
+    maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
+    st = cl_world_raycast(&lw->w, r, maxt, -1, -1, &h);
+    if (st <= 0) {
+        if (st < 0) return nomem(L);
+        lua_pushnil(L);
+        return 1;
+    }
+    w_getuv(L, 1);
+    lua_rawgeti(L, -1, h.item + 1);
+    lua_pushnumber(L, h.t);
+    lua_pushnumber(L, h.n.x);
+    lua_pushnumber(L, h.n.y);
+    lua_pushnumber(L, h.n.z);
+    return 5;
+}
 static int w_raycastall(lua_State *L) { return run(L, 4, B_RAYCASTALL, "raycastall"); }
 static int w_sweep(lua_State *L) { return run(L, 6, B_SWEEP, "sweep"); }
 

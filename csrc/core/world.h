@@ -109,6 +109,7 @@ typedef struct cl_world {
     cl_mcand *mc; int mccap, nmc;
     int *mq; int mqcap;                 /* move: candidates of the last tree query, add order */
     cl_col *cols; int colcap, ncols;
+    cl_shape mend;                      /* move: the shape the last cl_world_move ended at */
     /* pairs: persistent set of candidate pairs (fat boxes overlap), updated from the items
      * whose fat box changed since the last call (Box2D's move buffer) */
     cl_cpair *cp; int cpcap, ncp;       /* the candidate pairs */
@@ -171,7 +172,7 @@ CL_API int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, d
                           double afterseq, cl_whit *out);
 /// Moves item id by up to d with the responses respond(ctx, id, other) chooses (NULL: slide);
 /// *actual gets the displacement made and the collisions go to w->cols[0..n-1]. Commits the new
-/// shape only if commit. Returns n or CL_ENOMEM (world unchanged).
+/// shape only if commit; either way w->mend gets it. Returns n or CL_ENOMEM (world unchanged).
 CL_API int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                          int commit, cl_vec3 *actual);
 
