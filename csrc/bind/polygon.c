@@ -34,9 +34,16 @@ static int polygon_new(lua_State *L) {
 /* polygon:contains(x, y) -> boolean: the even-odd test of collide.pointinpolygon (edges and
  * vertices inside), bit for bit the same answer. */
 static int polygon_contains(lua_State *L) {
-    const cl_polygon *p = checkpolygon(L, 1, "contains");
-    double x = cl_checkfinite(L, 2, "contains");
-    double y = cl_checkfinite(L, 3, "contains");
+    const cl_polygon *p = cl_topolygon(L, 1);
+    int okx, oky;
+    double x = (double)lua_tonumberx(L, 2, &okx), y = (double)lua_tonumberx(L, 3, &oky);
+    /* one test for the common case (x - x is +0 exactly for finite x); on any failure the checks
+     * run in argument order and raise the error they always raised */
+    if (!(p != NULL && (okx & oky) && (x - x) + (y - y) == 0)) {
+        p = checkpolygon(L, 1, "contains");
+        x = cl_checkfinite(L, 2, "contains");
+        y = cl_checkfinite(L, 3, "contains");
+    }
     lua_pushboolean(L, cl_point_in_polygon(p->xy, p->n, x, y));
     return 1;
 }

@@ -254,8 +254,9 @@ static int orient_sign(double ax, double ay, double bx, double by, double cx, do
     return 0;
 }
 
-/// 1 if (x, y) is on the boundary or inside by the even-odd rule.
-int cl_point_in_polygon(const double *xy, size_t n, double x, double y)
+/* The exact crossing test, edge by edge: the reference that cl_point_in_polygon's fast pass
+ * falls back to. */
+static int point_in_polygon_exact(const double *xy, size_t n, double x, double y)
 {
     size_t i, j;
     int inside = 0;
@@ -276,6 +277,71 @@ int cl_point_in_polygon(const double *xy, size_t n, double x, double y)
         if (straddle && ((yj > yi) == (s > 0))) inside = !inside;
     }
     return inside;
+}
+
+/* Index of the lowest set bit of m != 0. */
+static inline int lowbit(unsigned long m)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzl(m);
+#else
+    int k = 0;
+    while (!(m & 1UL)) { m >>= 1; k++; }
+    return k;
+#endif
+}
+
+/// 1 if (x, y) is on the boundary or inside by the even-odd rule.
+/// Fast pass (the exact loop's per-edge range tests are data-dependent branches that mispredict
+/// for random points): one comparison per vertex gives a bit mask of the edges that straddle y,
+/// and only those are visited. When no vertex has the point's y and orient_sign's float filter
+/// (the very same expressions) gives a sign for every straddling edge, the answer is the exact
+/// loop's: the only edges the exact loop counts are then the straddling ones (the others lie
+/// wholly above y, wholly below it, or reach it only at a vertex at the point's y, excluded); for
+/// those it toggles exactly when the exact orientation puts the point left of the edge (its
+/// "x < xlo" shortcut is that case, "x > xhi" the opposite), which is the filter's sign; no
+/// orientation is 0, so there is no boundary hit; and the parity does not depend on the order of
+/// the edges. Anything else (a vertex at the point's y, a point on or within rounding of an
+/// edge, extreme magnitudes) is left to the exact loop.
+int cl_point_in_polygon(const double *xy, size_t n, double x, double y)
+{
+    size_t base;
+    unsigned parity = 0;
+    if (n == 0) return 0;
+    for (base = 0; base < n; base += 32) {  /* 32 vertices per mask (unsigned long has >= 32 bits) */
+        size_t m = n - base < 32 ? n - base : 32, k;
+        size_t prev = base == 0 ? n - 1 : base - 1;  /* the vertex before vertex base */
+        unsigned long full = m == 32 ? 0xffffffffUL : (1UL << m) - 1, above = 0, below = 0, straddle;
+        for (k = m; k-- > 0;) {  /* bit k of above / below: vertex base+k is above / below y */
+            double yk = xy[2 * (base + k) + 1];
+            above = (above << 1) | (unsigned long)(yk > y);
+            below = (below << 1) | (unsigned long)(yk < y);
+        }
+        if ((above | below) != full) return point_in_polygon_exact(xy, n, x, y);  /* a vertex at y */
+        /* bit k: the edge from vertex base+k-1 (j) to vertex base+k (i) straddles y */
+        straddle = (above ^ ((above << 1) | (unsigned long)(xy[2 * prev + 1] > y))) & full;
+        while (straddle) {
+            size_t i, j;
+            double xi, yi, xj, yj, l, r, det, sum, bound;
+            unsigned pos;
+            k = (size_t)lowbit(straddle);
+            straddle &= straddle - 1;
+            i = base + k;
+            j = i == 0 ? n - 1 : i - 1;
+            xi = xy[2 * i]; yi = xy[2 * i + 1]; xj = xy[2 * j]; yj = xy[2 * j + 1];
+            /* orient_sign(xj, yj, x, y, xi, yi)'s filter */
+            l = (xj - xi) * (y - yi);
+            r = (yj - yi) * (x - xi);
+            det = l - r;
+            sum = fabs(l) + fabs(r);
+            bound = 3.3306690738754716e-16 * sum;
+            pos = det > bound;
+            if (!(isfinite(sum) && sum > 0x1p-900 && (pos || -det > bound)))
+                return point_in_polygon_exact(xy, n, x, y);
+            parity ^= (unsigned)(yj > yi) == pos;  /* toggle when the point is left of the edge */
+        }
+    }
+    return (int)parity;
 }
 
 /* ---- dispatch ---- */

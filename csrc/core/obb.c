@@ -1,4 +1,6 @@
 /* collide core: oriented boxes (seed 002; SAT after Gottschalk's OBBTree / Ericson 4.4). */
+#include <stdint.h>
+
 #include "vec.h"
 
 /// 1 if |u_i.u_i - 1| <= tol and |u_i.u_j| <= tol for i != j (NaN fails).
@@ -215,12 +217,39 @@ static CL_INLINE int sat_scaled(const cl_obb *a, const cl_obb *b, int world)
     return r >= 0 ? r : sat(a, b, world, 0.0625) != 0;
 }
 
+/* memcmp(a, b, sizeof *a) <= 0, without the library call (a measurable part of a query): where
+ * the byte order is known, 8 bytes at a time; the first differing word decides, compared as the
+ * big-endian number of its bytes, which orders exactly as memcmp orders those bytes. */
+static inline int bytes_le(const cl_obb *a, const cl_obb *b)
+{
+    const unsigned char *pa = (const unsigned char *)a, *pb = (const unsigned char *)b;
+    size_t k = 0;
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    defined(__ORDER_BIG_ENDIAN__)
+    for (; k + 8 <= sizeof *a; k += 8) {
+        uint64_t wa, wb;
+        memcpy(&wa, pa + k, 8);
+        memcpy(&wb, pb + k, 8);
+        if (wa != wb) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return __builtin_bswap64(wa) < __builtin_bswap64(wb);
+#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            return wa < wb;
+#else
+            return memcmp(pa + k, pb + k, 8) < 0;
+#endif
+        }
+    }
+#endif
+    return memcmp(pa + k, pb + k, sizeof *a - k) <= 0;  /* the rest (nothing for an OBB) */
+}
+
 /// 1 unless one of the 15 SAT axes (minus parallel-edge ones) strictly separates the boxes.
 /// The operands are put in a fixed order first, so rounding-level contacts give the same answer
 /// for (a, b) and (b, a) (found by fuzzing: the frames of A and B round differently).
 int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b)
 {
-    return memcmp(a, b, sizeof *a) <= 0 ? sat_scaled(a, b, 0) : sat_scaled(b, a, 0);
+    return bytes_le(a, b) ? sat_scaled(a, b, 0) : sat_scaled(b, a, 0);
 }
 
 /// 1 if the OBB and the AABB overlap: the AABB's face axes first, as exact interval tests against

@@ -502,6 +502,7 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
     for (a = 0; a < 3; a++) {
         double ext = (double)cmax[a] - cmin[a];
         scale[a] = ext > 0 && ext <= FLT_MAX && n > SAH_MIN ? SAH_BINS / ext : 0;
+        if (scale[a] == 0) continue;    /* axis not binned (most ranges are small): no bins */
         for (k = 0; k < SAH_BINS; k++) {
             cnt[a][k] = 0;
             for (j = 0; j < 3; j++) { blo[a][k][j] = INFINITY; bhi[a][k][j] = -INFINITY; }
