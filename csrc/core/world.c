@@ -1266,8 +1266,9 @@ WINLINE int interiors_overlap(const cl_shape *a, const cl_shape *b) {
     return cl_interiors_overlap(a, b);
 }
 
-/* Returns the box enclosing shape s at its place and moved by d, widened for rounding. */
-static cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
+/* Returns the box enclosing shape s at its place and moved by d, widened for rounding (inline:
+ * once or twice per move, the call and the struct copies cost about a third of it). */
+WINLINE cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
     cl_aabb b, e;
     if (s->kind == CL_AABB) {
         /* the usual mover, inline: the same sums, cl_aabb_merge's comparisons and allowance
@@ -1280,7 +1281,10 @@ static cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
         v = a->max.x + d.x; b.max.x = a->max.x > v ? a->max.x : v;
         v = a->max.y + d.y; b.max.y = a->max.y > v ? a->max.y : v;
         v = a->max.z + d.z; b.max.z = a->max.z > v ? a->max.z : v;
-        return widen(&b, 0, shape_tol(NULL, &b));
+        v = shape_tol(NULL, &b);            /* widen(&b, 0, v) in place: 0 + v is v */
+        b.min.x -= v; b.min.y -= v; b.min.z -= v;
+        b.max.x += v; b.max.y += v; b.max.z += v;
+        return b;
     }
     b = cl_shape_aabb(s);
     e = b;
@@ -1396,15 +1400,59 @@ static double shape_scale(const cl_shape *s) {
     return m;
 }
 
+/* One candidate m of a leg_end pass over next: 0 when it is skipped (overlapped at the leg's
+ * start, ignored, crossed), clear of next, or an AABB pair next was pushed out of (*changed
+ * set); 1 when next stays inside it. */
+WINLINE int end_cand(const cl_world *w, const cl_mcand *m, const cl_shape *cur, cl_vec3 rem,
+                     cl_shape *next, int *changed) {
+    const cl_shape *o = &w->items[m->item].shape;
+    if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) return 0;
+    if (!interiors_overlap(next, o)) return 0;
+    if (next->kind == CL_AABB && o->kind == CL_AABB &&
+        snap_out(&next->u.aabb, &cur->u.aabb, rem, &o->u.aabb) && !interiors_overlap(next, o)) {
+        *changed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Orders move candidates by add order. */
+static int less_mcseq(const void *ctx, const void *a, const void *b) {
+    const cl_world *w = (const cl_world *)ctx;
+    return w->items[((const cl_mcand *)a)->item].seq < w->items[((const cl_mcand *)b)->item].seq;
+}
+
+/* 1 when next is clear of every candidate end_cand does not skip (tested in any order: with
+ * none inside, a pass changes nothing whatever its order). */
+static int end_clear(const cl_world *w, const cl_shape *next, int nt, int base, int k) {
+    int i;
+    for (i = 0; i < nt; i++) {
+        const cl_mcand *m = &w->mc[i];
+        if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) continue;
+        if (interiors_overlap(next, &w->items[m->item].shape)) return 0;
+    }
+    for (i = base; i < base + k; i++) {
+        const cl_mcand *m = &w->mc[i];
+        if (m->s.state != CL_TOI_SEPARATED) continue;   /* touching: above; overlapped: skipped */
+        if (interiors_overlap(next, &w->items[m->item].shape)) return 0;
+    }
+    return 1;
+}
+
 /* Sets *next (not cur; for an AABB mover a shape whose other bytes are already cur's, see
  * cl_world_move) to where the mover cur ends a leg along rem that stops at t (blocking candidate
  * blk or -1), never leaving its interior inside a candidate it has not ignored or crossed: AABB
- * pairs are snapped face to face; other contacts keep a tiny gap along the normal and back off. */
-static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int blk, cl_shape *next) {
+ * pairs are snapped face to face; other contacts keep a tiny gap along the normal and back off.
+ * The candidates are visited in the order the responses were asked (w->mc[0..nt): the touching
+ * ones by t, ties by add order), then the others (the non-touching ones of w->mc[base..base+k),
+ * which cl_world_move leaves in query order: they are sorted by add order here, only when next
+ * meets one of them, the only case where the order can matter: snap_out changes next). */
+static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int blk, int nt,
+                    int base, int k, cl_shape *next) {
     double tt = t, delta = 0;
     double gap = 0;
     cl_vec3 n = cl_v3(0, 0, 0);
-    int iter, k, pass;
+    int iter, i, pass, sorted = 0;
     if (blk >= 0) {
         const cl_shape *o = &w->items[w->mc[blk].item].shape;
         n = w->mc[blk].s.n;
@@ -1427,25 +1475,22 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
         if (blk >= 0 && tt == t && gap == 0) {
             /* AABB on AABB: put the face exactly on the obstacle's face */
             const cl_aabb *c = &w->items[w->mc[blk].item].shape.u.aabb;
-            int i = n.x != 0 ? 0 : n.y != 0 ? 1 : 2;
-            double f = vget(n, i) > 0 ? vget(c->max, i) : vget(c->min, i);
-            snap_face(&next->u.aabb, i, -vget(n, i), f);
+            int a = n.x != 0 ? 0 : n.y != 0 ? 1 : 2;
+            double f = vget(n, a) > 0 ? vget(c->max, a) : vget(c->min, a);
+            snap_face(&next->u.aabb, a, -vget(n, a), f);
+        }
+        if (end_clear(w, next, nt, base, k)) return;   /* what the first pass would find */
+        if (!sorted) {                      /* by add order (unique keys: any sort agrees) */
+            sort_elems(&w->mc[base], k, sizeof(cl_mcand), less_mcseq, w);
+            sorted = 1;
         }
         for (pass = 0; pass < 3; pass++) {
             int changed = 0;
             bad = 0;
-            for (k = 0; k < w->nmc && !bad; k++) {
-                const cl_mcand *m = &w->mc[k];
-                const cl_shape *o = &w->items[m->item].shape;
-                if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) continue;
-                if (!interiors_overlap(next, o)) continue;
-                if (next->kind == CL_AABB && o->kind == CL_AABB &&
-                    snap_out(&next->u.aabb, &cur->u.aabb, rem, &o->u.aabb) &&
-                    !interiors_overlap(next, o))
-                    changed = 1;
-                else
-                    bad = 1;
-            }
+            for (i = 0; i < nt && !bad; i++) bad = end_cand(w, &w->mc[i], cur, rem, next, &changed);
+            for (i = base; i < base + k && !bad; i++)
+                if (w->mc[i].s.state != CL_TOI_TOUCHING)
+                    bad = end_cand(w, &w->mc[i], cur, rem, next, &changed);
             if (bad || !changed) break;
         }
         if (!bad) return;
@@ -1487,7 +1532,7 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
     cl_shape sh[2], *cur = &sh[0], *nxt = &sh[1];
     cl_vec3 rem = d, p0, p1;
     cl_aabb qb = w->items[id].box;      /* set by the first query (nq < 0 until then) */
-    int leg, nq = -1;
+    int leg, nq = -1, ncross = 0;      /* ncross: candidates crossed so far (was_crossed) */
     w->ncols = 0;
     sh[0] = sh[1] = w->items[id].shape;
     for (leg = 0; leg < MAX_LEGS; leg++) {
@@ -1498,57 +1543,54 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
         if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
         q = swept_box(cur, rem);
         if (nq >= 0 && aabb_inside(&q, &qb)) {
-            /* reused candidates (add order kept) are narrowed to those that can meet this
+            /* reused candidates (query order kept) are narrowed to those that can meet this
              * leg (move_near): the others are not swept again */
             reuse = 1;
         } else {
             /* a leg whose swept box lies inside the last query's box (a slide along an axis
-             * normal: the usual case) reuses its candidates, kept in add order in w->mq (a
-             * filter may run queries of its own, which reuse w->tmp) */
+             * normal: the usual case) reuses its candidates, kept in w->mq in query order (a
+             * filter may run queries of its own, which reuse w->tmp: the buffers are swapped,
+             * not copied). The add order is not needed here: the touching candidates are
+             * ordered below by t and add order, and leg_end sorts the others only when the
+             * order can matter. */
+            int *tq, tcap;
             n = collect_box(w, &q);
             if (n < 0) return n;
-            ENSURE(w->mq, w->mqcap, n);
-            memcpy(w->mq, w->tmp, (size_t)n * sizeof(int));
-            if (n > 64) sort_elems(w->mq, n, sizeof(int), less_id, w);
-            else for (i = 1; i < n; i++) {      /* few: insertion sort by add order, inline */
-                int x = w->mq[i];
-                double sx = w->items[x].seq;
-                for (j = i; j > 0 && sx < w->items[w->mq[j - 1]].seq; j--) w->mq[j] = w->mq[j - 1];
-                w->mq[j] = x;
-            }
+            tq = w->tmp; w->tmp = w->mq; w->mq = tq;
+            tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
             nq = n;
             qb = q;
         }
         ENSURE(w->mc, w->mccap, 2 * nq);
-        /* sweeps into the upper half in add order, then touching candidates first (stable),
-         * then those by t (ties keep add order): the order less_mc defines */
+        /* sweeps into the upper half (query order); each touching candidate is also copied
+         * into the lower half, kept sorted by t, ties by add order: the order of the responses */
         for (i = 0; i < nq; i++) {
             int o = w->mq[i];
             cl_mcand *m;
-            if (o == id || (reuse && !move_near(w, o, &q)) || was_crossed(w, o)) continue;
+            if (o == id || (reuse && !move_near(w, o, &q)) || (ncross > 0 && was_crossed(w, o)))
+                continue;
             m = &w->mc[nq + k++];
             m->item = o;
             m->flags = 0;
             sweep_pair(cur, rem, &w->items[o].shape, &m->s);
-            nt += m->s.state == CL_TOI_TOUCHING;
-        }
-        for (i = 0, j = nt, n = 0; n < k; n++) {
-            const cl_mcand *m = &w->mc[nq + n];
-            w->mc[m->s.state == CL_TOI_TOUCHING ? i++ : j++] = *m;
-        }
-        for (i = 1; i < nt; i++) {
-            cl_mcand x = w->mc[i];
-            for (j = i; j > 0 && x.s.t < w->mc[j - 1].s.t; j--) w->mc[j] = w->mc[j - 1];
-            w->mc[j] = x;
+            if (m->s.state == CL_TOI_TOUCHING) {
+                double st = m->s.t, sq = w->items[o].seq;
+                for (j = nt++; j > 0 && (st < w->mc[j - 1].s.t ||
+                                         (st == w->mc[j - 1].s.t && sq < w->items[w->mc[j - 1].item].seq));
+                     j--)
+                    w->mc[j] = w->mc[j - 1];
+                w->mc[j] = *m;
+            }
         }
         w->nmc = k;
-        for (i = 0; i < k && w->mc[i].s.state == CL_TOI_TOUCHING; i++) {
+        for (i = 0; i < nt; i++) {
             cl_resp r = respond ? respond(ctx, id, w->mc[i].item) : CL_RESP_SLIDE;
             if (r == CL_RESP_IGNORE) { w->mc[i].flags |= MC_IGNORED; continue; }
             if (r == CL_RESP_CROSS) {
                 w->mc[i].flags |= MC_CROSSED;
                 if (push_col(w, w->mc[i].item, CL_RESP_CROSS, w->mc[i].s.t, w->mc[i].s.n) != CL_OK)
                     return CL_ENOMEM;
+                ncross++;
                 continue;
             }
             blk = i;
@@ -1559,7 +1601,7 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
         {
             cl_shape *tmp;
             cl_vec3 left = cl_v3(0, 0, 0);
-            leg_end(w, cur, rem, tb, blk, nxt);
+            leg_end(w, cur, rem, tb, blk, nt, nq, k, nxt);
             if (blk >= 0) {
                 cl_vec3 nn = w->mc[blk].s.n;
                 double f = 1 - tb, dn;
