@@ -206,3 +206,54 @@ describe("World rounding-level contacts", function()
     assert.equal(0, bad)
   end)
 end)
+
+describe("world:move near the limits of doubles", function()
+  local function finite(...)
+    for i = 1, select("#", ...) do
+      local v = select(i, ...)
+      if not (v == v and v > -math.huge and v < math.huge) then return false end
+    end
+    return true
+  end
+
+  it("never gives an item an infinite or NaN shape (moves of 1.7e308 from 1e308, any response)", function()
+    for _, resp in ipairs({ "slide", "touch", "cross", "bounce" }) do
+      local w = World()
+      w:add("a", AABB(1e308, 0, 0, 1.5e308, 1, 1))
+      w:add("wall", AABB(1.6e308, -10, -10, 1.7e308, 10, 10))
+      w:add("far", AABB(1.75e308, 0, 0, 1.79e308, 1, 1))
+      local ax, ay, az = w:move("a", 1.7e308, 0, 0, function() return resp end)
+      assert.is_true(finite(ax, ay, az), resp)
+      assert.is_true(finite(w:shape("a"):bounds()), resp)
+      ax, ay, az = w:move("a", 1.7e308, -1.7e308, 1e308, function() return resp end)
+      assert.is_true(finite(ax, ay, az), resp)
+      assert.is_true(finite(w:shape("a"):bounds()), resp)
+    end
+    -- nothing in the way: a move whose end would overflow ends where the item is
+    local w = World()
+    w:add("b", AABB(1.7e308, 0, 0, 1.75e308, 1, 1))
+    local ax, ay, az = w:move("b", 1.7e308, 0, 0)
+    assert.same({ 0, 0, 0 }, { ax, ay, az })
+    assert.same({ 1.7e308, 0, 0, 1.75e308, 1, 1 }, { w:shape("b"):bounds() })
+  end)
+
+  it("gives finite normals and positions for a sphere sliding along a box of size 1e28 (fuzz_world finding)", function()
+    local w = World()
+    w:add("s", Sphere(-1.8564245922408753e+28, -9.2821229612299875e+27, -9.2168551340702461e+27, 6.5))
+    local h = 9.2821229612299875e+27
+    w:add("box", OBB(-9.74938464272496e+27, 6.5, -9.2821229612299875e+27, h, h, h,
+      1, -2.6852393904475555e-36, 1.745405603790911e-35,
+      2.6852393904475555e-36, 1, -1.745405603790911e-35,
+      -1.745405603790911e-35, 1.745405603790911e-35, 1))
+    local ax, ay, az, cols, n = w:move("s", -9.2816481113184947e+27, 2, -8)
+    assert.is_true(finite(ax, ay, az))
+    assert.is_true(n >= 1)
+    for i = 1, n do
+      local c = cols[i]
+      assert.is_true(finite(c.t, c.nx, c.ny, c.nz))
+      assert.near(1, c.nx * c.nx + c.ny * c.ny + c.nz * c.nz, 1e-9)
+    end
+    local cx, cy, cz = w:shape("s"):center()
+    assert.is_true(finite(cx, cy, cz))
+  end)
+end)

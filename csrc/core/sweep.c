@@ -6,6 +6,7 @@
  * the box rounded by the radius (three slabs, twelve edge cylinders, eight corner balls, whose
  * open union is the open rounded box); sphere against sphere is a point against the summed
  * sphere. Normals are unit and point out of the static shape toward the mover. */
+#include <float.h>
 #include <math.h>
 #include "world.h"
 
@@ -122,6 +123,33 @@ static void piece(double t0, double t1, double *first, int *inside) {
     else if (t0 >= 0 && t0 < t1 && t0 < *first) *first = t0;
 }
 
+/* Sets *n to v / |v| and returns 1, or returns 0 when v is zero (or NaN). |v| is taken the plain
+ * way when it neither underflows nor overflows (then bit for bit the plain formula), else after
+ * scaling v by its largest component: a tiny remaining displacement late in a move, or a
+ * contact offset at coordinates near 1e154 and beyond, squared to 0 or inf and gave a NaN or
+ * zero normal (found by fuzz_world: a NaN end position for a sphere among boxes of size 1e28). */
+static int unit_dir(double x, double y, double z, cl_vec3 *n) {
+    double len = sqrt(x * x + y * y + z * z), m;
+    if (len > 1e-150 && len < 1e150) {
+        *n = cl_v3(x / len, y / len, z / len);
+        return 1;
+    }
+    m = fabs(x);
+    if (fabs(y) > m) m = fabs(y);
+    if (fabs(z) > m) m = fabs(z);
+    if (!(m > 0)) return 0;
+    if (m > DBL_MAX) {          /* infinite components: their direction */
+        x = fabs(x) > DBL_MAX ? (x > 0 ? 1.0 : -1.0) : 0.0;
+        y = fabs(y) > DBL_MAX ? (y > 0 ? 1.0 : -1.0) : 0.0;
+        z = fabs(z) > DBL_MAX ? (z > 0 ? 1.0 : -1.0) : 0.0;
+    } else {
+        x /= m; y /= m; z /= m;
+    }
+    len = sqrt(x * x + y * y + z * z);
+    *n = cl_v3(x / len, y / len, z / len);
+    return 1;
+}
+
 /* Returns the sweep of point p moved by v against the box [lo, hi] rounded by r >= 0, all in
  * the box's frame; the normal is in that frame. */
 static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const double lo[3],
@@ -184,18 +212,14 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
     if (!(first < 1)) return separated();
     {
         /* normal: from the closest box point to the contact point */
-        double q[3], len;
-        cl_vec3 n;
+        double q[3];
+        cl_vec3 n = cl_v3(0, 0, 0);
         for (i = 0; i < 3; i++) {
             double x = p[i] + first * v[i];
             q[i] = x - (x < lo[i] ? lo[i] : x > hi[i] ? hi[i] : x);
         }
-        len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
-        if (len > 0) n = cl_v3(q[0] / len, q[1] / len, q[2] / len);
-        else {
-            double vl = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-            n = cl_v3(-v[0] / vl, -v[1] / vl, -v[2] / vl);
-        }
+        /* the contact point on the box itself: against the motion (v is not zero here) */
+        if (!unit_dir(q[0], q[1], q[2], &n)) (void)unit_dir(-v[0], -v[1], -v[2], &n);
         return finish(first, HUGE_VAL, n);
     }
 }
@@ -234,17 +258,16 @@ static cl_sweep sweep_sphere_box(const cl_sphere *s, cl_vec3 d, const cl_shape *
 
 /* Returns the sweep of sphere a moved by d against sphere b. */
 static cl_sweep sweep_spheres(const cl_sphere *a, cl_vec3 d, const cl_sphere *b) {
-    cl_vec3 m = v3sub(a->c, b->c), q;
-    double rr = a->r + b->r, t0, t1, len;
+    cl_vec3 m = v3sub(a->c, b->c), q, n;
+    double rr = a->r + b->r, t0, t1;
     if (!quad_interval(v3dot(d, d), v3dot(m, d), v3dot(m, m) - rr * rr, &t0, &t1))
         return separated();
     if (t0 < 0 && t1 > 0) return finish(-1, 1, cl_v3(0, 0, 0));
     if (!(t0 >= 0 && t0 < 1)) return separated();
     q = cl_v3(m.x + t0 * d.x, m.y + t0 * d.y, m.z + t0 * d.z);
-    len = sqrt(v3dot(q, q));
-    if (len > 0) return finish(t0, t1, cl_v3(q.x / len, q.y / len, q.z / len));
-    len = sqrt(v3dot(d, d));
-    return finish(t0, t1, cl_v3(-d.x / len, -d.y / len, -d.z / len));
+    n = cl_v3(0, 0, 0);
+    if (!unit_dir(q.x, q.y, q.z, &n)) (void)unit_dir(-d.x, -d.y, -d.z, &n);
+    return finish(t0, t1, n);
 }
 
 /* Returns the shape as an OBB (AABB converted; OBB as is). */

@@ -1506,6 +1506,15 @@ static cl_vec3 ref_point(const cl_shape *s) {
     return s->kind == CL_AABB ? s->u.aabb.min : s->kind == CL_OBB ? s->u.obb.c : s->u.sphere.c;
 }
 
+/* 1 if every component of v is finite (x - x is +0 for finite x, NaN otherwise). */
+static int v3finite(cl_vec3 v) { return (v.x - v.x) + (v.y - v.y) + (v.z - v.z) == 0; }
+
+/* 1 if the placed shape s (a moved copy of a valid shape) is finite: its position (and an
+ * AABB's other corner); sizes and axes never change in a move. */
+static int placed_finite(const cl_shape *s) {
+    return v3finite(ref_point(s)) && (s->kind != CL_AABB || v3finite(s->u.aabb.max));
+}
+
 /* 0 when item o cannot meet a leg whose swept box is q: the box that encloses its shape with
  * the rounding allowance (its tree leaf, or for a stale leaf that widened tight box, as
  * collect_box tests it) misses q. The same exclusion a query of q makes (collect_box tests
@@ -1602,6 +1611,10 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
             cl_shape *tmp;
             cl_vec3 left = cl_v3(0, 0, 0);
             leg_end(w, cur, rem, tb, blk, nt, nq, k, nxt);
+            /* coordinates near DBL_MAX: a leg (or a bounce's reflection below) can overflow;
+             * the move then ends where it is, so an item never gets an infinite or NaN shape
+             * (found with moves of 1.7e308 from 1e308: inf and NaN end positions) */
+            if (!placed_finite(nxt)) break;
             if (blk >= 0) {
                 cl_vec3 nn = w->mc[blk].s.n;
                 double f = 1 - tb, dn;
@@ -1621,7 +1634,7 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                 }
             }
             tmp = cur; cur = nxt; nxt = tmp;
-            rem = left;
+            rem = v3finite(left) ? left : cl_v3(0, 0, 0);
         }
     }
     p0 = ref_point(&w->items[id].shape);
