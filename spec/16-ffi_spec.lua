@@ -202,6 +202,15 @@ local function argB(kind)
   return foreignB(kind)
 end
 
+-- A builder of the arguments of one call: bs[1..n](), and n.
+local function argsB(bs, n)
+  return function()
+    local args = {}
+    for i = 1, n do args[i] = bs[i]() end
+    return args, n
+  end
+end
+
 -- Builders for one call: kinds, then sometimes fewer (missing) or more (extra) arguments, and
 -- limits/optional numbers sometimes absent or nil.
 local function callB(kinds)
@@ -216,11 +225,7 @@ local function callB(kinds)
       local ax = { math.cos(ang), 0, -math.sin(ang), 0, 1, 0, math.sin(ang), 0, math.cos(ang) }
       for i = 8, 16 do local v = ax[i - 7]; bs[i] = function() return v end end
     end
-    return function()
-      local args = {}
-      for i = 1, n do args[i] = bs[i]() end
-      return args, n
-    end
+    return argsB(bs, n)
   end
   local r = rnd()
   if r < 0.08 then
@@ -230,11 +235,7 @@ local function callB(kinds)
   elseif r < 0.3 and kinds:find("[lo]$") then
     n = n - 1
   end
-  return function()
-    local args = {}
-    for i = 1, n do args[i] = bs[i]() end
-    return args, n
-  end
+  return argsB(bs, n)
 end
 
 -- ------------------------------------------------------------------ comparison
