@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include "vec.h"
 #include "world.h"
 
 /* always-inlined helpers of the hot loops */
@@ -19,8 +20,8 @@
 #define DIRTY_MAX 8         /* stale leaves tolerated by traversals before the tree is refitted */
 #define PRED_MUL 16         /* predictive fattening: multiple of the last displacement */
 #define PRED_MAX 4          /* ... at most this many margins, */
-#define REBUILD_COST 1.5    /* a refitted tree this much costlier than after its last rebuild is rebuilt */
 #define PRED_REL 0.5        /* ... or this fraction of the item's extent on that axis if more */
+#define REBUILD_COST 1.5    /* a refitted tree this much costlier than after its last rebuild is rebuilt */
 
 /* Returns a grown copy of p holding at least need elements (doubling), or NULL (p untouched). */
 static void *grow_buf(cl_world *w, void *p, int *cap, int need, size_t elem) {
@@ -364,7 +365,7 @@ int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
     cl_item *it = &w->items[id];
     cl_shape s;
     cl_aabb b;
-    const cl_vec3 *p, *q;
+    const cl_vec3 *p;
     if (it->shape.kind == CL_AABB) {    /* the common case, in place (as cl_shape_translate) */
         b.min.x = it->shape.u.aabb.min.x + d.x; b.max.x = it->shape.u.aabb.max.x + d.x;
         b.min.y = it->shape.u.aabb.min.y + d.y; b.max.y = it->shape.u.aabb.max.y + d.y;
@@ -376,21 +377,15 @@ int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
         update_to(w, id, &it->shape, b);
         return 0;
     }
-    s = it->shape;
+    s = it->shape;                      /* an OBB or a sphere: only its centre moves */
     cl_shape_translate(&s, d);
-    p = s.kind == CL_AABB ? &s.u.aabb.min : s.kind == CL_OBB ? &s.u.obb.c : &s.u.sphere.c;
-    q = s.kind == CL_AABB ? &s.u.aabb.max : p;
+    p = s.kind == CL_OBB ? &s.u.obb.c : &s.u.sphere.c;
     /* x - x is +0 for finite x, NaN otherwise */
-    if ((p->x - p->x) + (q->x - q->x) != 0) return 1;
-    if ((p->y - p->y) + (q->y - q->y) != 0) return 2;
-    if ((p->z - p->z) + (q->z - q->z) != 0) return 3;
-    if (s.kind == CL_AABB) {
-        b = s.u.aabb;               /* an AABB's box is itself (as cl_shape_aabb returns) */
-    } else {
-        b = cl_shape_aabb(&s);
-    }
+    if (p->x - p->x != 0) return 1;
+    if (p->y - p->y != 0) return 2;
+    if (p->z - p->z != 0) return 3;
     it->shape = s;
-    update_to(w, id, &it->shape, b);
+    update_to(w, id, &it->shape, cl_shape_aabb(&s));
     return 0;
 }
 
@@ -530,6 +525,7 @@ static void settle_tree(cl_world *w) {
 }
 
 static int snap_ready(cl_world *w);
+static int snap_now(cl_world *w);
 
 /* As collect_fbox over the snapshot (valid, at least two leaves): both children's boxes are
  * tested from the parent's cache line and only overlapping inner children are pushed. */
@@ -778,6 +774,14 @@ static int snap_ready(cl_world *w) {
     if (w->raysver != w->tver) { w->raysver = w->tver; w->wnrays = 0; }
     if (++w->wnrays <= w->tree.leaves / 128 + 8) return 0;
     w->wnrays = 0;
+    return snap_build(w) == CL_OK;
+}
+
+/* 1 if the snapshot is valid now, building it at once if needed (for a batch of traversals
+ * known to be large, unlike snap_ready's amortised build); 0 to walk the tree instead. */
+static int snap_now(cl_world *w) {
+    if (w->tree.leaves < 2) return 0;
+    if (w->wn && w->wnver == w->tver) return 1;
     return snap_build(w) == CL_OK;
 }
 
@@ -1048,7 +1052,7 @@ static int cp_refresh(cl_world *w) {
             w->mhead = w->items[w->mhead].mnext;
         }
         w->ppurge = 0;
-        snap = w->tree.leaves >= 2 && (w->wnver == w->tver || snap_build(w) == CL_OK);
+        snap = snap_now(w);
         for (id = w->head; id >= 0; id = w->items[id].next)
             if (cp_query(w, id, snap) != CL_OK) return CL_ENOMEM;
         w->pfull = 0;
@@ -1068,7 +1072,7 @@ static int cp_refresh(cl_world *w) {
     /* many queries against the same tree: walk the snapshot (built once, O(n), kept for the
      * raycasts that follow while the tree does not change) */
     for (i = 0, id = w->mhead; id >= 0 && i <= w->tree.leaves / 32 + 16; id = w->items[id].mnext) i++;
-    snap = id >= 0 && w->tree.leaves >= 2 && (w->wnver == w->tver || snap_build(w) == CL_OK);
+    snap = id >= 0 && snap_now(w);
     while (w->mhead >= 0) {
         cl_item *it = &w->items[w->mhead];
         id = w->mhead;
@@ -1506,13 +1510,10 @@ static cl_vec3 ref_point(const cl_shape *s) {
     return s->kind == CL_AABB ? s->u.aabb.min : s->kind == CL_OBB ? s->u.obb.c : s->u.sphere.c;
 }
 
-/* 1 if every component of v is finite (x - x is +0 for finite x, NaN otherwise). */
-static int v3finite(cl_vec3 v) { return (v.x - v.x) + (v.y - v.y) + (v.z - v.z) == 0; }
-
 /* 1 if the placed shape s (a moved copy of a valid shape) is finite: its position (and an
  * AABB's other corner); sizes and axes never change in a move. */
 static int placed_finite(const cl_shape *s) {
-    return v3finite(ref_point(s)) && (s->kind != CL_AABB || v3finite(s->u.aabb.max));
+    return cl_vfinite(ref_point(s)) && (s->kind != CL_AABB || cl_vfinite(s->u.aabb.max));
 }
 
 /* 0 when item o cannot meet a leg whose swept box is q: the box that encloses its shape with
@@ -1634,7 +1635,7 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                 }
             }
             tmp = cur; cur = nxt; nxt = tmp;
-            rem = v3finite(left) ? left : cl_v3(0, 0, 0);
+            rem = cl_vfinite(left) ? left : cl_v3(0, 0, 0);
         }
     }
     p0 = ref_point(&w->items[id].shape);
