@@ -15,6 +15,24 @@
 #define WINLINE static inline
 #endif
 
+/* 4-wide box tests of the query snapshot: SSE when the compiler targets it (every x86-64),
+ * else plain comparisons (define CL_NO_SIMD to force them; same answers) */
+#if defined(__SSE2__) && !defined(CL_NO_SIMD)
+#include <emmintrin.h>
+#define QSIMD 1
+#else
+#define QSIMD 0
+#endif
+/* CTZ4: index of the lowest set bit of a nonzero 4-bit mask; WCOLD: a rarely called helper kept
+ * out of line (a hot loop that calls none on its usual path keeps its SSE values in registers) */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTZ4(m) __builtin_ctz(m)
+#define WCOLD static __attribute__((noinline, cold))
+#else
+#define WCOLD static
+#define CTZ4(m) ((m) & 1 ? 0 : (m) & 2 ? 1 : (m) & 4 ? 2 : 3)
+#endif
+
 #define EPS_REL 1e-12       /* broadphase boxes are widened by this relative amount */
 #define MAX_LEGS 16
 #define DIRTY_MAX 8         /* stale leaves tolerated by traversals before the tree is refitted */
@@ -45,6 +63,17 @@ static void *grow_buf(cl_world *w, void *p, int *cap, int need, size_t elem) {
         }                                                                          \
     } while (0)
 
+/* shape_tol(NULL, b): the allowance of a box alone (inline: every leg of a move needs one) */
+WINLINE double box_tol(const cl_aabb *b) {
+    double m = fabs(b->min.x), v;
+    v = fabs(b->min.y); if (v > m) m = v;
+    v = fabs(b->min.z); if (v > m) m = v;
+    v = fabs(b->max.x); if (v > m) m = v;
+    v = fabs(b->max.y); if (v > m) m = v;
+    v = fabs(b->max.z); if (v > m) m = v;
+    return m * EPS_REL + 1e-300;
+}
+
 /* Returns the rounding allowance of shape s with tight box b: how far outside b the exact
  * narrowphase (overlaps, contains, raycast, sweeps) can accept a contact through rounding.
  * Its errors are relative to the magnitudes involved, so the allowance is EPS_REL times the
@@ -55,13 +84,7 @@ static void *grow_buf(cl_world *w, void *p, int *cap, int need, size_t elem) {
  * 3 * defect * (hx + hy + hz), so that is added (8 times, for the rounding on top). The other
  * side of a test (query shape, point, ray origin) adds its own allowance. */
 static double shape_tol(const cl_shape *s, const cl_aabb *b) {
-    double m = fabs(b->min.x), v;
-    v = fabs(b->min.y); if (v > m) m = v;
-    v = fabs(b->min.z); if (v > m) m = v;
-    v = fabs(b->max.x); if (v > m) m = v;
-    v = fabs(b->max.y); if (v > m) m = v;
-    v = fabs(b->max.z); if (v > m) m = v;
-    m = m * EPS_REL + 1e-300;
+    double m = box_tol(b);
     if (s != NULL && s->kind == CL_OBB) {
         const cl_obb *o = &s->u.obb;
         double e = 0;
@@ -209,6 +232,7 @@ void cl_world_free(cl_world *w) {
     free_buf(w, w->cols, w->colcap, sizeof(cl_col));
     free_buf(w, w->cp, w->cpcap, sizeof(cl_cpair));
     if (w->wnblock) w->alloc(w->ud, w->wnblock, (size_t)w->wncap * sizeof(cl_wnode) + 64, 0);
+    if (w->qnblock) w->alloc(w->ud, w->qnblock, (size_t)w->qncap * sizeof(cl_qnode) + 64, 0);
     free_buf(w, w->ph, w->phcap, sizeof(int));
     free_buf(w, w->pr, w->prcap, sizeof(cl_wpair));
     free_buf(w, w->kp, w->kpcap, sizeof(cl_kpair));
@@ -524,54 +548,145 @@ static void settle_tree(cl_world *w) {
     tree_maint(w);
 }
 
-static int snap_ready(cl_world *w);
-static int snap_now(cl_world *w);
+static int qsnap_ready(cl_world *w);
+static int qsnap_now(cl_world *w);
 
-/* As collect_fbox over the snapshot (valid, at least two leaves): both children's boxes are
- * tested from the parent's cache line and only overlapping inner children are pushed. */
+/* Doubles the int stack *p of *cap entries, keeping its first n (local: the caller's array,
+ * copied to the heap, never freed here); 1, or 0 when memory runs out (stack unchanged). Out of
+ * line, like tmp_grow below. */
+WCOLD int istack_grow(cl_world *w, int **p, int *cap, int n, const int *local) {
+    int *np;
+    if (*cap > (1 << 28)) return 0;
+    if (*p == local) {
+        np = (int *)w->alloc(w->ud, NULL, 0, (size_t)*cap * 2 * sizeof(int));
+        if (np) memcpy(np, *p, (size_t)n * sizeof(int));
+    } else {
+        np = (int *)w->alloc(w->ud, *p, (size_t)*cap * sizeof(int), (size_t)*cap * 2 * sizeof(int));
+    }
+    if (!np) return 0;
+    *p = np;
+    *cap *= 2;
+    return 1;
+}
+
+/* Grows w->tmp to hold need entries; 1, or 0 when memory runs out (w->tmp unchanged). Out of
+ * line: the query walk's loop then makes no call on its usual path. */
+WCOLD int tmp_grow(cl_world *w, int need) {
+    void *np = grow_buf(w, w->tmp, &w->tmpcap, need, sizeof(int));
+    if (!np) return 0;
+    w->tmp = (int *)np;
+    return 1;
+}
+
+#ifndef CL_QSTACK
+#define CL_QSTACK 64        /* entries of the query walk's local stack (test_inline.c sets 2) */
+#endif
+
+/* As collect_fbox over the box-query snapshot (valid, at least two leaves): a visit tests the
+ * four child boxes of a node at once (six 4-wide float comparisons with SSE, else the same
+ * comparisons one by one: the same answers, NaN slots included), collects the overlapping
+ * leaves and goes on to the first overlapping inner child, pushing the others. */
 static int collect_snap(cl_world *w, const cl_fbox *qp) {
-    cl_tree *t = &w->tree;
-    cl_stack st;
-    const cl_wnode *wn = w->wn;
+    const cl_qnode *qn = w->qn;
+    const cl_item *items = w->items;
     cl_fbox q = *qp;
-    int n = 0;
-    if (!fboxes_overlap(&t->nodes[t->root].box, &q)) return 0;
-    cl_stack_init(&st);
-    st.p[st.n++].node = 0;
-    while (st.n > 0) {
-        const cl_wnode *nd = &wn[st.p[--st.n].node];
-        int side;
-        for (side = 0; side < 2; side++) {
-            int c = nd->child[side];
-            if (!fboxes_overlap(&nd->box[side], &q)) continue;
+    int n = 0, node = 0, sp = 0, cap = CL_QSTACK, local[CL_QSTACK], *stk = local;
+#if QSIMD
+    const __m128 l0 = _mm_set1_ps(q.lo[0]), l1 = _mm_set1_ps(q.lo[1]), l2 = _mm_set1_ps(q.lo[2]);
+    const __m128 h0 = _mm_set1_ps(q.hi[0]), h1 = _mm_set1_ps(q.hi[1]), h2 = _mm_set1_ps(q.hi[2]);
+#endif
+    for (;;) {              /* no test of the root's own box: its four children's cost as much */
+        const cl_qnode *nd = &qn[node];
+        unsigned m;
+#if QSIMD
+        __m128 r = _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[0]), h0), _mm_cmple_ps(l0, _mm_load_ps(nd->b[3])));
+        r = _mm_and_ps(r, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[1]), h1), _mm_cmple_ps(l1, _mm_load_ps(nd->b[4]))));
+        r = _mm_and_ps(r, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[2]), h2), _mm_cmple_ps(l2, _mm_load_ps(nd->b[5]))));
+        m = (unsigned)_mm_movemask_ps(r);
+#else
+        {
+            int k;
+            m = 0;
+            for (k = 0; k < 4; k++)
+                m |= (unsigned)((nd->b[0][k] <= q.hi[0]) & (q.lo[0] <= nd->b[3][k]) &
+                                (nd->b[1][k] <= q.hi[1]) & (q.lo[1] <= nd->b[4][k]) &
+                                (nd->b[2][k] <= q.hi[2]) & (q.lo[2] <= nd->b[5][k])) << k;
+        }
+#endif
+        node = -1;
+        while (m) {
+            int c = nd->child[CTZ4(m)];
+            m &= m - 1;
             if (c >= 0) {
-                if (!SPUSH(t, &st, c, 0)) { cl_stack_free(t, &st); return CL_ENOMEM; }
-            } else if (!w->items[~c].dirty) {       /* stale leaves are tested by the caller */
-                if (n >= w->tmpcap) {
-                    void *np = grow_buf(w, w->tmp, &w->tmpcap, n + 1, sizeof(int));
-                    if (!np) { cl_stack_free(t, &st); return CL_ENOMEM; }
-                    w->tmp = (int *)np;
+                if (node < 0) {
+                    node = c;
+                } else {
+                    if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
+                    stk[sp++] = c;
                 }
+            } else if (!items[~c].dirty) {          /* stale leaves are tested by the caller */
+                if (n >= w->tmpcap && !tmp_grow(w, n + 1)) goto nomem;
                 w->tmp[n++] = ~c;
             }
         }
+        if (node < 0) {
+            if (sp == 0) break;
+            node = stk[--sp];
+        }
     }
-    cl_stack_free(t, &st);
+    if (stk != local) w->alloc(w->ud, stk, (size_t)cap * sizeof(int), 0);
     return n;
+nomem:
+    if (stk != local) w->alloc(w->ud, stk, (size_t)cap * sizeof(int), 0);
+    return CL_ENOMEM;
+}
+
+/* cl_fbox_from(b), the same bits (checked by test_inline.c): with SSE2 the six roundings at once,
+ * as tree.c's f_down (f_up(x) is -f_down(-x)): convert to float (round to nearest), step one
+ * float toward -inf where that went up (+1 on the bits of a negative float or -0, -1 on a
+ * positive one; +0 never went up), and clamp +inf and anything above FLT_MAX to FLT_MAX (through
+ * min(DBL_MAX, x), which keeps NaN); below -FLT_MAX rounding gives -inf or -FLT_MAX stepped to
+ * -inf, as f_down. */
+WINLINE cl_fbox fbox_of(const cl_aabb *b) {
+#if QSIMD
+    cl_fbox f;
+    const __m128d big = _mm_set1_pd(DBL_MAX);
+    __m128d d0 = _mm_min_pd(big, _mm_set_pd(b->min.y, b->min.x));
+    __m128d d1 = _mm_min_pd(big, _mm_set_pd(-b->max.x, b->min.z));
+    __m128d d2 = _mm_min_pd(big, _mm_set_pd(-b->max.z, -b->max.y));
+    __m128 f0 = _mm_cvtpd_ps(d0), f1 = _mm_cvtpd_ps(d1), f2 = _mm_cvtpd_ps(d2);
+    __m128 up01 = _mm_shuffle_ps(_mm_castpd_ps(_mm_cmpgt_pd(_mm_cvtps_pd(f0), d0)),
+                                 _mm_castpd_ps(_mm_cmpgt_pd(_mm_cvtps_pd(f1), d1)), _MM_SHUFFLE(2, 0, 2, 0));
+    __m128 up2 = _mm_castpd_ps(_mm_cmpgt_pd(_mm_cvtps_pd(f2), d2));
+    __m128i u01 = _mm_castps_si128(_mm_movelh_ps(f0, f1)), u2 = _mm_castps_si128(f2);
+    __m128i s01 = _mm_srai_epi32(u01, 31), s2 = _mm_srai_epi32(u2, 31);
+    __m128i m2 = _mm_shuffle_epi32(_mm_castps_si128(up2), _MM_SHUFFLE(2, 2, 2, 0));
+    float r[8];
+    u01 = _mm_sub_epi32(_mm_add_epi32(u01, _mm_xor_si128(_mm_castps_si128(up01), s01)), s01);
+    u2 = _mm_sub_epi32(_mm_add_epi32(u2, _mm_xor_si128(m2, s2)), s2);
+    _mm_storeu_ps(r, _mm_castsi128_ps(u01));
+    _mm_storeu_ps(r + 4, _mm_castsi128_ps(u2));
+    f.lo[0] = r[0]; f.lo[1] = r[1]; f.lo[2] = r[2];
+    f.hi[0] = -r[3]; f.hi[1] = -r[4]; f.hi[2] = -r[5];
+    return f;
+#else
+    return cl_fbox_from(b);
+#endif
 }
 
 /* Collects into w->tmp every item whose box may overlap box (tree leaves, plus the items with
- * stale leaves by their tight boxes); the count or CL_ENOMEM. */
-static int collect_box(cl_world *w, const cl_aabb *box) {
-    cl_fbox q = cl_fbox_from(box);      /* rounded outward: still conservative */
+ * stale leaves by their tight boxes) except item skip (-1: none), which may be left out; the
+ * count or CL_ENOMEM. */
+static int collect_box(cl_world *w, const cl_aabb *box, int skip) {
+    cl_fbox q = fbox_of(box);           /* rounded outward: still conservative */
     int n, i;
     settle_tree(w);
-    n = snap_ready(w) ? collect_snap(w, &q) : collect_fbox(w, &q);
+    n = qsnap_ready(w) ? collect_snap(w, &q) : collect_fbox(w, &q);
     if (n < 0) return n;
     for (i = w->dhead; i >= 0; i = w->items[i].dnext) {
         const cl_item *it = &w->items[i];
         cl_aabb tb;
-        if (!it->dirty || it->proxy == CL_NULLNODE) continue;
+        if (!it->dirty || it->proxy == CL_NULLNODE || i == skip) continue;
         tb = widen(&it->box, 0, shape_tol(&it->shape, &it->box));   /* as its tree box would */
         if (!(tb.min.x <= box->max.x && tb.max.x >= box->min.x && tb.min.y <= box->max.y &&
               tb.max.y >= box->min.y && tb.min.z <= box->max.z && tb.max.z >= box->min.z))
@@ -584,7 +699,7 @@ static int collect_box(cl_world *w, const cl_aabb *box) {
 
 int cl_world_query(cl_world *w, const cl_shape *s) {
     cl_aabb b = cl_shape_aabb(s), q = widen(&b, 0, shape_tol(s, &b));
-    int n = collect_box(w, &q), i, k = 0;
+    int n = collect_box(w, &q, -1), i, k = 0;
     if (n < 0) return n;
     ENSURE(w->res, w->rescap, n);
     for (i = 0; i < n; i++) {
@@ -601,7 +716,7 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     int n, i, k = 0;
     b.min = b.max = p;
     q = widen(&b, 0, shape_tol(NULL, &b));
-    n = collect_box(w, &q);
+    n = collect_box(w, &q, -1);
     if (n < 0) return n;
     ENSURE(w->res, w->rescap, n);
     for (i = 0; i < n; i++) {
@@ -777,12 +892,117 @@ static int snap_ready(cl_world *w) {
     return snap_build(w) == CL_OK;
 }
 
-/* 1 if the snapshot is valid now, building it at once if needed (for a batch of traversals
- * known to be large, unlike snap_ready's amortised build); 0 to walk the tree instead. */
-static int snap_now(cl_world *w) {
+/* Returns the surface-area measure of a float box (which inner child a 4-wide node opens). */
+static double fb_area(const cl_fbox *b) {
+    double dx = (double)b->hi[0] - b->lo[0], dy = (double)b->hi[1] - b->lo[1];
+    double dz = (double)b->hi[2] - b->lo[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+/* Builds the box-query snapshot: the binary tree collapsed into 4-wide nodes, in depth-first
+ * order (a node's first inner child follows it); CL_OK or CL_ENOMEM (no snapshot). Needs at
+ * least two leaves. Each node takes a tree node's two children and opens the inner ones: two
+ * inner children give their four children; one gives its two children and the larger inner one
+ * of those opens too (cheap to build, no search). Size bound: a node of four slots uses up three
+ * inner tree nodes; one of three slots (all leaves) two; one of two slots (both leaves) one;
+ * with n leaves, n - 1 inner nodes and 2 * (two-slot nodes) + (three-slot nodes) <= n, that is
+ * at most (2n - 1) / 3 nodes. Which leaves a query finds does not depend on the grouping (every
+ * box encloses its subtree's), only the order it finds them in, which no result depends on. */
+static int qsnap_build(cl_world *w) {
+    cl_tree *t = &w->tree;
+    cl_stack st;
+    int need = 2 * t->leaves / 3 + 1, k = 0;
+    if (need > w->qncap) {
+        void *blk;
+        if (w->qnblock) w->alloc(w->ud, w->qnblock, (size_t)w->qncap * sizeof(cl_qnode) + 64, 0);
+        w->qnblock = NULL;
+        w->qn = NULL;
+        w->qncap = 0;
+        blk = w->alloc(w->ud, NULL, 0, (size_t)need * sizeof(cl_qnode) + 64);
+        if (!blk) return CL_ENOMEM;
+        w->qnblock = blk;
+        w->qncap = need;
+        w->qn = (cl_qnode *)(void *)((char *)blk + (64 - (uintptr_t)blk % 64) % 64);
+    }
+    /* stack entries: tree node, and (t) the slot that gets its snapshot index: 4 * parent + slot */
+    cl_stack_init(&st);
+    st.p[st.n].node = t->root;
+    st.p[st.n].t = -1;
+    st.n++;
+    while (st.n > 0) {
+        int i = st.p[--st.n].node, slot = (int)st.p[st.n].t, me = k++, ns = 2, j, sl[4];
+        cl_qnode *qn = &w->qn[me];
+        int a = t->nodes[i].child1, b = t->nodes[i].child2;
+        int ia, ib;
+        if (me >= w->qncap) {               /* never (the bound above); no snapshot rather than an overrun */
+            cl_stack_free(t, &st);
+            return CL_ENOMEM;
+        }
+        ia = t->nodes[a].child1 != CL_NULLNODE;
+        ib = t->nodes[b].child1 != CL_NULLNODE;
+        if (slot >= 0) w->qn[slot / 4].child[slot % 4] = me;
+        if (ia && ib) {                     /* both children open: the four grandchildren */
+            sl[0] = t->nodes[a].child1; sl[1] = t->nodes[a].child2;
+            sl[2] = t->nodes[b].child1; sl[3] = t->nodes[b].child2;
+            ns = 4;
+        } else if (ia || ib) {  /* one inner child x: its children, the larger inner one opened too */
+            int x = ia ? a : b, x1 = t->nodes[x].child1, x2 = t->nodes[x].child2, o = -1, q[3];
+            int i1 = t->nodes[x1].child1 != CL_NULLNODE, i2 = t->nodes[x2].child1 != CL_NULLNODE;
+            if (i1 && i2) o = fb_area(&t->nodes[x1].box) >= fb_area(&t->nodes[x2].box) ? x1 : x2;
+            else if (i1) o = x1;
+            else if (i2) o = x2;
+            ns = 0;
+            q[0] = ia ? x1 : a; q[1] = ia ? x2 : x1; q[2] = ia ? b : x2;
+            for (j = 0; j < 3; j++) {
+                if (q[j] == o) {
+                    sl[ns++] = t->nodes[o].child1;
+                    sl[ns++] = t->nodes[o].child2;
+                } else {
+                    sl[ns++] = q[j];
+                }
+            }
+        } else {
+            sl[0] = a; sl[1] = b;
+        }
+        for (j = 0; j < ns; j++) {
+            const cl_tnode *c = &t->nodes[sl[j]];
+            qn->b[0][j] = c->box.lo[0]; qn->b[1][j] = c->box.lo[1]; qn->b[2][j] = c->box.lo[2];
+            qn->b[3][j] = c->box.hi[0]; qn->b[4][j] = c->box.hi[1]; qn->b[5][j] = c->box.hi[2];
+            qn->child[j] = c->child1 == CL_NULLNODE ? ~c->child2 : 0;
+            qn->pad[j] = 0;
+        }
+        for (; j < 4; j++) {
+            qn->b[0][j] = qn->b[1][j] = qn->b[2][j] = qn->b[3][j] = qn->b[4][j] = qn->b[5][j] = (float)NAN;
+            qn->child[j] = 0;
+            qn->pad[j] = 0;
+        }
+        for (j = ns - 1; j >= 0; j--)       /* the first inner slot is built next */
+            if (qn->child[j] >= 0 && !SPUSH(t, &st, sl[j], 4.0 * me + j)) {
+                cl_stack_free(t, &st);
+                return CL_ENOMEM;
+            }
+    }
+    cl_stack_free(t, &st);
+    w->qnver = w->tver;
+    return CL_OK;
+}
+
+/* As snap_ready for the box-query snapshot (the count of traversals is shared). */
+static int qsnap_ready(cl_world *w) {
     if (w->tree.leaves < 2) return 0;
-    if (w->wn && w->wnver == w->tver) return 1;
-    return snap_build(w) == CL_OK;
+    if (w->qn && w->qnver == w->tver) return 1;
+    if (w->raysver != w->tver) { w->raysver = w->tver; w->wnrays = 0; }
+    if (++w->wnrays <= w->tree.leaves / 128 + 8) return 0;
+    w->wnrays = 0;
+    return qsnap_build(w) == CL_OK;
+}
+
+/* 1 if the box-query snapshot is valid now, building it at once if needed (for a batch of
+ * traversals known to be large, unlike qsnap_ready's amortised build); 0 to walk the tree. */
+static int qsnap_now(cl_world *w) {
+    if (w->tree.leaves < 2) return 0;
+    if (w->qn && w->qnver == w->tver) return 1;
+    return qsnap_build(w) == CL_OK;
 }
 
 /* Closest hit over the snapshot: as cl_world_raycast's tree walk, both children of a node
@@ -1052,7 +1272,7 @@ static int cp_refresh(cl_world *w) {
             w->mhead = w->items[w->mhead].mnext;
         }
         w->ppurge = 0;
-        snap = snap_now(w);
+        snap = qsnap_now(w);
         for (id = w->head; id >= 0; id = w->items[id].next)
             if (cp_query(w, id, snap) != CL_OK) return CL_ENOMEM;
         w->pfull = 0;
@@ -1069,10 +1289,10 @@ static int cp_refresh(cl_world *w) {
         }
         w->ppurge = 0;
     }
-    /* many queries against the same tree: walk the snapshot (built once, O(n), kept for the
-     * raycasts that follow while the tree does not change) */
+    /* many queries against the same tree: walk the box-query snapshot (built once, O(n), kept
+     * for the queries that follow while the tree does not change) */
     for (i = 0, id = w->mhead; id >= 0 && i <= w->tree.leaves / 32 + 16; id = w->items[id].mnext) i++;
-    snap = id >= 0 && snap_now(w);
+    snap = id >= 0 && qsnap_now(w);
     while (w->mhead >= 0) {
         cl_item *it = &w->items[w->mhead];
         id = w->mhead;
@@ -1285,7 +1505,7 @@ WINLINE cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
         v = a->max.x + d.x; b.max.x = a->max.x > v ? a->max.x : v;
         v = a->max.y + d.y; b.max.y = a->max.y > v ? a->max.y : v;
         v = a->max.z + d.z; b.max.z = a->max.z > v ? a->max.z : v;
-        v = shape_tol(NULL, &b);            /* widen(&b, 0, v) in place: 0 + v is v */
+        v = box_tol(&b);                    /* widen(&b, 0, shape_tol(NULL, &b)) in place: 0 + v is v */
         b.min.x -= v; b.min.y -= v; b.min.z -= v;
         b.max.x += v; b.max.y += v; b.max.z += v;
         return b;
@@ -1301,7 +1521,7 @@ WINLINE cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
 int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double aftert,
                    double afterseq, cl_whit *out) {
     cl_aabb q = swept_box(s, d);
-    int n = collect_box(w, &q), i, found = 0;
+    int n = collect_box(w, &q, skip), i, found = 0;
     double bt = 0, bseq = 0;
     if (n < 0) return n;
     for (i = 0; i < n; i++) {
@@ -1505,6 +1725,12 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
     *next = *cur;
 }
 
+/* cl_vfinite(v) without branches: x - x is +0 for finite x, NaN otherwise, so the sum is 0
+ * exactly when every component is finite. */
+WINLINE int vfin(cl_vec3 v) {
+    return (v.x - v.x) + (v.y - v.y) + (v.z - v.z) == 0;
+}
+
 /* Returns the reference point of a shape (AABB min corner, else centre). */
 static cl_vec3 ref_point(const cl_shape *s) {
     return s->kind == CL_AABB ? s->u.aabb.min : s->kind == CL_OBB ? s->u.obb.c : s->u.sphere.c;
@@ -1513,7 +1739,7 @@ static cl_vec3 ref_point(const cl_shape *s) {
 /* 1 if the placed shape s (a moved copy of a valid shape) is finite: its position (and an
  * AABB's other corner); sizes and axes never change in a move. */
 static int placed_finite(const cl_shape *s) {
-    return cl_vfinite(ref_point(s)) && (s->kind != CL_AABB || cl_vfinite(s->u.aabb.max));
+    return vfin(ref_point(s)) && (s->kind != CL_AABB || vfin(s->u.aabb.max));
 }
 
 /* 0 when item o cannot meet a leg whose swept box is q: the box that encloses its shape with
@@ -1564,7 +1790,7 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
              * ordered below by t and add order, and leg_end sorts the others only when the
              * order can matter. */
             int *tq, tcap;
-            n = collect_box(w, &q);
+            n = collect_box(w, &q, id);
             if (n < 0) return n;
             tq = w->tmp; w->tmp = w->mq; w->mq = tq;
             tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
@@ -1635,13 +1861,14 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                 }
             }
             tmp = cur; cur = nxt; nxt = tmp;
-            rem = cl_vfinite(left) ? left : cl_v3(0, 0, 0);
+            rem = vfin(left) ? left : cl_v3(0, 0, 0);
         }
     }
     p0 = ref_point(&w->items[id].shape);
     p1 = ref_point(cur);
     *actual = cl_v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
     w->mend = *cur;
-    if (commit) cl_world_update(w, id, cur);
+    /* cl_world_update(w, id, cur); an AABB is its own box (cl_shape_aabb) */
+    if (commit) update_to(w, id, cur, cur->kind == CL_AABB ? cur->u.aabb : cl_shape_aabb(cur));
     return w->ncols;
 }

@@ -5,7 +5,8 @@
  * the next call of the same kind. Order: lists by add order (sequence number); hits by t, then
  * add order. Internals that keep repeated calls cheap: a few items updated out of their fat
  * boxes stay off the tree (traversals test them directly); pairs keep a persistent candidate
- * set; a tree left unchanged gets a read-only 64-byte-node snapshot for queries and rays. */
+ * set; a tree left unchanged gets read-only snapshots: binary 64-byte nodes for rays, 4-wide
+ * 128-byte nodes for box queries (queries, sweeps, moves, pairs). */
 #ifndef CL_WORLD_H
 #define CL_WORLD_H
 
@@ -89,6 +90,16 @@ typedef struct cl_wnode {
     int pad[2];
 } cl_wnode;
 
+/* internal: node of the box-query snapshot (128 bytes, two cache lines): the boxes of up to
+ * four children as structure of arrays (b[0..2][k]: child k's lo x, y, z; b[3..5][k]: its hi
+ * x, y, z), so a visit tests four boxes with six 4-wide comparisons. Child >= 0: snapshot node;
+ * < 0: the leaf of item ~child. Unused slots have NaN bounds (no comparison holds). */
+typedef struct cl_qnode {
+    float b[6][4];
+    int child[4];
+    int pad[4];
+} cl_qnode;
+
 /* internal: move candidate */
 typedef struct cl_mcand {
     int item;
@@ -123,7 +134,9 @@ typedef struct cl_world {
     int nenl;                           /* leaves enlarged in place since the last tree refit */
     cl_wnode *wn; void *wnblock; int wncap; /* raycast snapshot (wn: wnblock aligned to 64) */
     long tver, wnver;                   /* tree version (bumped by every change), snapshot's */
-    long raysver, wnrays;               /* rays cast since the tree reached version raysver */
+    cl_qnode *qn; void *qnblock; int qncap; /* box-query snapshot (qn: qnblock aligned to 64) */
+    long qnver;                         /* its tree version */
+    long raysver, wnrays;               /* traversals since the tree reached version raysver */
     double refcost;                     /* cl_tree_cost after the last rebuild (0: none yet) */
     long tchg;                          /* tree changes since the last rebuild (8 per insert,
                                            remove or reinsert, 1 per enlargement) */

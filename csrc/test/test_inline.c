@@ -1,10 +1,15 @@
 /* world.c repeats some core tests inline for speed (the box-against-box sweep of cl_sweep_shapes
- * and cl_interiors_overlap, for the World's sweeps and moves). This test includes world.c to
- * reach those static functions and checks them against the generic core functions, bit for bit,
- * on random box pairs biased to exact contacts, flat boxes and resting axes. Run by
- * `make check-core`; if it fails, world.c and sweep.c have drifted apart. */
+ * and cl_interiors_overlap, for the World's sweeps and moves; tree.c's cl_fbox_from, for its
+ * queries). This test includes world.c to reach those static functions and checks them against
+ * the generic core functions, bit for bit, on random box pairs biased to exact contacts, flat
+ * boxes and resting axes, and float boxes of every magnitude; if it fails, world.c and sweep.c
+ * or tree.c have drifted apart. It also sets a two-entry stack for the box-query walk, which
+ * then grows on the heap, and checks that walk against brute force, with that growth failing
+ * too. Run by `make check-core`. */
+#define CL_QSTACK 2         /* the box-query walk's stack grows on the heap at once (see walk_check) */
 #include "world.c"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static unsigned long long rs = 88172645463325252ULL;
@@ -35,8 +40,96 @@ static cl_shape rbox(void) {
     return s;
 }
 
+/* a double for the float-box rounding: exact floats, their neighbours, zeros, tiny and huge
+ * values, the float range's ends, infinities, random values of every magnitude */
+static double fcoord(void) {
+    static const double special[] = { 0.0, -0.0, 1e-300, -1e-300, 1e-45, -1e-45, 1.4e-45, -1.4e-45,
+                                      FLT_MAX, -FLT_MAX, 3.4028235677973366e38, -3.4028235677973366e38,
+                                      3.402823466385289e38, -3.402823466385289e38, 1e39, -1e39, DBL_MAX,
+                                      -DBL_MAX, HUGE_VAL, -HUGE_VAL, FLT_MIN, -FLT_MIN, 1e-310, -1e-310 };
+    double v;
+    switch (xs() % 6) {
+    case 0: return special[xs() % (sizeof special / sizeof special[0])];
+    case 1: v = (float)coord(); return xs() % 2 ? v : nextafter(v, xs() % 2 ? HUGE_VAL : -HUGE_VAL);
+    case 2: return ldexp((double)(xs() % 2000001) - 1000000, (int)(xs() % 300) - 150);
+    case 3: return ldexp((double)(xs() % 2000001) - 1000000, (int)(xs() % 2100) - 1070);
+    default: return coord() * 100.3;
+    }
+}
+
+/* fbox_of against cl_fbox_from, bit for bit; the number that differ */
+static long check_fbox(long n) {
+    long i, bad = 0;
+    for (i = 0; i < n; i++) {
+        cl_aabb b;
+        cl_fbox f1, f2;
+        b.min = cl_v3(fcoord(), fcoord(), fcoord());
+        b.max = cl_v3(fcoord(), fcoord(), fcoord());
+        f1 = cl_fbox_from(&b);
+        f2 = fbox_of(&b);
+        if (memcmp(&f1, &f2, sizeof f1) != 0 && bad++ < 5)
+            printf("fbox_of differs: %.17g %.17g %.17g %.17g %.17g %.17g\n", b.min.x, b.min.y, b.min.z,
+                   b.max.x, b.max.y, b.max.z);
+    }
+    printf("float boxes: %ld cases, %ld differ\n", n, bad);
+    return bad;
+}
+
+/* allocator failing after wfail more allocations (-1: never), counting live bytes */
+static long wfail = -1, wlive;
+static void *walloc(void *ud, void *p, size_t osize, size_t nsize) {
+    (void)ud;
+    if (nsize == 0) {
+        if (p) wlive -= (long)osize;
+        free(p);
+        return NULL;
+    }
+    if (wfail == 0) return NULL;
+    if (wfail > 0) wfail--;
+    p = realloc(p, nsize);
+    if (p) wlive += (long)nsize - (long)osize;
+    return p;
+}
+
+/* The box-query snapshot walk with a two-entry local stack (so it grows on the heap), against
+ * brute force, and with that growth failing (CL_ENOMEM, nothing leaked); the number of bad
+ * results. */
+static long walk_check(void) {
+    cl_world w;
+    int i, k, bad = 0, fails = 0, snapped = 0;
+    cl_shape s;
+    cl_world_init(&w, 0.1, walloc, NULL);
+    s.kind = CL_AABB;
+    for (i = 0; i < 3000; i++) {
+        double x = (double)(xs() % 100), y = (double)(xs() % 100), z = (double)(xs() % 100);
+        if (i % 3 == 0) x = y = z = 50;             /* a thousand coincident boxes */
+        s.u.aabb.min = cl_v3(x, y, z);
+        s.u.aabb.max = cl_v3(x + 1 + (double)(xs() % 3), y + 1, z + 1);
+        cl_world_add(&w, &s);
+    }
+    for (k = 0; k < 400; k++) {
+        cl_shape q;
+        int n, m = 0, id;
+        double x = (double)(xs() % 100), y = (double)(xs() % 100), z = (double)(xs() % 100), e = (double)(xs() % 30);
+        q.kind = CL_AABB;
+        q.u.aabb.min = cl_v3(x - e, y - e, z - e);
+        q.u.aabb.max = cl_v3(x + e, y + e, z + e);
+        wfail = k % 5 == 3 ? 0 : -1;
+        n = cl_world_query(&w, &q);
+        wfail = -1;
+        if (w.qn && w.qnver == w.tver) snapped++;
+        if (n == CL_ENOMEM) { fails++; continue; }
+        for (id = w.head; id >= 0; id = w.items[id].next) m += cl_shape_overlaps(&q, &w.items[id].shape);
+        if (n != m) bad++;
+    }
+    cl_world_free(&w);
+    printf("query walks with a growing stack: %d bad, %d failed allocations, %d over the snapshot, %ld bytes left\n",
+           bad, fails, snapped, wlive);
+    return bad + (fails == 0) + (snapped < 200) + (wlive != 0);
+}
+
 int main(void) {
-    long i, bad = 0, n = 2000000, cnt[3] = { 0, 0, 0 };
+    long i, bad = 0, n = 2000000, cnt[3] = { 0, 0, 0 }, other = check_fbox(1000000) + walk_check();
     for (i = 0; i < n; i++) {
         cl_shape a = rbox(), b = rbox();
         cl_vec3 d;
@@ -64,6 +157,6 @@ int main(void) {
         printf("FAIL: too few touching or overlapped cases\n");
         return 1;
     }
-    printf("%s\n", bad ? "FAIL" : "ok");
-    return bad != 0;
+    printf("%s\n", bad || other ? "FAIL" : "ok");
+    return bad || other;
 }

@@ -200,7 +200,7 @@ static int slotof(int id) {
 static void test_differential(double seq0) {
     cl_world w;
     int op, i, bad_q = 0, bad_p = 0, bad_r = 0, bad_ra = 0, bad_pairs = 0, bad_s = 0, bad_v = 0;
-    int snapped = 0, stale = 0;
+    int snapped = 0, rsnapped = 0, stale = 0;
     double seq = 0;
     printf("differential, first add order %.0f\n", seq0);
     cl_world_init(&w, 0.1, talloc, NULL);
@@ -212,8 +212,9 @@ static void test_differential(double seq0) {
         /* every other block of 500 operations is mostly queries, so the read-only snapshot
          * gets built and used, with a few items updated out of their fat boxes (stale leaves) */
         if ((op / 500) % 2 == 1 && k < 0.5 && rnd() < 0.95) k = 0.5 + 0.5 * rnd();
-        if (w.wn && w.wnver == w.tver) snapped++;
-        if (w.dhead >= 0 && w.wn && w.wnver == w.tver) stale++;
+        if (w.qn && w.qnver == w.tver) snapped++;
+        if (w.wn && w.wnver == w.tver) rsnapped++;
+        if (w.dhead >= 0 && w.qn && w.qnver == w.tver) stale++;
         if (op % 1000 == 999 && !cl_tree_validate(&w.tree)) bad_v++;
         if (k < 0.3) {
             if (!alive[slot]) {
@@ -317,8 +318,10 @@ static void test_differential(double seq0) {
     ENSURE(bad_pairs == 0, "pairs equals brute force in (order a, order b)");
     ENSURE(bad_s == 0, "sweep equals brute force over cl_sweep_shapes");
     ENSURE(cl_tree_validate(&w.tree) && bad_v == 0, "tree invariants hold during and after the random sequence");
-    printf("snapshot valid before %d ops, with stale leaves %d\n", snapped, stale);
+    printf("query snapshot valid before %d ops, with stale leaves %d; ray snapshot %d\n", snapped, stale,
+           rsnapped);
     ENSURE(snapped > 1000 && stale > 20, "queries ran over the snapshot, also with stale leaves pending");
+    ENSURE(rsnapped > 1000, "rays ran over their snapshot");
     (void)slotof;
     cl_world_free(&w);
 }
@@ -544,6 +547,81 @@ static void test_nomem(void) {
     ENSURE(fails > 0 && ok, "allocation failures leave the world consistent and report CL_ENOMEM");
     cl_world_free(&w);
     ENSURE(live_bytes == 0, "no leak after allocation failures");
+}
+
+/* 1 if two shapes are the same (kind and the bytes of that kind's geometry). */
+static int shape_eq(const cl_shape *a, const cl_shape *b) {
+    if (a->kind != b->kind) return 0;
+    if (a->kind == CL_AABB) return memcmp(&a->u.aabb, &b->u.aabb, sizeof a->u.aabb) == 0;
+    if (a->kind == CL_SPHERE) return memcmp(&a->u.sphere, &b->u.sphere, sizeof a->u.sphere) == 0;
+    return memcmp(&a->u.obb, &b->u.obb, sizeof a->u.obb) == 0;
+}
+
+/* ---- moves and sweeps with allocation failures: CL_ENOMEM leaves the world as it was, and
+ * after a retry every result equals a twin world's whose allocations never fail (buffers fail
+ * to grow, and so do query-snapshot builds, after which the walk takes the tree instead) ---- */
+static void test_move_nomem(void) {
+    cl_world a, b;
+    int i, k, bad = 0, fails = 0, snapped = 0;
+    for (k = 0; k < 6000; k++) {
+        /* fresh worlds every 40 operations (their first calls allocate their buffers); a few
+         * movers most of the time (the tree stays unchanged and its snapshot is used) */
+        int j = rnd() < 0.9 ? (int)(rnd() * 4) : (int)(rnd() * 100), na, nb;
+        cl_vec3 d = cl_v3(grid(-4, 4), grid(-4, 4), grid(-4, 4)), pa, pb;
+        cl_shape before;
+        long fa = rnd() < 0.5 ? (long)(rnd() * 3) : -1;
+        if (k % 40 == 0) {
+            if (k > 0) { cl_world_free(&a); cl_world_free(&b); }
+            cl_world_init(&a, 0.1, talloc, NULL);
+            cl_world_init(&b, 0.1, talloc, NULL);
+            for (i = 0; i < 100; i++) {
+                cl_shape s = randshape(20);
+                if (cl_world_add(&a, &s) != i || cl_world_add(&b, &s) != i) bad++;
+            }
+        }
+        before = *cl_world_shape(&a, j);
+        if (k % 5 == 4) {                   /* a sweep of a random shape */
+            cl_shape q = randshape(30);
+            cl_whit ha, hb;
+            fail_after = fa;
+            na = cl_world_sweep(&a, &q, d, -1, -1, -1, &ha);
+            fail_after = -1;
+            if (na == CL_ENOMEM) {
+                fails++;
+                na = cl_world_sweep(&a, &q, d, -1, -1, -1, &ha);
+            }
+            nb = cl_world_sweep(&b, &q, d, -1, -1, -1, &hb);
+            if (na != nb || (na > 0 && (ha.item != hb.item || ha.t != hb.t ||
+                                        memcmp(&ha.n, &hb.n, sizeof ha.n) != 0)))
+                bad++;
+            continue;
+        }
+        fail_after = fa;
+        na = cl_world_move(&a, j, d, NULL, NULL, 1, &pa);
+        fail_after = -1;
+        if (na == CL_ENOMEM) {
+            fails++;
+            if (!shape_eq(&before, cl_world_shape(&a, j))) bad++;
+            na = cl_world_move(&a, j, d, NULL, NULL, 1, &pa);
+        }
+        if (a.qn && a.qnver == a.tver) snapped++;
+        nb = cl_world_move(&b, j, d, NULL, NULL, 1, &pb);
+        if (na != nb || memcmp(&pa, &pb, sizeof pa) != 0 || !shape_eq(cl_world_shape(&a, j), cl_world_shape(&b, j))) {
+            bad++;
+            continue;
+        }
+        for (i = 0; i < na; i++)
+            if (a.cols[i].other != b.cols[i].other || a.cols[i].type != b.cols[i].type ||
+                a.cols[i].t != b.cols[i].t || memcmp(&a.cols[i].n, &b.cols[i].n, sizeof a.cols[i].n) != 0)
+                bad++;
+    }
+    printf("moves and sweeps with allocation failures: %d failed, %d bad, query snapshot valid %d times\n",
+           fails, bad, snapped);
+    ENSURE(fails > 100 && bad == 0 && snapped > 1000,
+           "moves and sweeps report CL_ENOMEM, change nothing, and then agree with a world that never fails");
+    cl_world_free(&a);
+    cl_world_free(&b);
+    ENSURE(live_bytes == 0, "no leak after allocation failures in moves");
 }
 
 /* ---- timings ---- */
@@ -831,6 +909,7 @@ int main(void) {
     test_translate();
     test_move();
     test_nomem();
+    test_move_nomem();
     bench();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
