@@ -3,8 +3,9 @@
  * The userdata holds the core world (csrc/core/world.h) plus a lock counter. Items are mapped
  * to the core's integer ids by two tables kept in the userdata's user value (so an item that
  * refers back to its world does not keep it alive): the user value U is the id -> item array
- * (U[id + 1] = item), U[0] is the item -> id table and U[-1] a spare empty table that move
- * returns when nothing was hit and no out table was given (so such moves make no garbage).
+ * (U[id + 1] = item), U[0] is the item -> id table, U[-1] a spare empty table that move
+ * returns when nothing was hit and no out table was given (so such moves make no garbage) and
+ * U[-2] the spare collision tables (below).
  *
  * Filters. Calls that take a filter run, when one is given, as a protected call of the same C
  * function ("body") with the lock counter raised; the lock is lowered whether the body returns
@@ -18,8 +19,10 @@
  * Memory: the core allocates through lua_getallocf's allocator; CL_ENOMEM is turned into the
  * error "not enough memory" after the core has left the world consistent. translatemany keeps
  * two scratch arrays in the userdata (per element of its largest batch, per item slot), grown
- * through the same allocator before it reads its first element. */
+ * through the same allocator before it reads its first element; so are the fast item -> id maps
+ * (lworld.fm, lworld.pc), grown by add before it changes anything. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bind.h"
@@ -41,6 +44,30 @@
 #define w_setuv(L, i) ((void)lua_setiuservalue((L), (i), 1))
 #endif
 
+/* The slot k (0 <= k < cap) of the number at arg when it is the same table key as the integer k,
+ * else -1 (the value at arg is known to be a number). Numbers equal as values are one table key
+ * on every version: 5.3+ stores a float with an integral value as that integer (lua_tointegerx
+ * converts exactly those floats: 2.0 and -0.0 give 2 and 0; and is quickest on integers); on
+ * 5.1, 5.2 and LuaJIT the test is on the double (-0.0 equals 0), NaN and values outside
+ * [0, cap) failing the range test before the conversion to int. Kept here with the user-value
+ * macros: the only other version difference of this file. */
+#if LUA_VERSION_NUM >= 503
+static inline int w_numslot(lua_State *L, int arg, int cap) {
+    int isint;
+    lua_Integer k;
+    if (cap == 0) return -1;            /* (no map yet: no conversion) */
+    k = lua_tointegerx(L, arg, &isint);
+    return isint && k >= 0 && k < (lua_Integer)cap ? (int)k : -1;
+}
+#else
+static inline int w_numslot(lua_State *L, int arg, int cap) {
+    double d;
+    if (cap == 0) return -1;            /* (no map yet: no conversion) */
+    d = (double)lua_tonumber(L, arg);
+    return d >= 0 && d < (double)cap && d == (double)(int)d ? (int)d : -1;
+}
+#endif
+
 /* Defined in common.c: pushes the four shape metatables used as upvalues by the type checks. */
 int cl_pushclassupvalues(lua_State *L);
 
@@ -58,14 +85,33 @@ typedef struct bmark {
     int stamp, first, dup;
 } bmark;
 
+/* Slot of the pointer cache (see lworld): an item that is a GC object or a light userdata, by
+ * its lua_topointer address and its type, and its id. */
+typedef struct pslot {
+    const void *p;
+    int type, id;
+} pslot;
+
 typedef struct lworld {
     cl_world w;
     int alive;
     int lock;
+    /* Fast item -> id maps, a cache of U[0] that only gives positive answers (a miss asks U[0]):
+     * fm[k] = id + 1 for the item equal to the number k (0 <= k < fmcap; 0: ask U[0]); pc, a
+     * direct-mapped table of pcmask + 1 slots (p NULL: empty) for items with an address. An
+     * entry exists only while its item is in the world (set by add or by a lookup that found
+     * the item in U[0], cleared by remove, all freed by destroy), so its address cannot be
+     * reused by another object meanwhile: U holds the item. The entry's address is the one of
+     * the value U holds (for strings, an equal string may be another object: it just misses). */
+    int *fm; int fmcap;
+    pslot *pc; int pcmask;
     /* translatemany scratch (allocated like the core's memory, kept for the next batch) */
     bitem *bi; int bicap;
     bmark *bm; int bmcap, bstamp;
     cl_shape *bs; int bscap;
+    /* spare collision tables in U[-2][1..npool]: the tables move and check dropped from the end
+     * of an out table (at most POOLMAX), reused before making new ones */
+    int npool;
     /* a move's pending redo (domove): the item, its add order and the shape it moved to */
     int redo, redoid;
     double redoseq;
@@ -74,6 +120,8 @@ typedef struct lworld {
 
 static const char world_key = 0;    /* registry: the World metatable */
 static const char bodies_key = 0;   /* registry: table of the cached body closures */
+
+enum { POOLMAX = 16 };                  /* spare collision tables kept per world */
 
 /* ---- helpers ---- */
 
@@ -116,20 +164,155 @@ static int pushitems(lua_State *L) {
     return lua_gettop(L);
 }
 
-/* Returns the id of the item at arg (U at index u), or -1 when it is not in the world. */
-static int findid(lua_State *L, int u, int arg) {
+/* ---- fast maps (lworld.fm, lworld.pc) ---- */
+
+/* 1 for the types whose lua_topointer address identifies the value among live values of that
+ * type (two values with the same type and address are the same table key); strings too, but on
+ * 5.1-5.3 lua_topointer gives NULL for them (no entry). */
+static inline int haspointer(int type) {
+    return type == LUA_TTABLE || type == LUA_TUSERDATA || type == LUA_TLIGHTUSERDATA ||
+           type == LUA_TFUNCTION || type == LUA_TTHREAD || type == LUA_TSTRING;
+}
+
+/* The pc slot of address p. */
+static inline pslot *pcslot(const lworld *lw, const void *p) {
+    uintptr_t h = (uintptr_t)p;
+    return &lw->pc[(int)(((h >> 4) ^ (h >> 13)) & (uintptr_t)lw->pcmask)];
+}
+
+/* fastid's answers when the fast maps do not know the item: it has a slot (that a lookup in
+ * U[0] that finds it may fill), or none (a number out of fm's range, a value without address). */
+enum { F_MISS = -1, F_NOSLOT = -2 };
+
+/* The id of the item at arg from the fast maps, else F_MISS or F_NOSLOT. */
+static inline int fastid(lua_State *L, const lworld *lw, int arg) {
+    int type;
+    if (lw->fm == NULL && lw->pc == NULL) return F_NOSLOT;
+    type = lua_type(L, arg);
+    if (type == LUA_TNUMBER) {
+        int k = w_numslot(L, arg, lw->fmcap);
+        return k >= 0 ? lw->fm[k] - 1 : F_NOSLOT;
+    }
+    if (lw->pc != NULL && haspointer(type)) {
+        const void *p = lua_topointer(L, arg);
+        const pslot *e;
+        if (p == NULL) return F_NOSLOT;
+        e = pcslot(lw, p);
+        return e->p == p && e->type == type ? e->id : F_MISS;
+    }
+    return F_NOSLOT;
+}
+
+/* Records in the fast maps that the item U[id + 1] (U at index u) has the id; nothing when it
+ * has no slot (a number out of fm's range, a value without an address, no pc yet). */
+static void fastset(lua_State *L, lworld *lw, int u, int id) {
+    int type;
+    lua_rawgeti(L, u, id + 1);
+    type = lua_type(L, -1);
+    if (type == LUA_TNUMBER) {
+        int k = w_numslot(L, -1, lw->fmcap);
+        if (k >= 0) lw->fm[k] = id + 1;
+    } else if (lw->pc != NULL && haspointer(type)) {
+        const void *p = lua_topointer(L, -1);
+        if (p != NULL) {
+            pslot *e = pcslot(lw, p);
+            e->p = p;
+            e->type = type;
+            e->id = id;
+        }
+    }
+    lua_pop(L, 1);
+}
+
+/* Forgets the item U[id + 1] (U at index u) in the fast maps (before it leaves the world). */
+static void fastclear(lua_State *L, lworld *lw, int u, int id) {
+    int type;
+    lua_rawgeti(L, u, id + 1);
+    type = lua_type(L, -1);
+    if (type == LUA_TNUMBER) {
+        int k = w_numslot(L, -1, lw->fmcap);
+        if (k >= 0) lw->fm[k] = 0;
+    } else if (lw->pc != NULL && haspointer(type)) {
+        const void *p = lua_topointer(L, -1);
+        if (p != NULL) {
+            pslot *e = pcslot(lw, p);
+            if (e->p == p && e->type == type) e->p = NULL;
+        }
+    }
+    lua_pop(L, 1);
+}
+
+/* Frees the fast maps (the world is being freed). */
+static void freefast(lworld *lw) {
+    if (lw->fm) lw->w.alloc(lw->w.ud, lw->fm, (size_t)lw->fmcap * sizeof(int), 0);
+    if (lw->pc) lw->w.alloc(lw->w.ud, lw->pc, (size_t)(lw->pcmask + 1) * sizeof(pslot), 0);
+    lw->fm = NULL; lw->fmcap = 0;
+    lw->pc = NULL; lw->pcmask = 0;
+}
+
+/* Grows the fast maps so that the item at arg, about to be added as the world's count + 1-th
+ * item, gets a slot: fm up to its number when that is a whole number below 4 * count + 1024
+ * (memory stays proportional to the count), pc to at least 2 * (count + 1) slots. Returns 0, or
+ * -1 when the allocator fails (the maps are then as they were). */
+static int fastgrow(lua_State *L, lworld *lw, int arg) {
+    int type = lua_type(L, arg), count = lw->w.count;
+    if (type == LUA_TNUMBER) {
+        int bound = count < (0x7fffffff - 1024) / 8 ? 4 * count + 1024 : 0x7fffffff / 2;
+        int k = w_numslot(L, arg, bound);
+        if (k >= lw->fmcap) {
+            size_t ncap = (size_t)k + (size_t)k / 2 + 64;
+            int *nf;
+            if (ncap > (size_t)bound) ncap = (size_t)bound;
+            nf = (int *)lw->w.alloc(lw->w.ud, lw->fm, (size_t)lw->fmcap * sizeof(int), ncap * sizeof(int));
+            if (nf == NULL) return -1;
+            memset(nf + lw->fmcap, 0, (ncap - (size_t)lw->fmcap) * sizeof(int));
+            lw->fm = nf;
+            lw->fmcap = (int)ncap;
+        }
+    } else if (haspointer(type) && count < 0x7fffffff / 8 &&
+               (lw->pc == NULL || lw->pcmask + 1 < 2 * (count + 1))) {
+        int n = 64, i, omask = lw->pcmask;
+        pslot *np, *op = lw->pc;
+        while (n < 2 * (count + 1)) n *= 2;
+        np = (pslot *)lw->w.alloc(lw->w.ud, NULL, 0, (size_t)n * sizeof(pslot));
+        if (np == NULL) return -1;
+        for (i = 0; i < n; i++) np[i].p = NULL;
+        lw->pc = np;
+        lw->pcmask = n - 1;
+        if (op != NULL) {           /* rehash (entries that meet in one slot: the last stays) */
+            for (i = 0; i <= omask; i++)
+                if (op[i].p != NULL) *pcslot(lw, op[i].p) = op[i];
+            lw->w.alloc(lw->w.ud, op, (size_t)(omask + 1) * sizeof(pslot), 0);
+        }
+    }
+    return 0;
+}
+
+/* findid after fastid gave fast < 0: the lookup in U[0] (leaves 2 values on the stack), which
+ * fills the fast map on F_MISS. */
+static inline int slowid(lua_State *L, lworld *lw, int u, int arg, int fast) {
     int isnum, id;
     lua_rawgeti(L, u, 0);
     lua_pushvalue(L, arg);
     lua_rawget(L, -2);          /* a nil or NaN key reads nil */
     id = (int)lua_tonumberx(L, -1, &isnum);
+    if (!isnum) return -1;
+    if (fast == F_MISS) fastset(L, lw, u, id);
+    return id;
+}
+
+/* Returns the id of the item at arg (U at index u), or -1 when it is not in the world. */
+static int findid(lua_State *L, lworld *lw, int u, int arg) {
+    int id = fastid(L, lw, arg);
+    if (id >= 0) return id;
+    id = slowid(L, lw, u, arg, id);
     lua_pop(L, 2);
-    return isnum ? id : -1;
+    return id;
 }
 
 /* Returns the id of the item at arg or raises "item is not in the world". */
-static int checkid(lua_State *L, int u, int arg, const char *fname) {
-    int id = findid(L, u, arg);
+static int checkid(lua_State *L, lworld *lw, int u, int arg, const char *fname) {
+    int id = findid(L, lw, u, arg);
     if (id < 0) cl_argerror(L, arg, fname, "item is not in the world");
     return id;
 }
@@ -161,25 +344,28 @@ __attribute__((always_inline))      /* on every method's path: the call costs a 
 static inline lworld *hotworld(lua_State *L, const char *fname) {
     lworld *lw = (lworld *)lua_touserdata(L, 1);
     if (lw != NULL && lua_rawlen(L, 1) == sizeof(lworld) && lua_getmetatable(L, 1)) {
-        int same = lua_rawequal(L, -1, lua_upvalueindex(UV_WORLD));
+        /* two tables are the same table exactly when lua_topointer gives the same address
+         * (a little cheaper than lua_rawequal on 5.4) */
+        int same = lua_topointer(L, -1) == lua_topointer(L, lua_upvalueindex(UV_WORLD));
         lua_pop(L, 1);
         if (same && lw->alive) return lw;
     }
     return checkworld(L, fname);
 }
 
-/* Returns the id of the item at arg (one lookup in U[0]) or raises "item is not in the world";
- * leaves the stack as it was. */
-static int hotid(lua_State *L, int arg, const char *fname) {
-    int isnum, id;
-    w_getuv(L, 1);
-    lua_rawgeti(L, -1, 0);
-    lua_pushvalue(L, arg);
-    lua_rawget(L, -2);          /* a nil or NaN key reads nil */
-    id = (int)lua_tonumberx(L, -1, &isnum);
+/* hotid's lookup in U[0] after fastid gave fast < 0 (kept out of line). */
+static int hotslow(lua_State *L, lworld *lw, int arg, int fast, const char *fname) {
+    int id = slowid(L, lw, pushitems(L), arg, fast);
+    if (id < 0) cl_argerror(L, arg, fname, "item is not in the world");
     lua_pop(L, 3);
-    if (!isnum) cl_argerror(L, arg, fname, "item is not in the world");
     return id;
+}
+
+/* Returns the id of the item at arg (the fast maps, else one lookup in U[0]) or raises "item is
+ * not in the world"; leaves the stack as it was. */
+static inline int hotid(lua_State *L, lworld *lw, int arg, const char *fname) {
+    int id = fastid(L, lw, arg);
+    return id >= 0 ? id : hotslow(L, lw, arg, id, fname);
 }
 
 /* Raises unless the value at arg is nil/absent or a function. */
@@ -370,11 +556,16 @@ static int w_new(lua_State *L) {
     lw->bi = NULL; lw->bm = NULL; lw->bs = NULL;
     lw->bicap = lw->bmcap = lw->bscap = lw->bstamp = 0;
     lw->redo = 0;
-    lua_createtable(L, 0, 2);
+    lw->fm = NULL; lw->fmcap = 0;
+    lw->pc = NULL; lw->pcmask = 0;
+    lw->npool = 0;
+    lua_createtable(L, 0, 3);
     lua_newtable(L);
     lua_rawseti(L, -2, 0);
     lua_newtable(L);
     lua_rawseti(L, -2, -1);
+    lua_createtable(L, POOLMAX, 0);     /* sized: adding to it never allocates */
+    lua_rawseti(L, -2, -2);
     w_setuv(L, -2);
     cl_rawgetp(L, LUA_REGISTRYINDEX, &world_key);
     lua_setmetatable(L, -2);
@@ -395,8 +586,8 @@ static int w_add(lua_State *L) {
     cl_checkshape(L, 3, "add", &s);
     lua_settop(L, 3);
     u = pushitems(L);
-    if (findid(L, u, 2) >= 0) cl_argerror(L, 2, "add", "item is already in the world");
-    if (cl_world_reserve(&lw->w) != CL_OK) return nomem(L);
+    if (findid(L, lw, u, 2) >= 0) cl_argerror(L, 2, "add", "item is already in the world");
+    if (cl_world_reserve(&lw->w) != CL_OK || fastgrow(L, lw, 2) != 0) return nomem(L);
     id = cl_world_nextid(&lw->w);
     /* Lua tables first (they may raise); a stale id -> item entry for an unused id is harmless */
     lua_pushvalue(L, 2);
@@ -406,6 +597,7 @@ static int w_add(lua_State *L) {
     lua_pushinteger(L, id);
     lua_rawset(L, -3);
     cl_world_add(&lw->w, &s);   /* cannot fail after the reserve; returns id */
+    fastset(L, lw, u, id);
     lua_pushvalue(L, 2);
     return 1;
 }
@@ -417,7 +609,8 @@ static int w_remove(lua_State *L) {
     checkunlocked(L, lw);
     lua_settop(L, 2);
     u = pushitems(L);
-    id = checkid(L, u, 2, "remove");
+    id = checkid(L, lw, u, 2, "remove");
+    fastclear(L, lw, u, id);
     cl_world_remove(&lw->w, id);
     lua_rawgeti(L, u, 0);
     lua_pushvalue(L, 2);
@@ -435,7 +628,7 @@ static int w_update(lua_State *L) {
     cl_shape s;
     int id;
     checkunlocked(L, lw);
-    id = hotid(L, 2, "update");
+    id = hotid(L, lw, 2, "update");
     cl_checkshape(L, 3, "update", &s);
     cl_world_update(&lw->w, id, &s);
     return 0;
@@ -473,7 +666,7 @@ static int w_translate(lua_State *L) {
     cl_vec3 d;
     int id, axis;
     checkunlocked(L, lw);
-    id = hotid(L, 2, "translate");
+    id = hotid(L, lw, 2, "translate");
     d = cl_checkvec(L, 3, "translate");
     /* in place in the core (no shape copies); the same finiteness check as shapefinite, world
      * unchanged when an axis fails */
@@ -563,11 +756,17 @@ static int w_translatemany(lua_State *L) {
     for (i = 1; i <= n; i++) {
         bitem *b = &lw->bi[i - 1];
         bmark *m;
-        int isnum, okx, oky, okz, axis, id;
+        int isnum, okx, oky, okz, axis, id, fast;
         lua_rawgeti(L, 2, i);
-        lua_rawget(L, map);
-        id = (int)lua_tonumberx(L, -1, &isnum);
-        if (!isnum) return batcherror(L, 2, "item", i, "is not in the world");
+        fast = fastid(L, lw, -1);
+        if (fast >= 0) {
+            id = fast;
+        } else {
+            lua_rawget(L, map);
+            id = (int)lua_tonumberx(L, -1, &isnum);
+            if (!isnum) return batcherror(L, 2, "item", i, "is not in the world");
+            if (fast == F_MISS) fastset(L, lw, map - 1, id);
+        }
         b->id = id;
         lua_rawgeti(L, 3, i);
         lua_rawgeti(L, 4, i);
@@ -612,10 +811,10 @@ static int w_translatemany(lua_State *L) {
 /* world:has(item) -> boolean. */
 static int w_has(lua_State *L) {
     int u;
-    hotworld(L, "has");
+    lworld *lw = hotworld(L, "has");
     lua_settop(L, 2);
     u = pushitems(L);
-    lua_pushboolean(L, findid(L, u, 2) >= 0);
+    lua_pushboolean(L, findid(L, lw, u, 2) >= 0);
     return 1;
 }
 
@@ -632,7 +831,7 @@ static int w_shape(lua_State *L) {
     int u, id;
     lua_settop(L, 2);
     u = pushitems(L);
-    id = checkid(L, u, 2, "shape");
+    id = checkid(L, lw, u, 2, "shape");
     cl_pushshape(L, cl_world_shape(&lw->w, id));
     return 1;
 }
@@ -847,6 +1046,55 @@ static void hotnum(lua_State *L, int key, double v) {
     lua_rawset(L, -3);
 }
 
+/* Pushes the collision table at out[i] (out at index t; U at u): the table already there, else
+ * a spare one from U[-2] or a new one, stored at out[i]. */
+static void poolinner(lua_State *L, lworld *lw, int u, int t, int i) {
+    lua_rawgeti(L, t, i);
+    if (lua_type(L, -1) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    if (lw->npool > 0) {
+        lua_rawgeti(L, u, -2);
+        lua_rawgeti(L, -1, lw->npool);
+        lw->npool--;
+        lua_remove(L, -2);
+        if (lua_type(L, -1) != LUA_TTABLE) {    /* (only debug.getuservalue could do that) */
+            lua_pop(L, 1);
+            lua_createtable(L, 0, 6);
+        }
+    } else {
+        lua_createtable(L, 0, 6);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, t, i);
+}
+
+/* cleartail for move's out tables: the tables it drops go to the spare tables while there is
+ * room (a move with fewer collisions than the last one, then one with more, makes no garbage). */
+static void pooltail(lua_State *L, lworld *lw, int u, int t, int n) {
+    int len = (int)lua_rawlen(L, t), i;
+    for (i = n + 1;; i++) {
+        lua_rawgeti(L, t, i);
+        if (i > len && lua_isnil(L, -1)) {      /* past the border and any hole after it */
+            lua_pop(L, 1);
+            break;
+        }
+        if (lw->npool < POOLMAX && lua_type(L, -1) == LUA_TTABLE) {
+            lua_rawgeti(L, u, -2);
+            if (lua_type(L, -1) == LUA_TTABLE) {
+                lua_insert(L, -2);
+                lua_rawseti(L, -2, lw->npool + 1);  /* within the preallocated size: no
+                                                       allocation, cannot raise */
+                lw->npool++;
+            } else {
+                lua_pop(L, 1);
+            }
+        }
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        lua_rawseti(L, t, i);
+    }
+}
+
 /* Shared body of move and check on the world lw at 1 (a function with the hot upvalues):
  * -> ax, ay, az, cols, n.
  * Failure leaves the world unchanged: filter errors and CL_ENOMEM happen inside the core, which
@@ -866,12 +1114,13 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     double seq = 0;
     int u, id, filter, hasout, n, t, i;
     movectx ctx;
-    lua_settop(L, 7);
-    u = pushitems(L);                   /* at 8, above every argument */
-    id = checkid(L, u, 2, fname);
+    id = hotid(L, lw, 2, fname);
     d = cl_checkvec(L, 3, fname);
     filter = optfilter(L, 6, fname);
     hasout = opttable(L, 7, fname);
+    /* above every argument, after their checks (so an absent filter or out reads none); no
+     * settop to 7: it was a tenth of the binding's cost of a move without collisions */
+    u = pushitems(L);
     ctx.L = L;
     ctx.u = u;
     ctx.fname = fname;
@@ -901,7 +1150,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     t = lua_gettop(L);
     for (i = 0; i < n; i++) {
         const cl_col *c = &lw->w.cols[i];
-        if (hasout) inner(L, t, i + 1, 6);
+        if (hasout) poolinner(L, lw, u, t, i + 1);
         else lua_createtable(L, 0, 6);
         lua_pushvalue(L, lua_upvalueindex(UV_OTHER));
         lua_rawgeti(L, u, c->other + 1);
@@ -916,7 +1165,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
         if (hasout) lua_pop(L, 1);
         else lua_rawseti(L, t, i + 1);
     }
-    if (hasout) cleartail(L, t, n);
+    if (hasout) pooltail(L, lw, u, t, n);
     /* nothing below raises: the caller commits the redo (redo) once nothing can fail any more */
     if (commit && n > 0) {
         lw->redo = 1;
@@ -986,6 +1235,8 @@ static int w_check(lua_State *L) {
 /* Frees the core world and drops the item tables. */
 static void release(lua_State *L, lworld *lw) {
     freescratch(lw);
+    freefast(lw);
+    lw->npool = 0;
     cl_world_free(&lw->w);
     lw->alive = 0;
     lua_newtable(L);
@@ -1009,6 +1260,7 @@ static int w_gc(lua_State *L) {
     if (lw != NULL && lw->alive) {
         checkunlocked(L, lw);
         freescratch(lw);
+        freefast(lw);
         cl_world_free(&lw->w);
         lw->alive = 0;
     }
