@@ -291,7 +291,7 @@ if type(jit) == "table" then
 end
 
 -- reference: the cost of the call forms themselves
-do
+if not os.getenv("BENCH_PROFILE") then
   local o = E.object()
   local x = {}
   for j = 1, NCASE do x[j] = j end
@@ -316,11 +316,31 @@ out("")
 out("| query | collide | empty | empty0 | pure Lua | loop | collide/empty | gross | collide/empty0 | purelua/collide | spread | <= 2x empty | same results as pure Lua |")
 out("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
 local met, missed, notes = 0, 0, {}
-for _, q in ipairs(Q) do
+-- BENCH_ONLY="OBB:overlaps,toi": run only the queries whose name contains one of these (plain
+-- substrings, comma-separated); for quick comparisons, not for RESULTS.md
+local only = os.getenv("BENCH_ONLY")
+local function wanted(name)
+  if not only or only == "" then return true end
+  for part in only:gmatch("[^,]+") do
+    if name:find(part, 1, true) then return true end
+  end
+  return false
+end
+for _, q in ipairs(Q) do if wanted(q.name) then
   -- LuaJIT: start every query from an empty trace cache so one query's traces (and any
   -- blacklisting) never affect the next
   if type(jit) == "table" and jit.flush then jit.flush() end
   local vs, C, L = variants(q)
+  -- BENCH_PROFILE=collide (or empty, empty0, purelua, loop) with BENCH_REPS=n: runs only that
+  -- variant's loop n times (n * 256 calls) for the first query BENCH_ONLY selects, untimed, then
+  -- exits: for instruction counts under valgrind (run two counts of reps and take the difference)
+  local prof = os.getenv("BENCH_PROFILE")
+  if prof and vs then
+    for _, v in ipairs(vs) do
+      if v.name == prof then v.fn(tonumber(os.getenv("BENCH_REPS")) or 1) end
+    end
+    os.exit(0)
+  end
   if not vs then
     out("| ", q.name, " | n/a (", C, ") | | | | | | | | | | | |")
   else
@@ -350,7 +370,7 @@ for _, q in ipairs(Q) do
         " | ", string.format("%.0f%%", spread * 100), " | ", verdict, " | ",
         bad == 0 and "yes" or (bad .. " of " .. NCASE .. " differ"), " |")
   end
-end
+end end
 out("")
 out("Target collide/empty <= 2 (net): met by ", met, ", missed by ", missed, " queries on ", lib.luaname(), ".")
 for _, n in ipairs(notes) do out("- differs: ", n) end

@@ -42,10 +42,18 @@ enum { CL_K_AABB, CL_K_RAY, CL_K_OBB, CL_K_SPHERE, CL_K_SHAPES, CL_K_POLYGON = C
 extern const char cl_class_tags[CL_K_TAGS];
 
 /// Payload of a collide.Polygon: n >= 3 vertices, xy[0..2n-1] = x1,y1, x2,y2, ... (all finite;
-/// immutable once made). The userdata is exactly CL_POLYGON_SIZE(n) bytes.
+/// immutable once made), followed, for n <= CL_POLY_EDGES_MAX, by the core's edge table
+/// (cl_polygon_edges, CL_POLY_EDGE_DOUBLES(n) doubles). The userdata is exactly
+/// CL_POLYGON_SIZE(n) bytes.
 typedef struct cl_polygon { size_t n; double xy[]; } cl_polygon;
 #define CL_POLYGON_HEAD (sizeof(cl_udhead) + sizeof(cl_polygon))
-#define CL_POLYGON_SIZE(n) (CL_POLYGON_HEAD + 2 * (size_t)(n) * sizeof(double))
+#define CL_POLYGON_DOUBLES(n) \
+    (2 * (size_t)(n) + ((size_t)(n) <= CL_POLY_EDGES_MAX ? CL_POLY_EDGE_DOUBLES(n) : 0))
+#define CL_POLYGON_SIZE(n) (CL_POLYGON_HEAD + CL_POLYGON_DOUBLES(n) * sizeof(double))
+/// The polygon's edge table, or NULL if it has none (more than CL_POLY_EDGES_MAX vertices).
+static inline const double *cl_polygon_edgetable(const cl_polygon *p) {
+    return p->n <= CL_POLY_EDGES_MAX ? p->xy + 2 * p->n : NULL;
+}
 
 /// The payload of the value at idx if it is a shape userdata of class k with payload size sz, else NULL.
 static inline void *cl_toclass(lua_State *L, int idx, int k, size_t sz) {
@@ -56,18 +64,22 @@ static inline void *cl_toclass(lua_State *L, int idx, int k, size_t sz) {
 }
 
 /// The payload of the value at idx if it is a collide.Polygon, else NULL. Memory safety as for
-/// cl_toclass: the size is at least a 3-vertex polygon's before the tag is read, and the count is
-/// read only from a tagged userdata and must then match the size exactly (compared by division, so
-/// a forged count cannot overflow into a match).
+/// cl_toclass: the size is at least the smallest polygon's (every count's size is at least a
+/// 3-vertex polygon's) before the tag is read, and the count is read only from a tagged userdata
+/// and must then match the size exactly (for large counts compared by division, so a forged count
+/// cannot overflow into a match).
 static inline const cl_polygon *cl_topolygon(lua_State *L, int idx) {
     const cl_udhead *h = (const cl_udhead *)lua_touserdata(L, idx);
     const cl_polygon *p;
-    size_t len;
+    size_t len, n;
     if (h == NULL) return NULL;
     len = (size_t)lua_rawlen(L, idx);
     if (len < CL_POLYGON_SIZE(3) || h->tag != &cl_class_tags[CL_K_POLYGON]) return NULL;
     p = (const cl_polygon *)(h + 1);
-    if ((len - CL_POLYGON_HEAD) % (2 * sizeof(double)) != 0 || (len - CL_POLYGON_HEAD) / (2 * sizeof(double)) != p->n)
+    n = p->n;
+    if (n <= CL_POLY_EDGES_MAX ? len != CL_POLYGON_SIZE(n)
+                               : ((len - CL_POLYGON_HEAD) % (2 * sizeof(double)) != 0 ||
+                                  (len - CL_POLYGON_HEAD) / (2 * sizeof(double)) != n))
         return NULL;
     return p;
 }

@@ -449,7 +449,7 @@ static int f_toi(const void *aud, double dax, double day, double daz, const void
     double t = 1;
     int st;
     if (a == NULL || b == NULL || !fin3(dax, day, daz) || !fin3(dbx, dby, dbz)) return -1;
-    st = (int)cl_toi(a, cl_v3(dax, day, daz), b, cl_v3(dbx, dby, dbz), &t);
+    st = (int)cl_toi_xyz(a, b, dax, day, daz, dbx, dby, dbz, &t);  /* cl_toi, numbers in registers */
     out[0] = t;
     return st;
 }
@@ -471,11 +471,10 @@ static int f_reflect(double vx, double vy, double vz, double nx, double ny, doub
 /* pointinpolygon: xy[0..2n-1] copied by the wrapper (2n <= FFI_POLY_MAX, n >= 3): 0 or 1, -1 if
  * a coordinate or the point is not finite. */
 static int f_pointinpolygon(const double *xy, int n, double x, double y) {
-    int i;
+    int r;
     if (!fin1(x) || !fin1(y) || n < 3 || n > FFI_POLY_MAX / 2) return -1;
-    for (i = 0; i < 2 * n; i++)
-        if (!fin1(xy[i])) return -1;
-    return cl_point_in_polygon(xy, (size_t)n, x, y) != 0;
+    r = cl_point_in_polygon_finite(xy, (size_t)n, x, y);  /* the coordinates' check in the same pass */
+    return r < 0 ? -1 : r != 0;
 }
 
 /* polygon:contains(x, y) and pointinpolygon(polygon, x, y): 0 or 1. */
@@ -483,7 +482,7 @@ static int f_polygon_contains(const void *ud, double x, double y, double *out) {
     const cl_polygon *p = POLYGON_OF(ud);
     (void)out;
     if (p == NULL || !fin1(x) || !fin1(y)) return -1;
-    return cl_point_in_polygon(p->xy, p->n, x, y) != 0;
+    return cl_point_in_polygon_e(p->xy, p->n, cl_polygon_edgetable(p), x, y) != 0;
 }
 
 /* Every fast function by name; the chunk derives each C type from its own argument list.

@@ -12,19 +12,29 @@
  * so no lua_checkstack is needed. */
 #define POLY_BATCH 16
 
-/* collide.toi(a, dax,day,daz, b, dbx,dby,dbz) -> "overlapped", 0 | "touching", t | "separated", 1. */
+/* collide.toi(a, dax,day,daz, b, dbx,dby,dbz) -> "overlapped", 0 | "touching", t | "separated", 1.
+ * One test for the common case (both boxes, six finite numbers: x - x is +0 exactly for finite x);
+ * on any failure the checks run in argument order and raise the error they always raised. */
 static int f_toi(lua_State *L) {
-    const cl_aabb *a = cl_checkaabb(L, 1, "toi");
-    cl_vec3 da = cl_checkvec(L, 2, "toi");
-    const cl_aabb *b = cl_checkaabb(L, 5, "toi");
-    cl_vec3 db = cl_checkvec(L, 6, "toi");
+    const cl_aabb *a = (const cl_aabb *)cl_toclass(L, 1, CL_K_AABB, sizeof(cl_aabb));
+    const cl_aabb *b = (const cl_aabb *)cl_toclass(L, 5, CL_K_AABB, sizeof(cl_aabb));
+    int ok0, ok1, ok2, ok3, ok4, ok5;
+    double dax = (double)lua_tonumberx(L, 2, &ok0), day = (double)lua_tonumberx(L, 3, &ok1);
+    double daz = (double)lua_tonumberx(L, 4, &ok2), dbx = (double)lua_tonumberx(L, 6, &ok3);
+    double dby = (double)lua_tonumberx(L, 7, &ok4), dbz = (double)lua_tonumberx(L, 8, &ok5);
     double t = 1;
-    /* the state strings are upvalues 1-3 (see cl_open_funcs): no string hashing per call */
-    switch (cl_toi(a, da, b, db, &t)) {
-    case CL_TOI_OVERLAPPED: lua_pushvalue(L, lua_upvalueindex(1)); break;
-    case CL_TOI_TOUCHING:   lua_pushvalue(L, lua_upvalueindex(2)); break;
-    default:                lua_pushvalue(L, lua_upvalueindex(3)); break;
+    cl_toi_state st;
+    if (!((a != NULL) & (b != NULL) & ok0 & ok1 & ok2 & ok3 & ok4 & ok5 &&
+          ((dax - dax) + (day - day) + (daz - daz)) + ((dbx - dbx) + (dby - dby) + (dbz - dbz)) == 0)) {
+        a = cl_checkaabb(L, 1, "toi");
+        cl_checkvec(L, 2, "toi");
+        b = cl_checkaabb(L, 5, "toi");
+        cl_checkvec(L, 6, "toi");
     }
+    /* the state strings are upvalues 1-3 in cl_toi_state order (see cl_open_funcs): no string
+     * hashing per call, and no branch on the (in practice random) state */
+    st = cl_toi_xyz(a, b, dax, day, daz, dbx, dby, dbz, &t);
+    lua_pushvalue(L, lua_upvalueindex(1 + (int)st));
     lua_pushnumber(L, t);
     return 2;
 }
@@ -123,7 +133,7 @@ static int f_pointinpolygon(lua_State *L) {
         if (p == NULL) return cl_typeerror(L, 1, "pointinpolygon", "table");
         x = cl_checkfinite(L, 2, "pointinpolygon");
         y = cl_checkfinite(L, 3, "pointinpolygon");
-        lua_pushboolean(L, cl_point_in_polygon(p->xy, p->n, x, y));
+        lua_pushboolean(L, cl_point_in_polygon_e(p->xy, p->n, cl_polygon_edgetable(p), x, y));
         return 1;
     }
     x = cl_checkfinite(L, 2, "pointinpolygon");

@@ -17,7 +17,8 @@ static const cl_polygon *checkpolygon(lua_State *L, int arg, const char *fname) 
 
 /* collide.Polygon(xy) -> a new polygon; xy = {x1,y1, x2,y2, ...} read with pointinpolygon's checks
  * and errors. The coordinates are read into a buffer first and copied into a userdata of exactly
- * the right size once all are known to be valid. */
+ * the right size once all are known to be valid; polygons of up to CL_POLY_EDGES_MAX vertices
+ * also get the core's edge table (bind.h), for faster tests. */
 static int polygon_new(lua_State *L) {
     double stackbuf[CL_POLY_STACK_COORDS];
     size_t len;
@@ -28,6 +29,7 @@ static int polygon_new(lua_State *L) {
         return cl_argerror(L, 1, "Polygon", "polygon is too large");
     p = cl_newpolygon(L, len / 2);
     memcpy(p->xy, xy, len * sizeof(double));
+    if (len / 2 <= CL_POLY_EDGES_MAX) cl_polygon_edges(p->xy, len / 2, p->xy + len);
     return 1;
 }
 
@@ -44,7 +46,7 @@ static int polygon_contains(lua_State *L) {
         x = cl_checkfinite(L, 2, "contains");
         y = cl_checkfinite(L, 3, "contains");
     }
-    lua_pushboolean(L, cl_point_in_polygon(p->xy, p->n, x, y));
+    lua_pushboolean(L, cl_point_in_polygon_e(p->xy, p->n, cl_polygon_edgetable(p), x, y));
     return 1;
 }
 

@@ -140,6 +140,9 @@ CL_API int cl_shape_equal(const cl_shape *a, const cl_shape *b);
 /// Interiors are open boxes, except that on an axis with no relative motion where both boxes are
 /// flat at the same coordinate the boxes count as overlapping on that axis (2D use).
 CL_API cl_toi_state cl_toi(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 db, double *t);
+/// (Added.) cl_toi with the displacements da = (dax, day, daz) and db = (dbx, dby, dbz) as numbers.
+CL_API cl_toi_state cl_toi_xyz(const cl_aabb *a, const cl_aabb *b, double dax, double day, double daz,
+                               double dbx, double dby, double dbz, double *t);
 /// Closest point on segment ab to p and its parameter s in [0, 1]; zero-length gives a, s = 0.
 CL_API cl_vec3 cl_closest_on_segment(cl_vec3 p, cl_vec3 a, cl_vec3 b, double *s);
 /// v - (1 + e)(n.v)n. n is used as given (callers pass a unit normal).
@@ -147,5 +150,16 @@ CL_API cl_vec3 cl_reflect(cl_vec3 v, cl_vec3 n, double e);
 /// Crossing-number test of (x, y) against the polygon xy[0..2n-1] (n vertices, n >= 3).
 /// Points on an edge or vertex count as inside.
 CL_API int cl_point_in_polygon(const double *xy, size_t n, double x, double y);
+/// (Added.) An edge table speeds up cl_point_in_polygon for polygons of at most
+/// CL_POLY_EDGES_MAX vertices that are tested many times: CL_POLY_EDGE_DOUBLES(n) doubles written
+/// once by cl_polygon_edges (layout private to misc.c), then passed to cl_point_in_polygon_e,
+/// which gives cl_point_in_polygon's answer (e may be NULL: then it is cl_point_in_polygon).
+#define CL_POLY_EDGES_MAX 32
+#define CL_POLY_EDGE_DOUBLES(n) (4 + (size_t)5 * (((size_t)(n) + 1) / 2 * 2))
+CL_API void cl_polygon_edges(const double *xy, size_t n, double *e);
+CL_API int cl_point_in_polygon_e(const double *xy, size_t n, const double *e, double x, double y);
+/// (Added.) cl_point_in_polygon for coordinates that may not be finite (x and y must be): -1 if
+/// one of xy[0..2n-1] is not finite, else the same answer.
+CL_API int cl_point_in_polygon_finite(const double *xy, size_t n, double x, double y);
 
 #endif

@@ -1,10 +1,32 @@
 /* collide core: time of impact (seed 003), segment, reflection, polygon, and shape dispatch. */
+#include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "vec.h"
 
 /* Seed 003 corrected: boxes overlap on an axis when amin < bmax and bmin < amax, strictly (the
  * seed counts touching boxes as overlapped; a flat box strictly inside a thick one does overlap),
  * "separated" always has t = 1 (seed's last branch returns 0), and first contact must be < 1
  * (seed's t1 >= 1 test); each axis gives the open interval of times it overlaps. */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CL_NOINLINE __attribute__((noinline))
+#else
+#define CL_NOINLINE
+#endif
+
+/* a < b ? a : b and a > b ? a : b, without a branch: GCC compiles the plain conditionals in
+ * toi_axis to jumps on the sign of the motion, which mispredict in random use; SSE2's minsd and
+ * maxsd are exactly these expressions (the second operand when unordered or equal). */
+#if defined(__SSE2__)
+static inline double min_lt(double a, double b) { return _mm_cvtsd_f64(_mm_min_sd(_mm_set_sd(a), _mm_set_sd(b))); }
+static inline double max_gt(double a, double b) { return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(a), _mm_set_sd(b))); }
+#else
+static inline double min_lt(double a, double b) { return a < b ? a : b; }
+static inline double max_gt(double a, double b) { return a > b ? a : b; }
+#endif
 
 /* One axis of cl_toi: narrows (lo, hi) to the open interval of times the boxes overlap on it
  * (no change for an axis that always overlaps). 0 if the axis never overlaps (separated). */
@@ -22,43 +44,86 @@ static CL_INLINE int toi_axis(double amin, double amax, double bmin, double bmax
          * larger quotient (equal quotients differ at most in the sign of a zero, which no test
          * sees and the result's + 0.0 removes). Branch-free: the sign of d is random in practice. */
         double q0 = (amin - bmax) / d, q1 = (amax - bmin) / d;
-        enter = q0 < q1 ? q0 : q1;
-        leave = q0 < q1 ? q1 : q0;
+        enter = min_lt(q0, q1);
+        leave = max_gt(q1, q0);
     } else {  /* the relative motion overflows: the times are scale-free, so halve everything */
         d = dbi * 0.5 - dai * 0.5;
         enter = (d > 0 ? amin * 0.5 - bmax * 0.5 : amax * 0.5 - bmin * 0.5) / d;
         leave = (d > 0 ? amax * 0.5 - bmin * 0.5 : amin * 0.5 - bmax * 0.5) / d;
     }
-    *lo = enter > *lo ? enter : *lo;
-    *hi = leave < *hi ? leave : *hi;
+    *lo = max_gt(enter, *lo);
+    *hi = min_lt(leave, *hi);
     return 1;
 }
 
 /// State and time: OVERLAPPED at 0, TOUCHING at first contact in [0, 1), else SEPARATED at 1.
 cl_toi_state cl_toi(const cl_aabb *a, cl_vec3 da, const cl_aabb *b, cl_vec3 db, double *t)
 {
+    return cl_toi_xyz(a, b, da.x, da.y, da.z, db.x, db.y, db.z, t);
+}
+
+/* cl_toi's answer from the axes' verdict ok and the time window (lo, hi), without branches
+ * (the state is random in practice): OVERLAPPED at 0 when lo < 0 < hi, TOUCHING at lo when the
+ * window is non-empty and meets [0, 1), else SEPARATED at 1. ok = 0 or an empty window gives
+ * SEPARATED, which is why the axes need no early exits (lo only rises and hi only falls). */
+static CL_INLINE cl_toi_state toi_finish(int ok, double lo, double hi, double *t)
+{
+    int ov = ok & (lo < 0) & (hi > 0), touch = ok & (lo < hi) & (lo < 1) & (hi > 0);
+    uint64_t tb, lb, one = UINT64_C(0x3ff0000000000000), mt, mo;
+    lo += 0.0;  /* lo >= 0 when touching; + 0.0 turns -0 into 0 */
+    memcpy(&lb, &lo, 8);
+    mt = (uint64_t)0 - (uint64_t)(touch & !ov);
+    mo = (uint64_t)0 - (uint64_t)ov;
+    tb = ((lb & mt) | (one & ~mt)) & ~mo;  /* lo, 1 or 0 (the bits of 1.0 and +0.0) */
+    memcpy(t, &tb, 8);
+    return (cl_toi_state)(2 - touch - ov);
+}
+
+/* The axes one by one (toi_axis), for any motion; out of line, so that the common case below
+ * keeps its registers to itself. */
+static CL_NOINLINE cl_toi_state toi_general(const cl_aabb *a, const cl_aabb *b, double dax, double day,
+                                            double daz, double dbx, double dby, double dbz, double *t)
+{
     double lo = -INFINITY, hi = INFINITY;
-    /* lo only rises and hi only falls, and the answer is SEPARATED once lo >= hi, lo >= 1 or
-     * hi <= 0 (neither test below can pass then), so each axis may stop early: same answers,
-     * fewer divisions for boxes that never meet. No time is NaN (d is finite and non-zero). */
-    if (!toi_axis(a->min.x, a->max.x, b->min.x, b->max.x, da.x, db.x, &lo, &hi) ||
-        !((lo < hi) & (lo < 1) & (hi > 0)) ||
-        !toi_axis(a->min.y, a->max.y, b->min.y, b->max.y, da.y, db.y, &lo, &hi) ||
-        !((lo < hi) & (lo < 1) & (hi > 0)) ||
-        !toi_axis(a->min.z, a->max.z, b->min.z, b->max.z, da.z, db.z, &lo, &hi)) {
-        *t = 1;
-        return CL_TOI_SEPARATED;
+    int ok = toi_axis(a->min.x, a->max.x, b->min.x, b->max.x, dax, dbx, &lo, &hi);
+    ok &= toi_axis(a->min.y, a->max.y, b->min.y, b->max.y, day, dby, &lo, &hi);
+    ok &= toi_axis(a->min.z, a->max.z, b->min.z, b->max.z, daz, dbz, &lo, &hi);
+    return toi_finish(ok, lo, hi, t);
+}
+
+#if defined(__SSE2__)
+/* toi_axis's general branch for one axis, both quotients in one register: (q0, q1) =
+ * ((amin - bmax) / d, (amax - bmin) / d) lane by lane (the same roundings), then enter =
+ * min_lt(q0, q1) and leave = max_gt(q1, q0) in lane 0 of the lane-wise min and max against the
+ * swapped pair, and (lo, hi) narrowed as toi_axis narrows them. */
+static CL_INLINE void toi_axis_sse2(const double *amin, const double *amax, const double *bmax, const double *bmin,
+                                     double d, __m128d *lo, __m128d *hi)
+{
+    __m128d am = _mm_loadh_pd(_mm_load_sd(amin), amax), bm = _mm_loadh_pd(_mm_load_sd(bmax), bmin);
+    __m128d q = _mm_div_pd(_mm_sub_pd(am, bm), _mm_set1_pd(d)), qs = _mm_shuffle_pd(q, q, 1);
+    *lo = _mm_max_sd(_mm_min_pd(q, qs), *lo);
+    *hi = _mm_min_sd(_mm_max_pd(qs, q), *hi);
+}
+#endif
+
+/// cl_toi with the displacements as six numbers (passed in registers: the binding's entry).
+cl_toi_state cl_toi_xyz(const cl_aabb *a, const cl_aabb *b, double dax, double day, double daz,
+                        double dbx, double dby, double dbz, double *t)
+{
+#if defined(__SSE2__)
+    double dx = dbx - dax, dy = dby - day, dz = dbz - daz, p = dx * dy * dz;
+    /* the common case, every relative motion finite and non-zero: then so is their product,
+     * unless it underflows, and a finite non-zero product has only finite non-zero factors (an
+     * infinite one makes it infinite or NaN); an underflow merely takes the general path */
+    if ((p != 0) & (p - p == 0)) {
+        __m128d lo = _mm_set_sd(-INFINITY), hi = _mm_set_sd(INFINITY);
+        toi_axis_sse2(&a->min.x, &a->max.x, &b->max.x, &b->min.x, dx, &lo, &hi);
+        toi_axis_sse2(&a->min.y, &a->max.y, &b->max.y, &b->min.y, dy, &lo, &hi);
+        toi_axis_sse2(&a->min.z, &a->max.z, &b->max.z, &b->min.z, dz, &lo, &hi);
+        return toi_finish(1, _mm_cvtsd_f64(lo), _mm_cvtsd_f64(hi), t);
     }
-    if (lo < 0 && hi > 0) {
-        *t = 0;
-        return CL_TOI_OVERLAPPED;
-    }
-    if (lo < hi && lo < 1 && hi > 0) {
-        *t = lo + 0.0;  /* lo >= 0 here; + 0.0 turns -0 into 0 */
-        return CL_TOI_TOUCHING;
-    }
-    *t = 1;
-    return CL_TOI_SEPARATED;
+#endif
+    return toi_general(a, b, dax, day, daz, dbx, dby, dbz, t);
 }
 
 /* Seed 002's closest point on a line has (P1 - P1) where (P2 - P1) belongs, and its end tests
@@ -291,6 +356,57 @@ static inline int lowbit(unsigned long m)
 #endif
 }
 
+#if defined(__SSE2__)
+/* Polygons up to this many vertices take pip_sse2; larger ones the mask pass below. */
+#define PIP_SSE2_MAX 32
+
+/* The fast pass of cl_point_in_polygon (below) without a branch per edge, two edges per step
+ * with SSE2: every edge's straddle test and orient_sign's float filter are computed (the very
+ * same expressions, lane by lane, so the same roundings), and only the straddling edges'
+ * results are kept, by masks. Returns the parity, or -1 when the exact loop must decide (a
+ * vertex at the point's y, or a straddling edge whose filter gives no sign): exactly the cases
+ * where the mask pass falls back. Edge k runs from vertex k - 1 (j) to vertex k (i).
+ * Simplifications, each the same decision as the mask pass's on every input (all coordinates
+ * finite): a vertex at y is yi == y; "pos || -det > bound" is |det| > bound (bound >= 0 or NaN);
+ * isfinite(sum) needs no test of its own (an infinite sum makes bound infinite, so |det| > bound
+ * fails and the pair falls back anyway); on a straddling edge with no vertex at y, yj > yi is
+ * exactly "vertex j above y". An odd count's last step pairs edge n - 1 with the degenerate edge
+ * from vertex n - 1 to itself, which never straddles.
+ * With check != 0 (a constant), the coordinates may be anything and -2 is returned if one is
+ * not finite (x - x is 0 exactly for finite x, NaN otherwise): one pass instead of two for a
+ * caller that has not checked them (the LuaJIT path). */
+static CL_INLINE int pip_sse2(const double *xy, size_t n, double x, double y, int check)
+{
+    const __m128d X = _mm_set1_pd(x), Y = _mm_set1_pd(y), ERR = _mm_set1_pd(3.3306690738754716e-16);
+    const __m128d TINY = _mm_set1_pd(0x1p-900), SIGN = _mm_set1_pd(-0.0);
+    __m128d par = _mm_setzero_pd(), bad = _mm_setzero_pd(), fin = _mm_setzero_pd();
+    __m128d vj = _mm_loadu_pd(xy + 2 * (n - 1));
+    size_t k;
+    int m;
+    for (k = 0; k < n; k += 2) {
+        __m128d v0 = _mm_loadu_pd(xy + 2 * k), v1 = k + 1 < n ? _mm_loadu_pd(xy + 2 * k + 2) : v0;
+        __m128d xi = _mm_unpacklo_pd(v0, v1), yi = _mm_unpackhi_pd(v0, v1);
+        __m128d xj = _mm_unpacklo_pd(vj, v0), yj = _mm_unpackhi_pd(vj, v0);
+        __m128d aj = _mm_cmpgt_pd(yj, Y), strad = _mm_xor_pd(_mm_cmpgt_pd(yi, Y), aj);
+        __m128d l = _mm_mul_pd(_mm_sub_pd(xj, xi), _mm_sub_pd(Y, yi));
+        __m128d r = _mm_mul_pd(_mm_sub_pd(yj, yi), _mm_sub_pd(X, xi));
+        __m128d det = _mm_sub_pd(l, r);
+        __m128d sum = _mm_add_pd(_mm_andnot_pd(SIGN, l), _mm_andnot_pd(SIGN, r));
+        __m128d bound = _mm_mul_pd(ERR, sum);
+        __m128d sure = _mm_and_pd(_mm_cmpgt_pd(_mm_andnot_pd(SIGN, det), bound), _mm_cmpgt_pd(sum, TINY));
+        if (check) fin = _mm_add_pd(fin, _mm_add_pd(_mm_sub_pd(v0, v0), _mm_sub_pd(v1, v1)));
+        bad = _mm_or_pd(bad, _mm_or_pd(_mm_cmpeq_pd(yi, Y), _mm_andnot_pd(sure, strad)));
+        /* toggle when the point is left of the edge: (yj > yi) == (det > bound) */
+        par = _mm_xor_pd(par, _mm_andnot_pd(_mm_xor_pd(aj, _mm_cmpgt_pd(det, bound)), strad));
+        vj = v1;
+    }
+    if (check && _mm_movemask_pd(_mm_cmpeq_pd(fin, _mm_setzero_pd())) != 3) return -2;
+    if (_mm_movemask_pd(bad) != 0) return -1;
+    m = _mm_movemask_pd(par);
+    return (m ^ (m >> 1)) & 1;
+}
+#endif
+
 /// 1 if (x, y) is on the boundary or inside by the even-odd rule.
 /// Fast pass (the exact loop's per-edge range tests are data-dependent branches that mispredict
 /// for random points): one comparison per vertex gives a bit mask of the edges that straddle y,
@@ -302,12 +418,19 @@ static inline int lowbit(unsigned long m)
 /// "x < xlo" shortcut is that case, "x > xhi" the opposite), which is the filter's sign; no
 /// orientation is 0, so there is no boundary hit; and the parity does not depend on the order of
 /// the edges. Anything else (a vertex at the point's y, a point on or within rounding of an
-/// edge, extreme magnitudes) is left to the exact loop.
+/// edge, extreme magnitudes) is left to the exact loop. With SSE2, polygons of up to
+/// PIP_SSE2_MAX vertices take pip_sse2 instead: the same decisions without a branch per edge.
 int cl_point_in_polygon(const double *xy, size_t n, double x, double y)
 {
     size_t base;
     unsigned parity = 0;
     if (n == 0) return 0;
+#if defined(__SSE2__)
+    if (n <= PIP_SSE2_MAX) {
+        int r = pip_sse2(xy, n, x, y, 0);
+        return r >= 0 ? r : point_in_polygon_exact(xy, n, x, y);
+    }
+#endif
     for (base = 0; base < n; base += 32) {  /* 32 vertices per mask (unsigned long has >= 32 bits) */
         size_t m = n - base < 32 ? n - base : 32, k;
         size_t prev = base == 0 ? n - 1 : base - 1;  /* the vertex before vertex base */
@@ -342,6 +465,88 @@ int cl_point_in_polygon(const double *xy, size_t n, double x, double y)
         }
     }
     return (int)parity;
+}
+
+/// cl_point_in_polygon for coordinates not yet checked: -1 if one of them is not finite.
+int cl_point_in_polygon_finite(const double *xy, size_t n, double x, double y)
+{
+    size_t i;
+    double z = 0;
+#if defined(__SSE2__)
+    if (n > 0 && n <= PIP_SSE2_MAX) {
+        int r = pip_sse2(xy, n, x, y, 1);
+        return r >= 0 ? r : (r == -2 ? -1 : point_in_polygon_exact(xy, n, x, y));
+    }
+#endif
+    for (i = 0; i < 2 * n; i++) z += xy[i] - xy[i];  /* 0 if all are finite, else NaN */
+    if (z != 0) return -1;
+    return cl_point_in_polygon(xy, n, x, y);
+}
+
+/* The edge table: the bounding box (xmin, ymin, xmax, ymax), then for each pair of edges
+ * (2p, 2p + 1) ten doubles: xi of both, yi of both, yj of both, xj - xi of both, yj - yi of both
+ * (edge k runs from vertex j = k - 1 to vertex i = k, as in pip_sse2, and the differences are
+ * the ones the filter computes, so the same values). An odd count gets a last, degenerate edge
+ * from vertex n - 1 to itself, which never straddles. */
+void cl_polygon_edges(const double *xy, size_t n, double *e)
+{
+    size_t k, m = (n + 1) / 2 * 2;
+    e[0] = e[2] = xy[0];
+    e[1] = e[3] = xy[1];
+    for (k = 1; k < n; k++) {
+        if (xy[2 * k] < e[0]) e[0] = xy[2 * k];
+        if (xy[2 * k] > e[2]) e[2] = xy[2 * k];
+        if (xy[2 * k + 1] < e[1]) e[1] = xy[2 * k + 1];
+        if (xy[2 * k + 1] > e[3]) e[3] = xy[2 * k + 1];
+    }
+    for (k = 0; k < m; k++) {
+        size_t i = k < n ? k : n - 1, j = k < n ? (k == 0 ? n - 1 : k - 1) : n - 1;
+        double *q = e + 4 + 10 * (k / 2) + k % 2;
+        q[0] = xy[2 * i];
+        q[2] = xy[2 * i + 1];
+        q[4] = xy[2 * j + 1];
+        q[6] = xy[2 * j] - xy[2 * i];
+        q[8] = xy[2 * j + 1] - xy[2 * i + 1];
+    }
+}
+
+/// cl_point_in_polygon with the edge table e of cl_polygon_edges (NULL: none).
+int cl_point_in_polygon_e(const double *xy, size_t n, const double *e, double x, double y)
+{
+#if defined(__SSE2__)
+    /* A point outside the bounding box is outside (it is on no edge, and a horizontal ray from
+     * it crosses no edge, or every straddling edge, an even number); else pip_sse2's loop on the
+     * table: five loads per pair of edges instead of two loads, four shuffles and two
+     * subtractions. */
+    if (e != NULL && n > 0 && n <= CL_POLY_EDGES_MAX) {
+        static const double err[2] = { 3.3306690738754716e-16, 3.3306690738754716e-16 };
+        static const double tiny[2] = { 0x1p-900, 0x1p-900 }, sign[2] = { -0.0, -0.0 };
+        const __m128d X = _mm_set1_pd(x), Y = _mm_set1_pd(y), ERR = _mm_loadu_pd(err);
+        const __m128d TINY = _mm_loadu_pd(tiny), SIGN = _mm_loadu_pd(sign), P = _mm_set_pd(y, x);
+        __m128d par = _mm_setzero_pd(), bad = _mm_setzero_pd();
+        const double *q = e + 4, *end = e + CL_POLY_EDGE_DOUBLES(n);
+        int m;
+        if (_mm_movemask_pd(_mm_or_pd(_mm_cmplt_pd(P, _mm_loadu_pd(e)), _mm_cmpgt_pd(P, _mm_loadu_pd(e + 2))))) return 0;
+        for (; q < end; q += 10) {
+            __m128d xi = _mm_loadu_pd(q), yi = _mm_loadu_pd(q + 2), yj = _mm_loadu_pd(q + 4);
+            __m128d aj = _mm_cmpgt_pd(yj, Y), strad = _mm_xor_pd(_mm_cmpgt_pd(yi, Y), aj);
+            __m128d l = _mm_mul_pd(_mm_loadu_pd(q + 6), _mm_sub_pd(Y, yi));
+            __m128d r = _mm_mul_pd(_mm_loadu_pd(q + 8), _mm_sub_pd(X, xi));
+            __m128d det = _mm_sub_pd(l, r);
+            __m128d sum = _mm_add_pd(_mm_andnot_pd(SIGN, l), _mm_andnot_pd(SIGN, r));
+            __m128d bound = _mm_mul_pd(ERR, sum);
+            __m128d sure = _mm_and_pd(_mm_cmpgt_pd(_mm_andnot_pd(SIGN, det), bound), _mm_cmpgt_pd(sum, TINY));
+            bad = _mm_or_pd(bad, _mm_or_pd(_mm_cmpeq_pd(yi, Y), _mm_andnot_pd(sure, strad)));
+            par = _mm_xor_pd(par, _mm_andnot_pd(_mm_xor_pd(aj, _mm_cmpgt_pd(det, bound)), strad));
+        }
+        if (_mm_movemask_pd(bad) != 0) return point_in_polygon_exact(xy, n, x, y);
+        m = _mm_movemask_pd(par);
+        return (m ^ (m >> 1)) & 1;
+    }
+#else
+    (void)e;
+#endif
+    return cl_point_in_polygon(xy, n, x, y);
 }
 
 /* ---- dispatch ---- */
