@@ -418,6 +418,11 @@ describe("World out tables", function()
     if jit then jit.off() end
     collectgarbage("collect")
     collectgarbage("stop")
+    -- after a full collection the first few filtered queries may allocate once on LuaJIT (seen
+    -- as one 0.2-1.2 KB jump within the first 6 steps in about 1 run of 12 under busted, never
+    -- later, with older builds too; not reproduced outside busted): steady state
+    -- is what this measures, so a few more steps with the collector stopped first
+    for _ = 1, 20 do step() end
     local before = collectgarbage("count")
     for _ = 1, 1000 do step() end
     local grown = collectgarbage("count") - before
