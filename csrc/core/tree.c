@@ -399,6 +399,11 @@ int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box) {
 
 int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box) {
     cl_fbox b = cl_fbox_from(box);
+    return cl_tree_enlarge_fbox(t, leaf, &b);
+}
+
+int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *fb) {
+    cl_fbox b = *fb;
     int i = t->meta[leaf].parent;
     t->nodes[leaf].box = b;
     while (i != CL_NULLNODE && !fb_encloses(&t->nodes[i].box, &b)) {

@@ -98,6 +98,8 @@ CL_API int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box);
 /// Gives the leaf a new box without restructuring: ancestors grow until one already encloses
 /// it (cheap; boxes only grow, see cl_tree_refit); returns the leaf. Never allocates or fails.
 CL_API int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box);
+/// cl_tree_enlarge with the leaf's float box already made (cl_fbox_from of the box).
+CL_API int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *b);
 /// Recomputes every internal box as the union of its children (undoes the growth left by
 /// cl_tree_enlarge); O(nodes), no allocation.
 CL_API void cl_tree_refit(cl_tree *t);

@@ -233,6 +233,7 @@ void cl_world_free(cl_world *w) {
     free_buf(w, w->cp, w->cpcap, sizeof(cl_cpair));
     if (w->wnblock) w->alloc(w->ud, w->wnblock, (size_t)w->wncap * sizeof(cl_wnode) + 64, 0);
     if (w->qnblock) w->alloc(w->ud, w->qnblock, (size_t)w->qncap * sizeof(cl_qnode) + 64, 0);
+    free_buf(w, w->qslot, w->qslotcap, sizeof(int));
     free_buf(w, w->ph, w->phcap, sizeof(int));
     free_buf(w, w->pr, w->prcap, sizeof(cl_wpair));
     free_buf(w, w->kp, w->kpcap, sizeof(cl_kpair));
@@ -448,6 +449,46 @@ static void tree_rebuild(cl_world *w) {
         if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
 }
 
+WINLINE cl_fbox fbox_of(const cl_aabb *b);
+
+/* Copies tree node i's box into its box-query snapshot slot s (4 * node + slot). */
+static void qslot_copy(cl_world *w, int i, int s) {
+    const cl_fbox *b = &w->tree.nodes[i].box;
+    cl_qnode *q = &w->qn[s >> 2];
+    int j = s & 3;
+    q->b[0][j] = b->lo[0]; q->b[1][j] = b->lo[1]; q->b[2][j] = b->lo[2];
+    q->b[3][j] = b->hi[0]; q->b[4][j] = b->hi[1]; q->b[5][j] = b->hi[2];
+}
+
+/* Keeps the box-query snapshot in step with cl_tree_enlarge(leaf) (no change of structure, so
+ * the grouping stays valid): copies the leaf's new box and those of its ancestors into their
+ * slots (opened nodes have none). Enlargement changes a run of ancestors from the leaf up, so
+ * the walk stops at the first slotted ancestor whose slot already holds its box. */
+static void qsnap_path(cl_world *w, int leaf) {
+    int i = leaf;
+    while (i != CL_NULLNODE) {
+        int s = w->qslot[i];
+        if (s >= 0) {
+            const cl_fbox *b = &w->tree.nodes[i].box;
+            const cl_qnode *q = &w->qn[s >> 2];
+            int j = s & 3;
+            if (i != leaf && q->b[0][j] == b->lo[0] && q->b[1][j] == b->lo[1] &&
+                q->b[2][j] == b->lo[2] && q->b[3][j] == b->hi[0] && q->b[4][j] == b->hi[1] &&
+                q->b[5][j] == b->hi[2])
+                break;
+            qslot_copy(w, i, s);
+        }
+        i = w->tree.meta[i].parent;
+    }
+}
+
+/* Copies every slotted tree node's box into the snapshot (after a refit, same structure). */
+static void qsnap_refit(cl_world *w) {
+    int i;
+    for (i = 0; i < w->qslotcap; i++)
+        if (w->qslot[i] >= 0) qslot_copy(w, i, w->qslot[i]);
+}
+
 /* Refits the tree leaves of every item updated out of its fat box since the last traversal
  * (newest first; the list order is fixed by the calls, so the tree stays deterministic), and
  * queues them for the pair cache. */
@@ -456,6 +497,10 @@ static void flush_tree(cl_world *w) {
      * them in place and refit the whole tree, far cheaper than as many reinsertions; rebuild it
      * if that left it much worse than after the last rebuild (teleports, long drifts) */
     int bulk = w->tree.leaves >= 64 && w->dlen > w->tree.leaves / 2;
+    /* a valid box-query snapshot is kept valid through enlargements and refits (its structure
+     * is the tree's until a leaf is reinserted or the tree rebuilt): far cheaper than rebuilding
+     * it for the next pairs' queries */
+    int qsync = w->qn != NULL && w->qnver == w->tver && w->tree.cap <= w->qslotcap;
     while (w->dhead >= 0) {
         int id = w->dhead;
         cl_item *it = &w->items[id];
@@ -463,18 +508,20 @@ static void flush_tree(cl_world *w) {
         it->onlist = 0;
         if (it->dirty && it->proxy != CL_NULLNODE) {
             cl_aabb nf = fat_box(w, it);
-            cl_fbox nfb = cl_fbox_from(&nf);
+            cl_fbox nfb = fbox_of(&nf);             /* cl_fbox_from's bits */
             it->dirty = 0;
             w->tver++;
             if (bulk) {
                 w->tree.nodes[it->proxy].box = nfb;     /* ancestors fixed by the rebuild */
             } else if (fboxes_overlap(&it->fat, &nfb)) {     /* a small step: grow the ancestors */
-                cl_tree_enlarge(&w->tree, it->proxy, &nf);
+                cl_tree_enlarge_fbox(&w->tree, it->proxy, &nfb);
+                if (qsync) qsnap_path(w, it->proxy);
                 w->nenl++;
                 w->tchg++;
             } else {
                 it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
                 w->tchg += 8;
+                qsync = 0;
             }
             set_fat(w, it, &nfb);
             if (!it->mon) {
@@ -488,7 +535,12 @@ static void flush_tree(cl_world *w) {
     if (bulk) {
         cl_tree_refit(&w->tree);
         w->nenl = 0;
-        if (w->refcost <= 0 || cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) tree_rebuild(w);
+        if (w->refcost <= 0 || cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) {
+            tree_rebuild(w);
+        } else if (qsync) {
+            qsnap_refit(w);
+            w->qnver = w->tver;
+        }
         return;
     }
     if (w->nenl > 0 && w->nenl >= w->tree.leaves / 4) {
@@ -496,8 +548,10 @@ static void flush_tree(cl_world *w) {
          * leaves have drifted away from their neighbours: rebuild soon */
         cl_tree_refit(&w->tree);
         w->nenl = 0;
+        if (qsync) qsnap_refit(w);
         if (w->refcost > 0 && cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) w->tchg += 8L * w->tree.leaves;
     }
+    if (qsync) w->qnver = w->tver;
 }
 
 const cl_shape *cl_world_shape(const cl_world *w, int id) { return &w->items[id].shape; }
@@ -924,6 +978,15 @@ static int qsnap_build(cl_world *w) {
         w->qncap = need;
         w->qn = (cl_qnode *)(void *)((char *)blk + (64 - (uintptr_t)blk % 64) % 64);
     }
+    if (t->cap > w->qslotcap) {             /* the slot of every tree node (qsnap_path) */
+        free_buf(w, w->qslot, w->qslotcap, sizeof(int));
+        w->qslotcap = 0;
+        w->qslot = (int *)w->alloc(w->ud, NULL, 0, (size_t)t->cap * sizeof(int));
+        if (!w->qslot) return CL_ENOMEM;
+        w->qslotcap = t->cap;
+    }
+    for (k = 0; k < w->qslotcap; k++) w->qslot[k] = -1;
+    k = 0;
     /* stack entries: tree node, and (t) the slot that gets its snapshot index: 4 * parent + slot */
     cl_stack_init(&st);
     st.p[st.n].node = t->root;
@@ -970,6 +1033,7 @@ static int qsnap_build(cl_world *w) {
             qn->b[3][j] = c->box.hi[0]; qn->b[4][j] = c->box.hi[1]; qn->b[5][j] = c->box.hi[2];
             qn->child[j] = c->child1 == CL_NULLNODE ? ~c->child2 : 0;
             qn->pad[j] = 0;
+            w->qslot[sl[j]] = 4 * me + j;
         }
         for (; j < 4; j++) {
             qn->b[0][j] = qn->b[1][j] = qn->b[2][j] = qn->b[3][j] = qn->b[4][j] = qn->b[5][j] = (float)NAN;
@@ -1292,7 +1356,8 @@ static int cp_refresh(cl_world *w) {
     /* many queries against the same tree: walk the box-query snapshot (built once, O(n), kept
      * for the queries that follow while the tree does not change) */
     for (i = 0, id = w->mhead; id >= 0 && i <= w->tree.leaves / 32 + 16; id = w->items[id].mnext) i++;
-    snap = id >= 0 && qsnap_now(w);
+    snap = w->tree.leaves >= 2 && w->qn != NULL && w->qnver == w->tver;    /* kept up by flush_tree */
+    if (!snap) snap = id >= 0 && qsnap_now(w);
     while (w->mhead >= 0) {
         cl_item *it = &w->items[w->mhead];
         id = w->mhead;
@@ -1340,16 +1405,20 @@ static void pair_sort(cl_wpair *a, int n) {
  * tmp holding n scratch elements; digits equal in every key are skipped. Returns the buffer
  * (a or tmp) that holds the sorted elements. */
 static cl_kpair *kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits) {
-    int shift, i;
+    /* as few passes as 11-bit digits need, the bits spread evenly over them (28 bits: three
+     * digits of 10 bits rather than 11, 11 and 6: half the counters to clear and sum) */
+    int npass = (bits + 10) / 11, width = npass > 0 ? (bits + npass - 1) / npass : 1;
+    int nb = 1 << width, shift, i;
+    unsigned long long mask = (unsigned long long)nb - 1;
     if (n < 2) return a;
-    for (shift = 0; shift < bits; shift += 11) {
+    for (shift = 0; shift < bits; shift += width) {
         int cnt[2048], sum = 0;
         cl_kpair *x;
-        for (i = 0; i < 2048; i++) cnt[i] = 0;
-        for (i = 0; i < n; i++) cnt[(a[i].key >> shift) & 2047]++;
-        if (cnt[(a[0].key >> shift) & 2047] == n) continue;
-        for (i = 0; i < 2048; i++) { int c = cnt[i]; cnt[i] = sum; sum += c; }
-        for (i = 0; i < n; i++) tmp[cnt[(a[i].key >> shift) & 2047]++] = a[i];
+        for (i = 0; i < nb; i++) cnt[i] = 0;
+        for (i = 0; i < n; i++) cnt[(a[i].key >> shift) & mask]++;
+        if (cnt[(a[0].key >> shift) & mask] == n) continue;
+        for (i = 0; i < nb; i++) { int c = cnt[i]; cnt[i] = sum; sum += c; }
+        for (i = 0; i < n; i++) tmp[cnt[(a[i].key >> shift) & mask]++] = a[i];
         x = a; a = tmp; tmp = x;
     }
     return a;
@@ -1363,11 +1432,15 @@ static cl_kpair *kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits) {
  * overlapping pair is a candidate: shapes lie inside their fat boxes, and two fat boxes can
  * only start to overlap when one of them changes, which queues its item for a tree query. */
 int cl_world_pairs(cl_world *w) {
-    int i, np = 0, bits = 0;
+    int i, np = 0, bits = 0, keyed;
     w->nres = 0;
     if (cp_refresh(w) != CL_OK) return CL_ENOMEM;
-    /* narrowphase: the overlapping candidates, each as (earlier added, later added), into res */
+    /* narrowphase: the overlapping candidates, each as (earlier added, later added), into res,
+     * or straight into kp with their sorting key while the items are at hand (radix sort) */
+    while (bits < 32 && (double)(1UL << bits) <= w->nextseq) bits++;
+    keyed = bits < 32;
     ENSURE(w->res, w->rescap, w->ncp > 0 ? 2 * w->ncp : 1);
+    if (keyed) ENSURE(w->kp, w->kpcap, w->ncp > 0 ? 2 * w->ncp : 1);
     for (i = 0; i < w->ncp;) {
         const cl_cpair *c = &w->cp[i];
         const cl_item *x = &w->items[c->a], *y = &w->items[c->b];
@@ -1383,24 +1456,24 @@ int cl_world_pairs(cl_world *w) {
                   (x->shape.u.aabb.min.z <= y->shape.u.aabb.max.z) & (y->shape.u.aabb.min.z <= x->shape.u.aabb.max.z)
                 : cl_shape_overlaps(&x->shape, &y->shape)) {
             int first = x->seq < y->seq;
-            w->res[2 * np] = first ? c->a : c->b;
-            w->res[2 * np + 1] = first ? c->b : c->a;
+            if (keyed) {
+                cl_kpair *pp = &w->kp[np];
+                pp->a = first ? c->a : c->b;
+                pp->b = first ? c->b : c->a;
+                pp->key = first ? (unsigned long long)x->seq << bits | (unsigned long long)y->seq
+                                : (unsigned long long)y->seq << bits | (unsigned long long)x->seq;
+            } else {
+                w->res[2 * np] = first ? c->a : c->b;
+                w->res[2 * np + 1] = first ? c->b : c->a;
+            }
             np++;
         }
     }
     /* order by (add order of a, add order of b): a radix sort of the two orders packed into one
      * integer key while every order is below 2^31, else a heap sort (keys are unique) */
-    while (bits < 32 && (double)(1UL << bits) <= w->nextseq) bits++;
-    if (bits < 32) {
+    if (keyed) {
         cl_kpair *src;
-        ENSURE(w->kp, w->kpcap, np > 0 ? 2 * np : 1);
-        for (i = 0; i < np; i++) {
-            cl_kpair *pp = &w->kp[i];
-            pp->a = w->res[2 * i];
-            pp->b = w->res[2 * i + 1];
-            pp->key = (unsigned long long)w->items[pp->a].seq << bits |
-                      (unsigned long long)w->items[pp->b].seq;
-        }
+        /* the second half of kp (scratch) starts at np: kp holds 2 * ncp >= 2 * np entries */
         src = kpair_sort(w->kp, w->kp + np, np, 2 * bits);
         for (i = 0; i < np; i++) {
             w->res[2 * i] = src[i].a;

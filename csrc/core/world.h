@@ -136,6 +136,8 @@ typedef struct cl_world {
     long tver, wnver;                   /* tree version (bumped by every change), snapshot's */
     cl_qnode *qn; void *qnblock; int qncap; /* box-query snapshot (qn: qnblock aligned to 64) */
     long qnver;                         /* its tree version */
+    int *qslot; int qslotcap;           /* tree node -> 4 * snapshot node + slot, -1 if none (kept in
+                                           step with leaf enlargements and refits, not rebuilt) */
     long raysver, wnrays;               /* traversals since the tree reached version raysver */
     double refcost;                     /* cl_tree_cost after the last rebuild (0: none yet) */
     long tchg;                          /* tree changes since the last rebuild (8 per insert,

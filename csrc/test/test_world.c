@@ -367,6 +367,84 @@ static void test_bulk(void) {
     cl_world_free(&w);
 }
 
+/* ---- the box-query snapshot kept in step with leaf enlargements and refits ---- */
+
+/* 1 if every slotted tree node's snapshot slot holds its box and every leaf has a slot. */
+static int qsnap_in_step(const cl_world *w) {
+    int i, leaves = 0;
+    for (i = 0; i < w->qslotcap && i < w->tree.cap; i++) {
+        int s = w->qslot[i], j = s & 3;
+        const cl_fbox *b = &w->tree.nodes[i].box;
+        const cl_qnode *q;
+        if (s < 0) continue;
+        q = &w->qn[s >> 2];
+        if (q->b[0][j] != b->lo[0] || q->b[1][j] != b->lo[1] || q->b[2][j] != b->lo[2] ||
+            q->b[3][j] != b->hi[0] || q->b[4][j] != b->hi[1] || q->b[5][j] != b->hi[2])
+            return 0;
+        if (w->tree.nodes[i].child1 == CL_NULLNODE) {
+            if (q->child[j] != ~w->tree.nodes[i].child2) return 0;
+            leaves++;
+        }
+    }
+    return leaves == w->tree.leaves;
+}
+
+static void test_qsnap_step(void) {
+    cl_world w;
+    static cl_shape sh[600];
+    static cl_vec3 v[600];
+    int ids[600], i, f, bad = 0, kept = 0, stepped = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 600; i++) {
+        double x = rnd() * 40, y = rnd() * 40, z = rnd() * 40;
+        sh[i] = i % 7 == 3 ? mksphere(x, y, z, 0.5 + rnd()) : mkaabb(x, y, z, x + 0.5 + rnd(), y + 0.5 + rnd(), z + 0.5 + rnd());
+        v[i] = cl_v3((rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1);
+        ids[i] = cl_world_add(&w, &sh[i]);
+    }
+    for (f = 0; f < 240; f++) {
+        int np, m = 0, a, b, valid;
+        long tv;
+        for (i = 0; i < 600; i++) {
+            cl_vec3 d = v[i];
+            if (f % 60 == 59 && i % 4 != 0) d = cl_v3(grid(-6, 6), grid(-6, 6), grid(-6, 6));  /* bulk */
+            else if (f % 9 == 4 && i % 97 == 0) d = cl_v3(grid(-9, 9), 0, 0);   /* reinserted */
+            cl_shape_translate(&sh[i], d);
+            cl_world_translate(&w, ids[i], d);
+        }
+        valid = w.qn && w.qnver == w.tver;
+        tv = w.tver;
+        np = cl_world_pairs(&w);
+        if (valid && w.qnver == w.tver && w.tver != tv) {
+            kept++;         /* the tree changed and the snapshot followed it */
+            if (!qsnap_in_step(&w)) bad++;
+        }
+        if (w.qn && w.qnver == w.tver && !qsnap_in_step(&w)) bad++;
+        for (a = 0; a < 600; a++)
+            for (b = a + 1; b < 600; b++) {
+                if (!cl_shape_overlaps(&sh[a], &sh[b])) continue;
+                if (m >= np || w.res[2 * m] != ids[a] || w.res[2 * m + 1] != ids[b]) bad++;
+                m++;
+            }
+        if (m != np || !cl_tree_validate(&w.tree)) bad++;
+        if (f % 5 == 0) {       /* a query over the kept snapshot */
+            cl_shape q = mkaabb(10, 10, 10, 10 + grid(1, 20), 10 + grid(1, 20), 10 + grid(1, 20));
+            int n;
+            m = 0;
+            stepped += w.qn && w.qnver == w.tver;
+            n = cl_world_query(&w, &q);
+            for (i = 0; i < 600; i++)
+                if (cl_shape_overlaps(&q, &sh[i])) {
+                    if (m >= n || w.res[m] != ids[i]) bad++;
+                    m++;
+                }
+            if (m != n) bad++;
+        }
+    }
+    printf("query snapshot followed the tree in %d of 240 frames, valid for %d of 48 queries\n", kept, stepped);
+    ENSURE(bad == 0 && kept > 50 && stepped > 10, "the query snapshot kept in step with enlargements and refits gives exact pairs and queries");
+    cl_world_free(&w);
+}
+
 /* ---- sweeps ---- */
 static void test_sweeps(void) {
     cl_shape a = mkaabb(0, 0, 0, 1, 1, 1), b = mkaabb(2, 0, 0, 3, 1, 1);
@@ -903,6 +981,7 @@ int main(void) {
     test_sweeps();
     test_differential(1);
     test_differential(4294967296.0);
+    test_qsnap_step();
     test_rounding();
     test_bulk();
     test_rebuild_sah();
