@@ -114,6 +114,9 @@ typedef struct lworld {
     int npool;
     /* a move's pending redo (domove): the item, its add order and the shape it moved to */
     int redo, redoid;
+    /* bumped by every call that rewrites the core's result buffers (res, hits, cols) and by
+     * release: a result builder compares it after each Lua allocation (see fresh) */
+    unsigned gen;
     double redoseq;
     cl_shape redoshape;
 } lworld;
@@ -151,6 +154,17 @@ static lworld *checkworld(lua_State *L, const char *fname) {
 /* Raises the lock error when a filter of this world is running. */
 static void checkunlocked(lua_State *L, const lworld *lw) {
     if (lw->lock) luaL_error(L, "world is locked (called from a filter)");
+}
+
+/* Result builders read the core's buffers (w.res, w.hits, w.cols) while they make Lua tables,
+ * and any Lua allocation may run a finalizer that uses the world: a query there rewrites (and
+ * may reallocate) those buffers, a destroy frees them (found in review: a use after free). So a
+ * builder takes lw->gen once the core has answered and calls fresh before each read that
+ * follows an allocation; a changed gen raises this error (the call's results are lost, nothing
+ * was committed: a move commits only after its tables are built). */
+static void fresh(lua_State *L, const lworld *lw, unsigned gen, const char *fname) {
+    if (lw->gen != gen)
+        luaL_error(L, "world used by a finalizer while '%s' built its results", fname);
 }
 
 /* Raises the memory error (called only once the world is consistent again). */
@@ -559,6 +573,7 @@ static int w_new(lua_State *L) {
     lw->fm = NULL; lw->fmcap = 0;
     lw->pc = NULL; lw->pcmask = 0;
     lw->npool = 0;
+    lw->gen = 0;
     lua_createtable(L, 0, 3);
     lua_newtable(L);
     lua_rawseti(L, -2, 0);
@@ -838,10 +853,13 @@ static int w_shape(lua_State *L) {
 
 /* Fills the result table (out at arg outarg, or new) with the items of ids[0..n-1], applies
  * the filter at filterarg, clears the rest; pushes table and count. Returns 2. */
-static int pushitemlist(lua_State *L, const int *ids, int n, int filterarg, int outarg, int stride) {
+static int pushitemlist(lua_State *L, lworld *lw, int n, int filterarg, int outarg,
+                        const char *fname) {
+    unsigned gen = lw->gen;
     int u = pushitems(L), t = pushout(L, outarg, n), i, k = n;
     for (i = 0; i < n; i++) {
-        lua_rawgeti(L, u, ids[i * stride] + 1);
+        fresh(L, lw, gen, fname);           /* pushout and growing out allocate */
+        lua_rawgeti(L, u, lw->w.res[i] + 1);
         lua_rawseti(L, t, i + 1);
     }
     if (!lua_isnoneornil(L, filterarg)) k = filtertable(L, t, n, filterarg, NULL);
@@ -860,9 +878,10 @@ static int b_query(lua_State *L) {
     optfilter(L, 3, "query");
     opttable(L, 4, "query");
     lua_settop(L, 4);
+    lw->gen++;
     n = cl_world_query(&lw->w, &s);
     if (n < 0) return nomem(L);
-    return pushitemlist(L, lw->w.res, n, 3, 4, 1);
+    return pushitemlist(L, lw, n, 3, 4, "query");
 }
 
 /* body of world:querypoint(x, y, z[, filter[, out]]) -> array, n. */
@@ -876,9 +895,10 @@ static int b_querypoint(lua_State *L) {
     optfilter(L, 5, "querypoint");
     opttable(L, 6, "querypoint");
     lua_settop(L, 6);
+    lw->gen++;
     n = cl_world_querypoint(&lw->w, p);
     if (n < 0) return nomem(L);
-    return pushitemlist(L, lw->w.res, n, 5, 6, 1);
+    return pushitemlist(L, lw, n, 5, 6, "querypoint");
 }
 
 /* Pushes item, t, nx, ny, nz of a hit and returns 5. */
@@ -949,21 +969,25 @@ static int b_raycastall(lua_State *L) {
     int filter = optfilter(L, 4, "raycastall");
     (void)opttable(L, 5, "raycastall");
     int n, u, t, i, k;
+    unsigned gen;
     cl_ray ray = *r;
     lua_settop(L, 5);
+    gen = ++lw->gen;
     n = cl_world_raycastall(&lw->w, &ray, maxt);
     if (n < 0) return nomem(L);
     u = pushitems(L);
     t = pushout(L, 5, n);
     for (i = 0; i < n; i++) {
-        const cl_whit *h = &lw->w.hits[i];
+        cl_whit h;
+        fresh(L, lw, gen, "raycastall");    /* pushout, inner and setfield allocate */
+        h = lw->w.hits[i];
         inner(L, t, i + 1, 5);
-        lua_rawgeti(L, u, h->item + 1);
+        lua_rawgeti(L, u, h.item + 1);
         lua_setfield(L, -2, "item");
-        setnum(L, "t", h->t);
-        setnum(L, "nx", h->n.x);
-        setnum(L, "ny", h->n.y);
-        setnum(L, "nz", h->n.z);
+        setnum(L, "t", h.t);
+        setnum(L, "nx", h.n.x);
+        setnum(L, "ny", h.n.y);
+        setnum(L, "nz", h.n.z);
         lua_pop(L, 1);
     }
     k = filter ? filtertable(L, t, n, 4, "item") : n;
@@ -977,12 +1001,15 @@ static int b_raycastall(lua_State *L) {
 static int w_pairs(lua_State *L) {
     lworld *lw = hotworld(L, "pairs");
     int hasout = opttable(L, 2, "pairs"), np, u, t, i;
+    unsigned gen;
     lua_settop(L, 2);
+    gen = ++lw->gen;
     np = cl_world_pairs(&lw->w);
     if (np < 0) return nomem(L);
     u = pushitems(L);
     t = pushout(L, 2, 2 * np);
     for (i = 0; i < 2 * np; i++) {
+        fresh(L, lw, gen, "pairs");         /* pushout and growing out allocate */
         lua_rawgeti(L, u, lw->w.res[i] + 1);
         lua_rawseti(L, t, i + 1);
     }
@@ -1053,11 +1080,13 @@ static void poolinner(lua_State *L, lworld *lw, int u, int t, int i) {
     if (lua_type(L, -1) == LUA_TTABLE) return;
     lua_pop(L, 1);
     if (lw->npool > 0) {
-        lua_rawgeti(L, u, -2);
-        lua_rawgeti(L, -1, lw->npool);
         lw->npool--;
+        lua_rawgeti(L, u, -2);
+        /* U[-2] and its entries are checked: the debug library can replace either */
+        if (lua_type(L, -1) == LUA_TTABLE) lua_rawgeti(L, -1, lw->npool + 1);
+        else lua_pushnil(L);
         lua_remove(L, -2);
-        if (lua_type(L, -1) != LUA_TTABLE) {    /* (only debug.getuservalue could do that) */
+        if (lua_type(L, -1) != LUA_TTABLE) {
             lua_pop(L, 1);
             lua_createtable(L, 0, 6);
         }
@@ -1068,8 +1097,22 @@ static void poolinner(lua_State *L, lworld *lw, int u, int t, int i) {
     lua_rawseti(L, t, i);
 }
 
+/* 1 if the value on top is rawequal to one of t[1..n] (t at index t). */
+static int inprefix(lua_State *L, int t, int n) {
+    int i, found = 0;
+    for (i = 1; i <= n && !found; i++) {
+        lua_rawgeti(L, t, i);
+        found = lua_rawequal(L, -1, -2);
+        lua_pop(L, 1);
+    }
+    return found;
+}
+
 /* cleartail for move's out tables: the tables it drops go to the spare tables while there is
- * room (a move with fewer collisions than the last one, then one with more, makes no garbage). */
+ * room (a move with fewer collisions than the last one, then one with more, makes no garbage).
+ * A table goes there at most once and only if out[1..n] does not keep it, so the spares never
+ * hand out one table twice in a result (an out that held one table several times, found in
+ * review). */
 static void pooltail(lua_State *L, lworld *lw, int u, int t, int n) {
     int len = (int)lua_rawlen(L, t), i;
     for (i = n + 1;; i++) {
@@ -1078,16 +1121,20 @@ static void pooltail(lua_State *L, lworld *lw, int u, int t, int n) {
             lua_pop(L, 1);
             break;
         }
-        if (lw->npool < POOLMAX && lua_type(L, -1) == LUA_TTABLE) {
-            lua_rawgeti(L, u, -2);
+        if (lw->npool < POOLMAX && lua_type(L, -1) == LUA_TTABLE && !inprefix(L, t, n)) {
+            lua_rawgeti(L, u, -2);                      /* X, P */
             if (lua_type(L, -1) == LUA_TTABLE) {
-                lua_insert(L, -2);
-                lua_rawseti(L, -2, lw->npool + 1);  /* within the preallocated size: no
-                                                       allocation, cannot raise */
-                lw->npool++;
-            } else {
-                lua_pop(L, 1);
+                int p = lua_gettop(L);
+                lua_pushvalue(L, -2);                   /* X, P, X */
+                if (!inprefix(L, p, lw->npool)) {
+                    lua_rawseti(L, p, lw->npool + 1);   /* within the preallocated size: no
+                                                           allocation, cannot raise */
+                    lw->npool++;
+                } else {
+                    lua_pop(L, 1);
+                }
             }
+            lua_pop(L, 1);                              /* X */
         }
         lua_pop(L, 1);
         lua_pushnil(L);
@@ -1113,6 +1160,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     cl_shape end;
     double seq = 0;
     int u, id, filter, hasout, n, t, i;
+    unsigned gen;
     movectx ctx;
     id = hotid(L, lw, 2, fname);
     d = cl_checkvec(L, 3, fname);
@@ -1125,7 +1173,9 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     ctx.u = u;
     ctx.fname = fname;
     /* with a filter this runs locked inside run(); the lock check above saw the caller's state */
+    lw->gen++;
     n = cl_world_move(&lw->w, id, d, filter ? respond : NULL, &ctx, 0, &a);
+    gen = lw->gen;                      /* after the filter's own calls, if any */
     if (n < 0) return nomem(L);
     if (commit) {
         if (n == 0) {
@@ -1149,19 +1199,21 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     }
     t = lua_gettop(L);
     for (i = 0; i < n; i++) {
-        const cl_col *c = &lw->w.cols[i];
+        cl_col c;
+        fresh(L, lw, gen, fname);           /* the tables allocate; nothing committed yet */
+        c = lw->w.cols[i];
         if (hasout) poolinner(L, lw, u, t, i + 1);
         else lua_createtable(L, 0, 6);
         lua_pushvalue(L, lua_upvalueindex(UV_OTHER));
-        lua_rawgeti(L, u, c->other + 1);
+        lua_rawgeti(L, u, c.other + 1);
         lua_rawset(L, -3);
         lua_pushvalue(L, lua_upvalueindex(UV_TYPE));
-        lua_pushvalue(L, lua_upvalueindex(UV_RESP + (int)c->type));
+        lua_pushvalue(L, lua_upvalueindex(UV_RESP + (int)c.type));
         lua_rawset(L, -3);
-        hotnum(L, UV_T, c->t);
-        hotnum(L, UV_NX, c->n.x);
-        hotnum(L, UV_NY, c->n.y);
-        hotnum(L, UV_NZ, c->n.z);
+        hotnum(L, UV_T, c.t);
+        hotnum(L, UV_NX, c.n.x);
+        hotnum(L, UV_NY, c.n.y);
+        hotnum(L, UV_NZ, c.n.z);
         if (hasout) lua_pop(L, 1);
         else lua_rawseti(L, t, i + 1);
     }
@@ -1234,6 +1286,7 @@ static int w_check(lua_State *L) {
 
 /* Frees the core world and drops the item tables. */
 static void release(lua_State *L, lworld *lw) {
+    lw->gen++;
     freescratch(lw);
     freefast(lw);
     lw->npool = 0;
