@@ -216,6 +216,26 @@ describe("OBB:overlaps(OBB) with the bounding-sphere early out", function()
     assert.is_true(collide.OBB(1, 2, 3, 0, 0, 0):overlaps(collide.OBB(1, 2, 3, 0, 0, 0)))
   end)
 
+  -- huge offsets and sizes: pairs on both sides of 2^500 (where the sphere sums d2 and r2 reach
+  -- 2^1000, the early out's range guard) and of sat()'s overflow check with its 1/16-scale retry
+  it("gives the old answer for huge pairs (offsets and sizes near 2^500 and 2^1000)", function()
+    local r = rng(20261122)
+    for k = 1, 2000 / Q do
+      local s = r.pick { 2 ^ 497, 2 ^ 499, 2 ^ 500, 2 ^ 501, 2 ^ 503, 2 ^ 1000, 2 ^ 1018, 2 ^ 1021 }
+      local hs = r.pick { s, s / 4, 1, 2 ^ 500 }
+      local ua, ub = rotation(r), rotation(r, r.pick { 1e-7, 3 })
+      local ca = { r.uniform(-1, 1) * s, r.uniform(-1, 1) * s, r.uniform(-1, 1) * s }
+      local cb = { r.uniform(-1, 1) * s, r.uniform(-1, 1) * s, r.uniform(-1, 1) * s }
+      local ha = { r.uniform(0, 1) * hs, r.uniform(0, 1) * hs, r.uniform(0, 1) * hs }
+      local hb = { r.uniform(0, 1) * hs, r.uniform(0, 1) * hs, r.uniform(0, 1) * hs }
+      local a, la = mkobb(ca, ha, ua)
+      local b, lb = mkobb(cb, hb, ub)
+      local want = oldoverlaps(la, lb)
+      if want ~= nil then assert.are.equal(want, a:overlaps(b)) end
+      assert.are.equal(a:overlaps(b), b:overlaps(a))
+    end
+  end)
+
   it("the generic shape queries agree (Sphere, AABB operands unchanged)", function()
     local a = collide.OBB(0, 0, 0, 1, 2, 3)
     assert.is_true(a:overlaps(collide.Sphere(0, 0, 4, 1)))
