@@ -250,14 +250,7 @@ end)
 -- propagate such errors to the allocating call. 5.4 turns them into warnings, and LuaJIT may
 -- crash on them (an error thrown from a finalizer run inside compiled code), so there the test
 -- is pending: the failure cannot be provoked safely from Lua.
-local function finalizable(f)
-  if newproxy then
-    local u = newproxy(true)
-    getmetatable(u).__gc = f
-    return u
-  end
-  return setmetatable({}, { __gc = f })
-end
+local finalizable = util.finalizable
 
 -- Provoking the failure needs a finalizer error raised inside the move's table building. Only
 -- PUC Lua 5.1's collector does that reliably (5.4 turns finalizer errors into warnings, LuaJIT

@@ -21,15 +21,7 @@ local function lcg(seed)
   end
 end
 
--- An object with a finalizer (tables get __gc from 5.2 on; newproxy on 5.1 and LuaJIT).
-local function withgc(f)
-  if newproxy then
-    local p = newproxy(true)
-    getmetatable(p).__gc = f
-    return p
-  end
-  return setmetatable({}, { __gc = f })
-end
+local withgc = util.finalizable      -- an object whose finalizer is f
 
 -- The world's user value (uservalue on 5.2+, environment on 5.1 and LuaJIT).
 local function uservalue(w)

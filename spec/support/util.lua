@@ -23,4 +23,14 @@ function M.list(t, n)
   return r
 end
 
+-- An object whose finalizer is f (tables get __gc from 5.2 on; newproxy on 5.1 and LuaJIT).
+function M.finalizable(f)
+  if newproxy then
+    local u = newproxy(true)
+    getmetatable(u).__gc = f
+    return u
+  end
+  return setmetatable({}, { __gc = f })
+end
+
 return M
