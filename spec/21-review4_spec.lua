@@ -10,6 +10,9 @@ local errof = util.errof
 
 local AABB, OBB, Sphere, Ray, World = collide.AABB, collide.OBB, collide.Sphere, collide.Ray, collide.World
 local unpack = table.unpack or unpack
+-- COLLIDE_QUICK=1 (set by `make check` under the sanitizers and valgrind): a quarter of the
+-- rounds and operations
+local Q = os.getenv("COLLIDE_QUICK") and 4 or 1
 
 -- A deterministic generator, the same cases on every Lua (Park-Miller: the products stay below
 -- 2^46, exact in doubles on 5.1, 5.2 and LuaJIT too).
@@ -236,7 +239,7 @@ describe("review 4: spare collision tables", function()
   end)
 
   it("survives a finalizer that destroys the world while check builds its tables", function()
-    for round = 1, 100 do
+    for round = 1, 100 / Q do
       local w = World()
       w:add("m", AABB(0, 0, 0, 1, 1, 1))
       for i = 1, 40 do w:add(i, AABB(1.01 + (i - 1) * 0.001, 0, 0, 2, 1, 1)) end
@@ -263,7 +266,7 @@ describe("review 4: spare collision tables", function()
       function(w) return w:raycastall(Ray(-1, 0.5, 0.5, 1, 0, 0), nil, nil, {}) end,
       function(w) return w:pairs({}) end,
       function(w) return w:querypoint(1.5, 0.5, 0.5, nil, {}) end }) do
-      for round = 1, 60 do
+      for round = 1, 60 / Q do
         local w = World()
         for i = 1, 40 do w:add(i, AABB(i * 0.5, 0, 0, i * 0.5 + 1, 1, 1)) end
         local fired = false
@@ -289,7 +292,7 @@ describe("review 4: spare collision tables", function()
       v:add(i, AABB(x, y, 0, x + 1, y + 1, 1))
     end
     local outs = { {}, {}, {} }
-    for step = 1, 3000 do
+    for step = 1, 3000 / Q do
       local i, dx, dy = rnd(40), (rnd(9) - 5) * 0.75, (rnd(9) - 5) * 0.75
       local out = outs[rnd(3)]
       local ax, ay, az, c1, n1 = w:move(i, dx, dy, 0, nil, out)
@@ -321,7 +324,7 @@ describe("review 4: box queries over a large world", function()
       box[i] = { x, y, z, x + rnd(12) / 4, y + rnd(12) / 4, z + rnd(8) / 4 }
       w:add(i, AABB(unpack(box[i])))
     end
-    for round = 1, 30 do
+    for round = 1, 30 / Q do
       -- a few small steps (leaves kept or stale), sometimes many (refits, rebuilds)
       local m = round % 5 == 0 and 600 or rnd(12)
       for k = 1, m do
@@ -672,7 +675,7 @@ local function run_differential(seed, nops, trace)
 end
 
 describe("review 4: random differential against a reference table", function()
-  local N = os.getenv("COLLIDE_QUICK") and 1500 or 6000
+  local N = os.getenv("COLLIDE_QUICK") and 400 or 3000   -- calls per seed (spec/11 is the long one)
   for _, seed in ipairs({ 1, 2, 3 }) do
     it("agrees over " .. N .. " random calls (seed " .. seed .. ")", function()
       run_differential(seed, N, rawget(_G, "REVIEW4_TRACE"))
