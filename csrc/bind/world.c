@@ -217,44 +217,33 @@ static inline int fastid(lua_State *L, const lworld *lw, int arg) {
     return F_NOSLOT;
 }
 
-/* Records in the fast maps that the item U[id + 1] (U at index u) has the id; nothing when it
- * has no slot (a number out of fm's range, a value without an address, no pc yet). */
-static void fastset(lua_State *L, lworld *lw, int u, int id) {
+/* Records in the fast maps that the item U[id + 1] (U at index u) has the id (clear 0), or
+ * forgets it before it leaves the world (clear 1: only an entry that is still its own); nothing
+ * when it has no slot (a number out of fm's range, a value without an address, no pc yet). */
+static void fastput(lua_State *L, lworld *lw, int u, int id, int clear) {
     int type;
     lua_rawgeti(L, u, id + 1);
     type = lua_type(L, -1);
     if (type == LUA_TNUMBER) {
         int k = w_numslot(L, -1, lw->fmcap);
-        if (k >= 0) lw->fm[k] = id + 1;
+        if (k >= 0) lw->fm[k] = clear ? 0 : id + 1;
     } else if (lw->pc != NULL && haspointer(type)) {
         const void *p = lua_topointer(L, -1);
         if (p != NULL) {
             pslot *e = pcslot(lw, p);
-            e->p = p;
-            e->type = type;
-            e->id = id;
+            if (!clear) {
+                e->p = p;
+                e->type = type;
+                e->id = id;
+            } else if (e->p == p && e->type == type) {
+                e->p = NULL;
+            }
         }
     }
     lua_pop(L, 1);
 }
-
-/* Forgets the item U[id + 1] (U at index u) in the fast maps (before it leaves the world). */
-static void fastclear(lua_State *L, lworld *lw, int u, int id) {
-    int type;
-    lua_rawgeti(L, u, id + 1);
-    type = lua_type(L, -1);
-    if (type == LUA_TNUMBER) {
-        int k = w_numslot(L, -1, lw->fmcap);
-        if (k >= 0) lw->fm[k] = 0;
-    } else if (lw->pc != NULL && haspointer(type)) {
-        const void *p = lua_topointer(L, -1);
-        if (p != NULL) {
-            pslot *e = pcslot(lw, p);
-            if (e->p == p && e->type == type) e->p = NULL;
-        }
-    }
-    lua_pop(L, 1);
-}
+#define fastset(L, lw, u, id) fastput((L), (lw), (u), (id), 0)
+#define fastclear(L, lw, u, id) fastput((L), (lw), (u), (id), 1)
 
 /* Frees the fast maps (the world is being freed). */
 static void freefast(lworld *lw) {

@@ -934,16 +934,21 @@ static int snap_build(cl_world *w) {
     return CL_OK;
 }
 
-/* Returns 1 if the snapshot is valid, building it once the tree has served about
- * leaves / 128 + 8 traversals without changing (so its O(n) cost is amortised); 0 to walk the
- * tree instead. Results never depend on which walk finds them. */
-static int snap_ready(cl_world *w) {
-    if (w->tree.leaves < 2) return 0;
-    if (w->wn && w->wnver == w->tver) return 1;
+/* Counts a traversal of the unchanged tree (the count is shared by both snapshots); 1 once it
+ * has served about leaves / 128 + 8 of them, so a snapshot's O(n) build is amortised. */
+static int snap_due(cl_world *w) {
     if (w->raysver != w->tver) { w->raysver = w->tver; w->wnrays = 0; }
     if (++w->wnrays <= w->tree.leaves / 128 + 8) return 0;
     w->wnrays = 0;
-    return snap_build(w) == CL_OK;
+    return 1;
+}
+
+/* Returns 1 if the snapshot is valid, building it when snap_due says so; 0 to walk the tree
+ * instead. Results never depend on which walk finds them. */
+static int snap_ready(cl_world *w) {
+    if (w->tree.leaves < 2) return 0;
+    if (w->wn && w->wnver == w->tver) return 1;
+    return snap_due(w) && snap_build(w) == CL_OK;
 }
 
 /* Returns the surface-area measure of a float box (which inner child a 4-wide node opens). */
@@ -1055,10 +1060,7 @@ static int qsnap_build(cl_world *w) {
 static int qsnap_ready(cl_world *w) {
     if (w->tree.leaves < 2) return 0;
     if (w->qn && w->qnver == w->tver) return 1;
-    if (w->raysver != w->tver) { w->raysver = w->tver; w->wnrays = 0; }
-    if (++w->wnrays <= w->tree.leaves / 128 + 8) return 0;
-    w->wnrays = 0;
-    return qsnap_build(w) == CL_OK;
+    return snap_due(w) && qsnap_build(w) == CL_OK;
 }
 
 /* 1 if the box-query snapshot is valid now, building it at once if needed (for a batch of
