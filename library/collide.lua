@@ -639,12 +639,13 @@ function World:sweep(shape, dx, dy, dz, filter) end
 ---@param dy number
 ---@param dz number
 ---@param filter? fun(item: any, other: any): collide.Response
+---@param out? collide.Collision[] cleared and filled with the collisions, and returned (its tables are reused)
 ---@return number ax
 ---@return number ay
 ---@return number az
 ---@return collide.Collision[] cols
 ---@return integer n
-function World:move(item, dx, dy, dz, filter) end
+function World:move(item, dx, dy, dz, filter, out) end
 
 ---What move would return, changing nothing.
 ---@param item any
@@ -652,12 +653,13 @@ function World:move(item, dx, dy, dz, filter) end
 ---@param dy number
 ---@param dz number
 ---@param filter? fun(item: any, other: any): collide.Response
+---@param out? collide.Collision[] cleared and filled with the collisions, and returned (its tables are reused)
 ---@return number ax
 ---@return number ay
 ---@return number az
 ---@return collide.Collision[] cols
 ---@return integer n
-function World:check(item, dx, dy, dz, filter) end
+function World:check(item, dx, dy, dz, filter, out) end
 
 ---Frees the world now; any later method call is an error.
 function World:destroy() end

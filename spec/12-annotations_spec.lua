@@ -142,3 +142,72 @@ describe("library/collide.lua (Lua Language Server definitions)", function()
     assert.equal("", table.concat(problems, "; "))
   end)
 end)
+
+-- The README's API tables write each call as `obj:name(a, b [, c])`: the annotated parameters of
+-- the same function must be the same number (an optional one forgotten in library/ shows here).
+describe("library/collide.lua against the README's API tables", function()
+  local OWNER = { box = "AABB", ray = "Ray", obb = "OBB", sphere = "Sphere", world = "World",
+                  poly = "Polygon", collide = "collide" }
+
+  -- Returns { {key =, count =, row =} } for every call in the README's tables whose arguments
+  -- are written out (rows with "..." abbreviations are skipped).
+  local function readmecalls()
+    local fh = assert(io.open(root .. "/README.md", "r"))
+    local text = fh:read("*a")
+    fh:close()
+    local calls = {}
+    for row in text:gmatch("\n(|[^\n]*)") do
+      for obj, sep, name, args in row:gmatch("`(%a+)([%.:])([%w_]+)%(([^)`]*)%)`") do
+        local owner = OWNER[obj]
+        if owner and not args:find("...", 1, true) then
+          local n = 0
+          for word in args:gsub("[%[%]]", ""):gmatch("[^,%s]+") do n = n + 1 end
+          calls[#calls + 1] = { key = owner .. sep .. name, count = n, row = row }
+        end
+      end
+    end
+    return calls
+  end
+
+  it("annotates as many parameters as the README writes for each call", function()
+    local calls, problems = readmecalls(), {}
+    assert.is_true(#calls > 40)
+    for _, c in ipairs(calls) do
+      local f = lib.funcs[c.key]
+      if f and #f.params ~= c.count then
+        problems[#problems + 1] = c.key .. ": README " .. c.count .. ", library/ " .. #f.params
+      end
+    end
+    table.sort(problems)
+    assert.equal("", table.concat(problems, "; "))
+  end)
+end)
+
+describe("the README's first example", function()
+  it("prints what its --> comment says on this Lua", function()
+    local fh = assert(io.open(root .. "/README.md", "r"))
+    local text = fh:read("*a")
+    fh:close()
+    local code = assert(text:match("```lua\n(.-)```"), "no lua block")
+    local printed = {}
+    local env = setmetatable({
+      require = require,
+      print = function(...)
+        local parts = {}
+        for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+        printed[#printed + 1] = table.concat(parts, "  ")
+      end,
+    }, { __index = _G })
+    local chunk = assert((loadstring or load)(code, "README", "t", env))
+    if setfenv then setfenv(chunk, env) end
+    chunk()
+    local expected = {}
+    for want in code:gmatch("%-%->%s*(.-)%s%s%s") do expected[#expected + 1] = want end
+    assert.is_true(#expected > 0)
+    -- Lua 5.3+ prints floats with a ".0"; older Luas print whole floats as integers.
+    if math.type == nil then
+      for i, want in ipairs(expected) do expected[i] = want:gsub("(%d)%.0(%f[^%d])", "%1") end
+    end
+    assert.same(expected, printed)
+  end)
+end)

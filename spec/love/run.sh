@@ -39,11 +39,16 @@ XVFB=(xvfb-run -a -s "-screen 0 1024x768x24")
 echo "== screenshot test: seed 004 scene under Xvfb, ray colours checked in the captured frame"
 rm -f "$OUT/seed004.png"
 timeout 30 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene seed \
-  --screenshot "$OUT/seed004.png" --check 2>"$TMP/shot.err"
-rc=$?
+  --screenshot "$OUT/seed004.png" --check 2>"$TMP/shot.err" | tee "$TMP/shot.out"
+rc=${PIPESTATUS[0]}
 grep -v -e '^ALSA' -e '^AL lib' "$TMP/shot.err" >&2
 if [ $rc -ne 0 ] || [ ! -s "$OUT/seed004.png" ]; then
   echo "screenshot test FAILED (status $rc)"
+  status=1
+fi
+# The overlay in the screenshot shows real frame times, not "frame 0.0 ms 0 fps".
+if ! grep -Eq 'overlay: .* [1-9][0-9]* fps' "$TMP/shot.out" || grep -q 'overlay: .*frame 0\.0 ms' "$TMP/shot.out"; then
+  echo "screenshot test FAILED: the overlay shows no frame time or fps"
   status=1
 fi
 
