@@ -23,9 +23,9 @@ build = {
   modules = {
     collide = {
       sources = {
-        "csrc/core/aabb.c", "csrc/core/misc.c", "csrc/core/obb.c", "csrc/core/sphere.c",
+        "csrc/core/aabb.c", "csrc/core/bump.c", "csrc/core/misc.c", "csrc/core/obb.c", "csrc/core/sphere.c",
         "csrc/core/sweep.c", "csrc/core/tree.c", "csrc/core/world.c",
-        "csrc/bind/aabb.c", "csrc/bind/common.c", "csrc/bind/ffi.c", "csrc/bind/funcs.c",
+        "csrc/bind/aabb.c", "csrc/bind/bump.c", "csrc/bind/common.c", "csrc/bind/ffi.c", "csrc/bind/funcs.c",
         "csrc/bind/module.c", "csrc/bind/obb.c", "csrc/bind/polygon.c", "csrc/bind/ray.c", "csrc/bind/sphere.c",
         "csrc/bind/world.c",
       },
@@ -33,6 +33,7 @@ build = {
       libraries = { "m" },
     },
     ["collide.love"] = "lua/collide/love.lua",
+    ["collide.bump"] = "lua/collide/bump.lua",
   },
   copy_directories = { "library", "examples" },
 }

@@ -203,5 +203,6 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
 void cl_open_shapes(lua_State *L);   /* AABB, Ray, OBB, Sphere and the free functions */
 void cl_open_world(lua_State *L);    /* World */
 void cl_open_polygon(lua_State *L);  /* Polygon (polygon.c) */
+void cl_open_bump(lua_State *L);     /* module._bump, the C half of collide.bump (bump.c) */
 
 #endif

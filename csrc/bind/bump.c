@@ -1,0 +1,1123 @@
+/* collide Lua binding: the C half of collide.bump (lua/collide/bump.lua), bump.lua 3.1.7's world on
+ * csrc/core/bump.c. Owns the core userdata (module._bump.new), the item <-> slot tables, the scratch
+ * buffers, and every world method whose work is in C: add, remove, update, getRect, hasItem,
+ * countItems, getItems, countCells, project, check, move, queryRect, queryPoint, querySegment and
+ * querySegmentWithCoords. Methods take the world table as self and find the core at self._core.
+ * Errors use bump's wording (no position prefix); non-finite numbers, which would corrupt bump's
+ * grid or hang it, raise "<name> must be a finite number, ...". Every Lua call made in the middle
+ * of an operation (filters, custom responses) is protected: on error the scratch is released and
+ * the error is raised again, unchanged. A callback may use the world again (nested operations get
+ * their own scratch). */
+#include <math.h>
+#include <string.h>
+
+#include "bind.h"
+#include "bump.h"
+
+#if LUA_VERSION_NUM == 501
+#define b_newuserdata(L, sz) lua_newuserdata((L), (sz))
+#define b_getuv(L, i) lua_getfenv((L), (i))
+#define b_setuv(L, i) ((void)lua_setfenv((L), (i)))
+#elif LUA_VERSION_NUM < 504
+#define b_newuserdata(L, sz) lua_newuserdata((L), (sz))
+#define b_getuv(L, i) ((void)lua_getuservalue((L), (i)))
+#define b_setuv(L, i) ((void)lua_setuservalue((L), (i)))
+#else
+#define b_newuserdata(L, sz) lua_newuserdatauv((L), (sz), 1)
+#define b_getuv(L, i) ((void)lua_getiuservalue((L), (i), 1))
+#define b_setuv(L, i) ((void)lua_setiuservalue((L), (i), 1))
+#endif
+
+/* Scratch buffers of one operation: candidates, collisions, segment hits, visited slots. */
+typedef struct bscratch {
+    int *cand;
+    cl_bcol *cols;
+    cl_bseg *segs;
+    int cap;
+    int *vis;
+    int viscap;
+} bscratch;
+
+/* The core userdata. Its user value U holds the items: U[id + 1] = item, U[0] = item -> id + 1,
+ * U[-1] = a weak-valued table whose [1] disappears at the next garbage collection (countCells). */
+typedef struct bcore {
+    cl_bump b;
+    bscratch s;
+    int busy;           /* s is in use by an operation that called Lua */
+    double cellsize;
+    double *ghost;      /* cell rects (l, t, r, b) emptied since the last collection */
+    int nghost, ghostcap;
+} bcore;
+
+static const char core_key = 'b';      /* registry: the core metatable */
+static const char builtin_key = 'r';   /* registry: builtin response function -> kind */
+static const char tostring_key = 's';  /* registry: the global tostring at load time */
+
+enum { R_CUSTOM = 0, R_TOUCH = 1, R_CROSS = 2, R_SLIDE = 3, R_BOUNCE = 4 };
+
+/* Returns the allocator's block resized (NULL on failure, old block kept). */
+static void *bgrow(lua_State *L, void *p, size_t osz, size_t nsz) {
+    void *ud;
+    lua_Alloc af = lua_getallocf(L, &ud);
+    return af(ud, p, osz, nsz);
+}
+
+/* Frees the buffers of a scratch. */
+static void scratch_free(lua_State *L, bscratch *s) {
+    if (s->cap) {
+        bgrow(L, s->cand, (size_t)s->cap * sizeof(int), 0);
+        bgrow(L, s->cols, (size_t)s->cap * sizeof(cl_bcol), 0);
+        bgrow(L, s->segs, (size_t)s->cap * sizeof(cl_bseg), 0);
+    }
+    if (s->viscap) bgrow(L, s->vis, (size_t)s->viscap * sizeof(int), 0);
+    memset(s, 0, sizeof *s);
+}
+
+/* Returns 1 once the scratch holds need entries in each result buffer, 0 when memory ran out. */
+static int scratch_reserve(lua_State *L, bscratch *s, int need) {
+    int ncap = s->cap ? s->cap : 64;
+    void *a, *c, *g;
+    while (ncap < need) ncap *= 2;
+    if (ncap == s->cap) return 1;
+    a = bgrow(L, NULL, 0, (size_t)ncap * sizeof(int));
+    c = bgrow(L, NULL, 0, (size_t)ncap * sizeof(cl_bcol));
+    g = bgrow(L, NULL, 0, (size_t)ncap * sizeof(cl_bseg));
+    if (!a || !c || !g) {
+        if (a) bgrow(L, a, (size_t)ncap * sizeof(int), 0);
+        if (c) bgrow(L, c, (size_t)ncap * sizeof(cl_bcol), 0);
+        if (g) bgrow(L, g, (size_t)ncap * sizeof(cl_bseg), 0);
+        return 0;
+    }
+    {
+        int *keepv = s->vis, keepc = s->viscap;
+        s->vis = NULL;
+        s->viscap = 0;
+        scratch_free(L, s);
+        s->vis = keepv;
+        s->viscap = keepc;
+    }
+    s->cand = (int *)a;
+    s->cols = (cl_bcol *)c;
+    s->segs = (cl_bseg *)g;
+    s->cap = ncap;
+    return 1;
+}
+
+/* __gc of a scratch userdata (nested operations). */
+static int scratch_gc(lua_State *L) {
+    scratch_free(L, (bscratch *)lua_touserdata(L, 1));
+    return 0;
+}
+
+/* __gc of the core. */
+static int core_gc(lua_State *L) {
+    bcore *c = (bcore *)lua_touserdata(L, 1);
+    cl_bump_free(&c->b);
+    scratch_free(L, &c->s);
+    if (c->ghostcap) bgrow(L, c->ghost, (size_t)c->ghostcap * 4 * sizeof(double), 0);
+    c->ghost = NULL;
+    c->ghostcap = c->nghost = 0;
+    return 0;
+}
+
+/* Raises the out-of-memory error. */
+static int nomem(lua_State *L) {
+    lua_pushliteral(L, "not enough memory");
+    return lua_error(L);
+}
+
+/* Pushes tostring(v) for the value at idx (the global tostring saved at load time). */
+static void pushtostring(lua_State *L, int idx) {
+    idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+    cl_rawgetp(L, LUA_REGISTRYINDEX, &tostring_key);
+    lua_pushvalue(L, idx);
+    lua_call(L, 1, 1);
+    if (!lua_isstring(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushstring(L, luaL_typename(L, idx));
+    }
+}
+
+/* The core of the world at index 1 (self._core), pushed just above the nargs arguments (the stack is
+ * cut or padded to nargs first); raises if self is no world. */
+static bcore *getcore(lua_State *L, int nargs) {
+    bcore *c = NULL;
+    lua_settop(L, nargs);
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        lua_pushliteral(L, "_core");
+        lua_rawget(L, 1);
+        c = (bcore *)lua_touserdata(L, -1);
+        if (c && lua_getmetatable(L, -1)) {
+            cl_rawgetp(L, LUA_REGISTRYINDEX, &core_key);
+            if (!lua_rawequal(L, -1, -2)) c = NULL;
+            lua_pop(L, 2);
+        } else {
+            c = NULL;
+        }
+    }
+    if (!c) luaL_error(L, "bad self: expected a world made by bump.newWorld");
+    return c;
+}
+
+/* Raises bump's error for a missing item (the value at idx). */
+static int notadded(lua_State *L, int idx) {
+    pushtostring(L, idx);
+    lua_pushfstring(L, "Item %s must be added to the world before getting its rect. "
+                       "Use world:add(item, x,y,w,h) to add it first.", lua_tostring(L, -1));
+    return lua_error(L);
+}
+
+/* Returns the slot of the item at idx, or -1; U is the index of the user value table. */
+static int findid(lua_State *L, int u, int idx) {
+    int id = -1;
+    if (lua_isnil(L, idx)) return -1;
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        lua_Number n = lua_tonumber(L, idx);
+        if (n != n) return -1;
+    }
+    lua_rawgeti(L, u, 0);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) == LUA_TNUMBER) id = (int)lua_tonumber(L, -1) - 1;
+    lua_pop(L, 2);
+    return id;
+}
+
+/* Raises bump's type error "name must be a number, but was v(a type)" (or the finite-number one). */
+static int numerror(lua_State *L, int idx, const char *name) {
+    pushtostring(L, idx);
+    if (lua_type(L, idx) == LUA_TNUMBER)
+        lua_pushfstring(L, "%s must be a finite number, but was %s(a number)", name, lua_tostring(L, -1));
+    else
+        lua_pushfstring(L, "%s must be a number, but was %s(a %s)", name, lua_tostring(L, -1), luaL_typename(L, idx));
+    return lua_error(L);
+}
+
+/* Returns the finite number at idx, else raises bump's error naming it. */
+static double checkn(lua_State *L, int idx, const char *name) {
+    double v;
+    if (lua_type(L, idx) != LUA_TNUMBER) numerror(L, idx, name);
+    v = (double)lua_tonumber(L, idx);
+    if (v - v != 0) numerror(L, idx, name);
+    return v;
+}
+
+/* Returns the positive finite number at idx, else raises bump's error naming it. */
+static double checkpos(lua_State *L, int idx, const char *name) {
+    double v = lua_type(L, idx) == LUA_TNUMBER ? (double)lua_tonumber(L, idx) : 0;
+    if (!(v > 0) || v - v != 0) {
+        pushtostring(L, idx);
+        if (lua_type(L, idx) == LUA_TNUMBER && v > 0)
+            lua_pushfstring(L, "%s must be a finite number, but was %s(number)", name, lua_tostring(L, -1));
+        else
+            lua_pushfstring(L, "%s must be a positive integer, but was %s(%s)", name, lua_tostring(L, -1),
+                            luaL_typename(L, idx));
+        lua_error(L);
+    }
+    return v;
+}
+
+/* Reads bump's rect x, y, w, h at idx..idx+3 into r, raising bump's errors. */
+static void checkrect(lua_State *L, int idx, double r[4]) {
+    r[0] = checkn(L, idx, "x");
+    r[1] = checkn(L, idx + 1, "y");
+    r[2] = checkpos(L, idx + 2, "w");
+    r[3] = checkpos(L, idx + 3, "h");
+}
+
+/* Returns the goal coordinate at idx: the number, or fallback when nil/false (bump's `goal or x`). */
+static double goalof(lua_State *L, int idx, double fallback, const char *name) {
+    if (!lua_toboolean(L, idx)) return fallback;
+    return checkn(L, idx, name);
+}
+
+/* goalof inside an operation that may hold the core's scratch: releases it before raising. */
+static double goalchk(lua_State *L, bcore *c, int own, int idx, double fallback, const char *name) {
+    double v;
+    if (!lua_toboolean(L, idx)) return fallback;
+    v = lua_type(L, idx) == LUA_TNUMBER ? (double)lua_tonumber(L, idx) : 0;
+    if (lua_type(L, idx) != LUA_TNUMBER || v - v != 0) {
+        if (own) c->busy = 0;
+        numerror(L, idx, name);
+    }
+    return v;
+}
+
+/* Returns the scratch of an operation: the core's, or a fresh one (kept at the top of the stack)
+ * when an outer operation of this world is still using it; *own says which. */
+static bscratch *takescratch(lua_State *L, bcore *c, int *own) {
+    bscratch *s;
+    if (!c->busy) {
+        *own = 1;
+        lua_pushnil(L);
+        return &c->s;
+    }
+    *own = 0;
+    s = (bscratch *)b_newuserdata(L, sizeof(bscratch));
+    memset(s, 0, sizeof *s);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, scratch_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    return s;
+}
+
+/* Calls the function below nargs arguments with nres results, protected: on error releases the
+ * core's scratch if this operation owns it and raises the error again. */
+static void pcallback(lua_State *L, bcore *c, int own, int nargs, int nres) {
+    if (lua_pcall(L, nargs, nres, 0) != 0) {
+        if (own) c->busy = 0;
+        lua_error(L);
+    }
+}
+
+/* Runs cl_bump_project into s, growing it; returns the number of collisions. */
+static int project(lua_State *L, bcore *c, bscratch *s, const double r[4], double gx, double gy, const int *skip,
+                   int nskip) {
+    for (;;) {
+        int n = cl_bump_project(&c->b, r, gx, gy, skip, nskip, s->cand, s->cap, s->cols, s->cap);
+        if (n >= 0 && n <= s->cap) return n;
+        if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) {
+            c->busy = 0;
+            nomem(L);
+        }
+    }
+}
+
+/* Sets t[k] = {x = x, y = y} for the table at t (absolute index). */
+static void setxy(lua_State *L, int t, const char *k, double x, double y) {
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, x);
+    lua_setfield(L, -2, "x");
+    lua_pushnumber(L, y);
+    lua_setfield(L, -2, "y");
+    lua_setfield(L, t, k);
+}
+
+/* Sets t[k] = {x, y, w, h} for the table at t (absolute index). */
+static void setrect(lua_State *L, int t, const char *k, const double *r) {
+    lua_createtable(L, 0, 4);
+    lua_pushnumber(L, r[0]);
+    lua_setfield(L, -2, "x");
+    lua_pushnumber(L, r[1]);
+    lua_setfield(L, -2, "y");
+    lua_pushnumber(L, r[2]);
+    lua_setfield(L, -2, "w");
+    lua_pushnumber(L, r[3]);
+    lua_setfield(L, -2, "h");
+    lua_setfield(L, t, k);
+}
+
+/* Pushes bump's col table for collision k: item at iidx, other at oidx, type at tidx, the item's
+ * rectangle r moving by (dx, dy). */
+static void pushcol(lua_State *L, bcore *c, const cl_bcol *k, int iidx, int oidx, int tidx, const double r[4],
+                    double dx, double dy) {
+    int t;
+    lua_createtable(L, 0, 12);
+    t = lua_gettop(L);
+    lua_pushboolean(L, k->overlaps);
+    lua_setfield(L, t, "overlaps");
+    lua_pushnumber(L, k->ti);
+    lua_setfield(L, t, "ti");
+    setxy(L, t, "move", dx, dy);
+    setxy(L, t, "normal", k->nx, k->ny);
+    setxy(L, t, "touch", k->tx, k->ty);
+    setrect(L, t, "itemRect", r);
+    setrect(L, t, "otherRect", c->b.rect + 4 * k->id);
+    lua_pushvalue(L, oidx);
+    lua_setfield(L, t, "other");
+    lua_pushvalue(L, iidx);
+    lua_setfield(L, t, "item");
+    lua_pushvalue(L, tidx);
+    lua_setfield(L, t, "type");
+}
+
+/* Returns the number field k.x of the table field k of the table at t (0 when absent). */
+static double getxy(lua_State *L, int t, const char *k, const char *xy) {
+    double v;
+    lua_getfield(L, t, k);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_getfield(L, -1, xy);
+    v = (double)lua_tonumber(L, -1);
+    lua_pop(L, 2);
+    return v;
+}
+
+/* Pushes the item of slot id (U at u). */
+static void pushitem(lua_State *L, int u, int id) {
+    lua_rawgeti(L, u, id + 1);
+}
+
+/* Records a cell rect emptied (l, t, r, b): countCells counts it until the next collection. */
+static void addghost(lua_State *L, bcore *c, int u, const double *cr) {
+    lua_rawgeti(L, u, -1);
+    lua_rawgeti(L, -1, 1);
+    if (lua_isnil(L, -1) || c->nghost > 4096 + 4 * c->b.count) {
+        /* a collection happened since the first ghost (or too many): start over */
+        c->nghost = 0;
+        lua_newtable(L);
+        lua_rawseti(L, -3, 1);
+    }
+    lua_pop(L, 2);
+    if (c->nghost == c->ghostcap) {
+        int ncap = c->ghostcap ? 2 * c->ghostcap : 16;
+        double *g = (double *)bgrow(L, c->ghost, (size_t)c->ghostcap * 4 * sizeof(double),
+                                    (size_t)ncap * 4 * sizeof(double));
+        if (!g) return;  /* countCells may undercount emptied cells; nothing else depends on it */
+        c->ghost = g;
+        c->ghostcap = ncap;
+    }
+    memcpy(c->ghost + 4 * c->nghost++, cr, 4 * sizeof(double));
+}
+
+/* Sets cr to bump's cell rect (first and last cell on each axis) of rectangle r. */
+static void cellrect(double cs, const double *r, double cr[4]) {
+    cr[0] = floor(r[0] / cs) + 1;
+    cr[1] = floor(r[1] / cs) + 1;
+    cr[2] = ceil((r[0] + r[2]) / cs);
+    cr[3] = ceil((r[1] + r[3]) / cs);
+}
+
+/* Pushes the user value of the core at index ci, returns its absolute index. */
+static int pushuv(lua_State *L, int ci) {
+    b_getuv(L, ci);
+    return lua_gettop(L);
+}
+
+/* module._bump.new(cellSize) -> core. */
+static int b_new(lua_State *L) {
+    double cs = (double)luaL_checknumber(L, 1);
+    bcore *c;
+    void *ud;
+    lua_Alloc af = lua_getallocf(L, &ud);
+    c = (bcore *)b_newuserdata(L, sizeof(bcore));
+    memset(c, 0, sizeof *c);
+    cl_bump_init(&c->b, (cl_alloc)af, ud);
+    c->cellsize = cs;
+    cl_rawgetp(L, LUA_REGISTRYINDEX, &core_key);
+    lua_setmetatable(L, -2);
+    lua_createtable(L, 16, 2);
+    lua_newtable(L);
+    lua_rawseti(L, -2, 0);
+    lua_newtable(L);                 /* weak holder of the collection sentinel */
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "v");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_rawseti(L, -2, -1);
+    b_setuv(L, -2);
+    return 1;
+}
+
+/* module._bump.setresponses(touch, cross, slide, bounce): the builtin responses handled in C. */
+static int b_setresponses(lua_State *L) {
+    int i;
+    lua_createtable(L, 0, 4);
+    for (i = 1; i <= 4; i++) {
+        luaL_checktype(L, i, LUA_TFUNCTION);
+        lua_pushvalue(L, i);
+        lua_pushinteger(L, i);
+        lua_rawset(L, -3);
+    }
+    cl_rawsetp(L, LUA_REGISTRYINDEX, &builtin_key);
+    return 0;
+}
+
+/* world:add(item, x,y,w,h) -> item. */
+static int w_add(lua_State *L) {
+    bcore *c = getcore(L, 6);
+    int ci = lua_gettop(L), u = pushuv(L, ci), id;
+    double r[4];
+    if (findid(L, u, 2) >= 0) {
+        pushtostring(L, 2);
+        lua_pushfstring(L, "Item %s added to the world twice.", lua_tostring(L, -1));
+        return lua_error(L);
+    }
+    checkrect(L, 3, r);
+    if (lua_isnil(L, 2)) return luaL_error(L, "table index is nil");
+    if (lua_type(L, 2) == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2))
+        return luaL_error(L, "table index is NaN");
+    /* Lua tables first (they may raise), then the core (which only reports) */
+    lua_rawgeti(L, u, 0);
+    lua_pushvalue(L, 2);
+    lua_pushinteger(L, c->b.freelist >= 0 ? c->b.freelist + 1 : c->b.count + 1);
+    lua_rawset(L, -3);
+    lua_pushvalue(L, 2);
+    lua_rawseti(L, u, c->b.freelist >= 0 ? c->b.freelist + 1 : c->b.count + 1);
+    id = cl_bump_add(&c->b, r[0], r[1], r[2], r[3]);
+    if (id < 0) {
+        lua_pushvalue(L, 2);
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+        return nomem(L);
+    }
+    lua_pushvalue(L, 2);
+    return 1;
+}
+
+/* world:remove(item). */
+static int w_remove(lua_State *L) {
+    bcore *c = getcore(L, 2);
+    int ci = lua_gettop(L), u = pushuv(L, ci), id = findid(L, u, 2);
+    double cr[4];
+    if (id < 0) return notadded(L, 2);
+    cellrect(c->cellsize, c->b.rect + 4 * id, cr);
+    addghost(L, c, u, cr);
+    cl_bump_remove(&c->b, id);
+    lua_rawgeti(L, u, 0);
+    lua_pushvalue(L, 2);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+    lua_pushnil(L);
+    lua_rawseti(L, u, id + 1);
+    return 0;
+}
+
+/* Moves slot id to (x, y, w, h), recording the cells it leaves for countCells. */
+static void doupdate(lua_State *L, bcore *c, int u, int id, const double *n) {
+    double *r = c->b.rect + 4 * id;
+    if (r[0] != n[0] || r[1] != n[1] || r[2] != n[2] || r[3] != n[3]) {
+        double a[4], b[4];
+        cellrect(c->cellsize, r, a);
+        cellrect(c->cellsize, n, b);
+        if (a[0] < b[0] || a[1] < b[1] || a[2] > b[2] || a[3] > b[3]) addghost(L, c, u, a);
+        cl_bump_update(&c->b, id, n[0], n[1], n[2], n[3]);
+    }
+}
+
+/* world:update(item, x,y [,w,h]). */
+static int w_update(lua_State *L) {
+    bcore *c = getcore(L, 6);
+    int ci = lua_gettop(L), u = pushuv(L, ci), id = findid(L, u, 2);
+    double n[4];
+    if (id < 0) return notadded(L, 2);
+    n[0] = checkn(L, 3, "x");
+    n[1] = checkn(L, 4, "y");
+    n[2] = lua_toboolean(L, 5) ? checkpos(L, 5, "w") : c->b.rect[4 * id + 2];
+    n[3] = lua_toboolean(L, 6) ? checkpos(L, 6, "h") : c->b.rect[4 * id + 3];
+    doupdate(L, c, u, id, n);
+    return 0;
+}
+
+/* world:getRect(item) -> x,y,w,h. */
+static int w_getrect(lua_State *L) {
+    bcore *c = getcore(L, 2);
+    int ci = lua_gettop(L), u = pushuv(L, ci), id = findid(L, u, 2), i;
+    if (id < 0) return notadded(L, 2);
+    for (i = 0; i < 4; i++) lua_pushnumber(L, c->b.rect[4 * id + i]);
+    return 4;
+}
+
+/* world:hasItem(item) -> boolean. */
+static int w_hasitem(lua_State *L) {
+    int ci, u;
+    getcore(L, 2);
+    ci = lua_gettop(L);
+    u = pushuv(L, ci);
+    lua_pushboolean(L, findid(L, u, 2) >= 0);
+    return 1;
+}
+
+/* world:countItems() -> number of items. */
+static int w_countitems(lua_State *L) {
+    bcore *c = getcore(L, 1);
+    int id, n = 0;
+    for (id = 0; id < c->b.count; id++) n += c->b.leaf[id] != CL_NULLNODE;
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+/* world:getItems() -> items, len (in slot order). */
+static int w_getitems(lua_State *L) {
+    bcore *c = getcore(L, 1);
+    int ci = lua_gettop(L), u = pushuv(L, ci), id, n = 0;
+    lua_createtable(L, c->b.count, 0);
+    for (id = 0; id < c->b.count; id++) {
+        if (c->b.leaf[id] == CL_NULLNODE) continue;
+        pushitem(L, u, id);
+        lua_rawseti(L, -2, ++n);
+    }
+    lua_pushinteger(L, n);
+    return 2;
+}
+
+/* Adds the cells of cell rect cr to the set t at index t (keys "cx,cy" as numbers pairs). */
+static void addcells(lua_State *L, int t, const double *cr) {
+    double cx, cy;
+    for (cy = cr[1]; cy <= cr[3]; cy++) {
+        lua_rawgeti(L, t, 0);  /* placeholder to keep the stack shape simple */
+        lua_pop(L, 1);
+        for (cx = cr[0]; cx <= cr[2]; cx++) {
+            lua_pushnumber(L, cy);
+            lua_rawget(L, t);
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_newtable(L);
+                lua_pushnumber(L, cy);
+                lua_pushvalue(L, -2);
+                lua_rawset(L, t);
+            }
+            lua_pushnumber(L, cx);
+            lua_pushboolean(L, 1);
+            lua_rawset(L, -3);
+            lua_pop(L, 1);
+        }
+    }
+}
+
+/* world:countCells() -> the cells bump's grid would hold: those of the items, plus those emptied
+ * since the last garbage collection. */
+static int w_countcells(lua_State *L) {
+    bcore *c = getcore(L, 1);
+    int ci = lua_gettop(L), u = pushuv(L, ci), t, id, i, n = 0;
+    double cr[4];
+    lua_rawgeti(L, u, -1);
+    lua_rawgeti(L, -1, 1);
+    if (lua_isnil(L, -1)) c->nghost = 0;
+    lua_pop(L, 2);
+    lua_newtable(L);
+    t = lua_gettop(L);
+    for (id = 0; id < c->b.count; id++) {
+        if (c->b.leaf[id] == CL_NULLNODE) continue;
+        cellrect(c->cellsize, c->b.rect + 4 * id, cr);
+        addcells(L, t, cr);
+    }
+    for (i = 0; i < c->nghost; i++) addcells(L, t, c->ghost + 4 * i);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            n++;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+/* The visited filter of a custom response: upvalues filter (or nil) and visited set. */
+static int visitedfilter(lua_State *L) {
+    lua_settop(L, 2);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(2));
+    if (lua_toboolean(L, -1)) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    lua_pop(L, 1);
+    if (lua_isnil(L, lua_upvalueindex(1))) {
+        lua_pushliteral(L, "slide");
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* Finds the first collision of a projection that the filter accepts (in bump's order): pushes its
+ * other item and its type and returns its index in s->cols, or -1 (nothing pushed). filter at fi
+ * (nil: every collision is "slide"), item at ii. */
+static int firstaccepted(lua_State *L, bcore *c, bscratch *s, int own, int u, int n, int fi, int ii) {
+    int k;
+    for (k = 0; k < n; k++) {
+        int id = s->cols[k].id;
+        if (!cl_bump_live(&c->b, id)) continue;
+        pushitem(L, u, id);
+        if (lua_isnil(L, fi)) {
+            lua_pushliteral(L, "slide");
+            return k;
+        }
+        lua_pushvalue(L, fi);
+        lua_pushvalue(L, ii);
+        lua_pushvalue(L, -3);
+        pcallback(L, c, own, 2, 1);
+        if (lua_toboolean(L, -1)) return k;
+        lua_pop(L, 2);
+    }
+    return -1;
+}
+
+/* Appends slot id to the visited slots of s (count *nv); raises on memory failure. */
+static void visit(lua_State *L, bcore *c, bscratch *s, int own, int *nv, int id) {
+    if (*nv == s->viscap) {
+        int ncap = s->viscap ? 2 * s->viscap : 16;
+        int *v = (int *)bgrow(L, s->vis, (size_t)s->viscap * sizeof(int), (size_t)ncap * sizeof(int));
+        if (!v) {
+            if (own) c->busy = 0;
+            nomem(L);
+        }
+        s->vis = v;
+        s->viscap = ncap;
+    }
+    s->vis[(*nv)++] = id;
+}
+
+/* world:check(item, goalX, goalY, filter) / world:move(...): bump's check loop in C with the four
+ * builtin responses; custom responses are called as bump calls them. Returns goalX, goalY, cols, len. */
+static int checkmove(lua_State *L, int domove) {
+    bcore *c;
+    bscratch *s;
+    int ci, u, id, own, nv = 0, len = 0, fi = 5, gxi = 3, gyi = 4, colsi, respi, builti, vfi, coli, typei, n, k;
+    double r0[4], pr[4], gx, gy, dx = 0, dy = 0, tx = 0, ty = 0, nx = 0;
+    lua_settop(L, 5);
+    if (!lua_toboolean(L, 5)) {
+        lua_pushnil(L);
+        lua_replace(L, 5);
+    }
+    c = getcore(L, 5);
+    ci = lua_gettop(L);
+    u = pushuv(L, ci);
+    id = findid(L, u, 2);
+    if (id < 0) return notadded(L, 2);
+    memcpy(r0, c->b.rect + 4 * id, sizeof r0);
+    if (lua_toboolean(L, 3)) checkn(L, 3, "goalX");
+    if (lua_toboolean(L, 4)) checkn(L, 4, "goalY");
+    lua_getfield(L, 1, "responses");
+    respi = lua_gettop(L);
+    cl_rawgetp(L, LUA_REGISTRYINDEX, &builtin_key);
+    builti = lua_gettop(L);
+    lua_pushnil(L);                  /* the visited filter, made when a custom response needs it */
+    vfi = lua_gettop(L);
+    lua_pushnil(L);                  /* its visited set */
+    lua_newtable(L);
+    colsi = lua_gettop(L);
+    s = takescratch(L, c, &own);
+    if (own) c->busy = 1;
+    lua_pushnil(L);
+    coli = lua_gettop(L);            /* the current collision's table */
+    lua_pushnil(L);
+    typei = lua_gettop(L);           /* its type */
+    visit(L, c, s, own, &nv, id);
+    memcpy(pr, r0, sizeof pr);
+    goto project;
+    for (;;) {
+        int kind;
+        /* the collision at coli (type at typei) with touch, normal and move in tx.. dx.. */
+        lua_pushvalue(L, coli);
+        lua_rawseti(L, colsi, ++len);
+        lua_getfield(L, coli, "other");
+        k = findid(L, u, lua_gettop(L));
+        if (k >= 0) visit(L, c, s, own, &nv, k);
+        if (!lua_isnil(L, vfi + 1) && !lua_isnil(L, -1)) {
+            lua_pushboolean(L, 1);
+            lua_rawset(L, vfi + 1);
+        } else {
+            lua_pop(L, 1);
+        }
+        lua_pushvalue(L, typei);
+        lua_gettable(L, respi);
+        if (lua_isnil(L, -1)) {
+            if (own) c->busy = 0;
+            pushtostring(L, typei);
+            lua_pushfstring(L, "Unknown collision type: %s (%s)", lua_tostring(L, -1), luaL_typename(L, typei));
+            return lua_error(L);
+        }
+        lua_pushvalue(L, -1);
+        lua_rawget(L, builti);
+        kind = lua_isnil(L, -1) ? R_CUSTOM : (int)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        gx = goalchk(L, c, own, gxi, r0[0], "goalX");
+        gy = goalchk(L, c, own, gyi, r0[1], "goalY");
+        if (kind == R_TOUCH) {
+            lua_pop(L, 1);
+            lua_pushnumber(L, tx);
+            lua_replace(L, gxi);
+            lua_pushnumber(L, ty);
+            lua_replace(L, gyi);
+            break;
+        } else if (kind == R_CROSS) {
+            lua_pop(L, 1);
+            memcpy(pr, r0, sizeof pr);
+        } else if (kind == R_SLIDE || kind == R_BOUNCE) {
+            lua_pop(L, 1);
+            if (kind == R_SLIDE) {
+                if (dx != 0 || dy != 0) {
+                    if (nx != 0) gx = tx;
+                    else gy = ty;
+                }
+                setxy(L, coli, "slide", gx, gy);
+            } else {
+                double bx = tx, by = ty;
+                if (dx != 0 || dy != 0) {
+                    double bnx = gx - tx, bny = gy - ty;
+                    if (nx == 0) bny = -bny;
+                    else bnx = -bnx;
+                    bx = tx + bnx;
+                    by = ty + bny;
+                }
+                setxy(L, coli, "bounce", bx, by);
+                gx = bx;
+                gy = by;
+            }
+            lua_pushnumber(L, gx);
+            lua_replace(L, gxi);
+            lua_pushnumber(L, gy);
+            lua_replace(L, gyi);
+            pr[0] = tx;
+            pr[1] = ty;
+        } else {
+            /* custom: response(world, col, x,y,w,h, goalX, goalY, visitedFilter) */
+            int i;
+            if (lua_isnil(L, vfi)) {
+                lua_newtable(L);
+                for (i = 0; i < nv; i++) {
+                    pushitem(L, u, s->vis[i]);
+                    lua_pushboolean(L, 1);
+                    lua_rawset(L, -3);
+                }
+                lua_pushvalue(L, 2);
+                lua_pushboolean(L, 1);
+                lua_rawset(L, -3);
+                lua_replace(L, vfi + 1);
+                lua_pushvalue(L, fi);
+                lua_pushvalue(L, vfi + 1);
+                lua_pushcclosure(L, visitedfilter, 2);
+                lua_replace(L, vfi);
+            }
+            lua_pushvalue(L, 1);
+            lua_pushvalue(L, coli);
+            for (i = 0; i < 4; i++) lua_pushnumber(L, r0[i]);
+            lua_pushvalue(L, gxi);
+            lua_pushvalue(L, gyi);
+            lua_pushvalue(L, vfi);
+            pcallback(L, c, own, 9, 4);
+            n = (int)lua_tonumber(L, -1);
+            lua_pop(L, 1);
+            /* stack: ..., goalX, goalY, projected cols */
+            lua_pushvalue(L, -3);
+            lua_replace(L, gxi);
+            lua_pushvalue(L, -2);
+            lua_replace(L, gyi);
+            if (n > 0 && lua_istable(L, -1)) {
+                lua_rawgeti(L, -1, 1);
+                lua_replace(L, coli);
+                lua_pop(L, 3);
+                if (!lua_istable(L, coli)) break;
+                lua_getfield(L, coli, "type");
+                lua_replace(L, typei);
+                tx = getxy(L, coli, "touch", "x");
+                ty = getxy(L, coli, "touch", "y");
+                nx = getxy(L, coli, "normal", "x");
+                dx = getxy(L, coli, "move", "x");
+                dy = getxy(L, coli, "move", "y");
+                continue;
+            }
+            lua_pop(L, 3);
+            break;
+        }
+    project:
+        gx = goalchk(L, c, own, gxi, pr[0], "goalX");
+        gy = goalchk(L, c, own, gyi, pr[1], "goalY");
+        n = project(L, c, s, pr, gx, gy, s->vis, nv);
+        k = firstaccepted(L, c, s, own, u, n, fi, 2);
+        if (k < 0) break;
+        dx = gx - pr[0];
+        dy = gy - pr[1];
+        pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), pr, dx, dy);
+        lua_replace(L, coli);
+        lua_replace(L, typei);
+        lua_pop(L, 1);
+        tx = s->cols[k].tx;
+        ty = s->cols[k].ty;
+        nx = s->cols[k].nx;
+    }
+    if (own) c->busy = 0;
+    if (domove) {
+        double nr[4];
+        nr[0] = checkn(L, gxi, "x");
+        nr[1] = checkn(L, gyi, "y");
+        nr[2] = c->b.rect[4 * id + 2];
+        nr[3] = c->b.rect[4 * id + 3];
+        /* the item may have been removed by a callback: bump's update would raise */
+        id = findid(L, u, 2);
+        if (id < 0) return notadded(L, 2);
+        doupdate(L, c, u, id, nr);
+    }
+    lua_pushvalue(L, gxi);
+    lua_pushvalue(L, gyi);
+    lua_pushvalue(L, colsi);
+    lua_pushinteger(L, len);
+    return 4;
+}
+
+/* world:check(item, goalX, goalY, filter) -> goalX, goalY, cols, len. */
+static int w_check(lua_State *L) {
+    return checkmove(L, 0);
+}
+
+/* world:move(item, goalX, goalY, filter) -> goalX, goalY, cols, len. */
+static int w_move(lua_State *L) {
+    return checkmove(L, 1);
+}
+
+/* world:project(item, x,y,w,h, goalX, goalY, filter) -> collisions, len. */
+static int w_project(lua_State *L) {
+    bcore *c;
+    bscratch *s;
+    int ci, u, id, own, n, k, len = 0, fi = 9, resi, nskip;
+    double r[4], gx, gy;
+    lua_settop(L, 9);
+    if (!lua_toboolean(L, 9)) {
+        lua_pushnil(L);
+        lua_replace(L, 9);
+    }
+    c = getcore(L, 9);
+    ci = lua_gettop(L);
+    u = pushuv(L, ci);
+    checkrect(L, 3, r);
+    gx = goalof(L, 7, r[0], "goalX");
+    gy = goalof(L, 8, r[1], "goalY");
+    id = findid(L, u, 2);
+    lua_newtable(L);
+    resi = lua_gettop(L);
+    s = takescratch(L, c, &own);
+    if (own) c->busy = 1;
+    nskip = 0;
+    if (id >= 0) visit(L, c, s, own, &nskip, id);
+    n = project(L, c, s, r, gx, gy, s->vis, nskip);
+    for (k = 0; k < n; k++) {
+        int oid = s->cols[k].id;
+        if (!cl_bump_live(&c->b, oid)) continue;
+        pushitem(L, u, oid);
+        if (lua_isnil(L, fi)) {
+            lua_pushliteral(L, "slide");
+        } else {
+            lua_pushvalue(L, fi);
+            lua_pushvalue(L, 2);
+            lua_pushvalue(L, -3);
+            pcallback(L, c, own, 2, 1);
+        }
+        if (lua_toboolean(L, -1)) {
+            pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), r, gx - r[0], gy - r[1]);
+            lua_rawseti(L, resi, ++len);
+        }
+        lua_pop(L, 2);
+    }
+    if (own) c->busy = 0;
+    lua_pushvalue(L, resi);
+    lua_pushinteger(L, len);
+    return 2;
+}
+
+/* Runs a candidate query of the box into s (grown); returns the count. */
+static int candidates(lua_State *L, bcore *c, bscratch *s, int own, double x0, double y0, double x1, double y1) {
+    for (;;) {
+        int n = cl_bump_candidates(&c->b, x0, y0, x1, y1, s->cand, s->cap);
+        if (n >= 0 && n <= s->cap) return n;
+        if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) {
+            if (own) c->busy = 0;
+            nomem(L);
+        }
+    }
+}
+
+/* Appends to the table at resi the items of slots ids[0..n-1] that filter (at fi, nil: all)
+ * accepts; returns the new length. */
+static int filtered(lua_State *L, bcore *c, int own, int u, const int *ids, int n, int fi, int resi, int len) {
+    int k;
+    for (k = 0; k < n; k++) {
+        if (!cl_bump_live(&c->b, ids[k])) continue;
+        pushitem(L, u, ids[k]);
+        if (!lua_isnil(L, fi)) {
+            lua_pushvalue(L, fi);
+            lua_pushvalue(L, -2);
+            pcallback(L, c, own, 1, 1);
+            if (!lua_toboolean(L, -1)) {
+                lua_pop(L, 2);
+                continue;
+            }
+            lua_pop(L, 1);
+        }
+        lua_rawseti(L, resi, ++len);
+    }
+    return len;
+}
+
+/* world:queryRect(x,y,w,h, filter) -> items, len (items strictly intersecting the rect). */
+static int w_queryrect(lua_State *L) {
+    bcore *c;
+    bscratch *s;
+    int ci, u, own, n, k, m = 0, resi;
+    double r[4];
+    lua_settop(L, 6);
+    if (!lua_toboolean(L, 6)) {
+        lua_pushnil(L);
+        lua_replace(L, 6);
+    }
+    c = getcore(L, 6);
+    ci = lua_gettop(L);
+    u = pushuv(L, ci);
+    checkrect(L, 2, r);
+    lua_newtable(L);
+    resi = lua_gettop(L);
+    s = takescratch(L, c, &own);
+    n = candidates(L, c, s, own, r[0], r[1], r[0] + r[2], r[1] + r[3]);
+    for (k = 0; k < n; k++) {
+        const double *o = c->b.rect + 4 * s->cand[k];
+        /* bump's rect.isIntersecting: strict */
+        if (r[0] < o[0] + o[2] && o[0] < r[0] + r[2] && r[1] < o[1] + o[3] && o[1] < r[1] + r[3])
+            s->cand[m++] = s->cand[k];
+    }
+    if (own) c->busy = 1;
+    n = filtered(L, c, own, u, s->cand, m, 6, resi, 0);
+    if (own) c->busy = 0;
+    lua_pushvalue(L, resi);
+    lua_pushinteger(L, n);
+    return 2;
+}
+
+/* world:queryPoint(x,y, filter) -> items, len (items strictly containing the point, bump's margin). */
+static int w_querypoint(lua_State *L) {
+    bcore *c;
+    bscratch *s;
+    int ci, u, own, n, k, m = 0, resi;
+    double x, y;
+    lua_settop(L, 4);
+    if (!lua_toboolean(L, 4)) {
+        lua_pushnil(L);
+        lua_replace(L, 4);
+    }
+    c = getcore(L, 4);
+    ci = lua_gettop(L);
+    u = pushuv(L, ci);
+    x = checkn(L, 2, "x");
+    y = checkn(L, 3, "y");
+    lua_newtable(L);
+    resi = lua_gettop(L);
+    s = takescratch(L, c, &own);
+    n = candidates(L, c, s, own, x, y, x, y);
+    for (k = 0; k < n; k++) {
+        const double *o = c->b.rect + 4 * s->cand[k];
+        /* bump's rect.containsPoint */
+        if (x - o[0] > CL_BUMP_DELTA && y - o[1] > CL_BUMP_DELTA && o[0] + o[2] - x > CL_BUMP_DELTA &&
+            o[1] + o[3] - y > CL_BUMP_DELTA)
+            s->cand[m++] = s->cand[k];
+    }
+    if (own) c->busy = 1;
+    n = filtered(L, c, own, u, s->cand, m, 4, resi, 0);
+    if (own) c->busy = 0;
+    lua_pushvalue(L, resi);
+    lua_pushinteger(L, n);
+    return 2;
+}
+
+/* world:querySegment / querySegmentWithCoords (withcoords) -> items or infos, len. */
+static int segquery(lua_State *L, int withcoords) {
+    bcore *c;
+    bscratch *s;
+    int ci, u, own, n, k, len = 0, resi;
+    double x1, y1, x2, y2;
+    lua_settop(L, 6);
+    if (!lua_toboolean(L, 6)) {
+        lua_pushnil(L);
+        lua_replace(L, 6);
+    }
+    c = getcore(L, 6);
+    ci = lua_gettop(L);
+    u = pushuv(L, ci);
+    x1 = checkn(L, 2, "x1");
+    y1 = checkn(L, 3, "y1");
+    x2 = checkn(L, 4, "x2");
+    y2 = checkn(L, 5, "y2");
+    lua_newtable(L);
+    resi = lua_gettop(L);
+    s = takescratch(L, c, &own);
+    for (;;) {
+        n = cl_bump_segment(&c->b, x1, y1, x2, y2, s->cand, s->cap, s->segs, s->cap);
+        if (n >= 0 && n <= s->cap) break;
+        if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) nomem(L);
+    }
+    if (own) c->busy = 1;
+    for (k = 0; k < n; k++) {
+        const cl_bseg *g = &s->segs[k];
+        if (!cl_bump_live(&c->b, g->id)) continue;
+        pushitem(L, u, g->id);
+        if (!lua_isnil(L, 6)) {
+            lua_pushvalue(L, 6);
+            lua_pushvalue(L, -2);
+            pcallback(L, c, own, 1, 1);
+            if (!lua_toboolean(L, -1)) {
+                lua_pop(L, 2);
+                continue;
+            }
+            lua_pop(L, 1);
+        }
+        if (withcoords) {
+            double dx = x2 - x1, dy = y2 - y1;
+            lua_createtable(L, 0, 7);
+            lua_insert(L, -2);
+            lua_setfield(L, -2, "item");
+            lua_pushnumber(L, g->ti1);
+            lua_setfield(L, -2, "ti1");
+            lua_pushnumber(L, g->ti2);
+            lua_setfield(L, -2, "ti2");
+            lua_pushnumber(L, x1 + dx * g->ti1);
+            lua_setfield(L, -2, "x1");
+            lua_pushnumber(L, y1 + dy * g->ti1);
+            lua_setfield(L, -2, "y1");
+            lua_pushnumber(L, x1 + dx * g->ti2);
+            lua_setfield(L, -2, "x2");
+            lua_pushnumber(L, y1 + dy * g->ti2);
+            lua_setfield(L, -2, "y2");
+        }
+        lua_rawseti(L, resi, ++len);
+    }
+    if (own) c->busy = 0;
+    lua_pushvalue(L, resi);
+    lua_pushinteger(L, len);
+    return 2;
+}
+
+/* world:querySegment(x1,y1,x2,y2, filter) -> items, len. */
+static int w_querysegment(lua_State *L) {
+    return segquery(L, 0);
+}
+
+/* world:querySegmentWithCoords(x1,y1,x2,y2, filter) -> infos, len. */
+static int w_querysegmentwithcoords(lua_State *L) {
+    return segquery(L, 1);
+}
+
+static const luaL_Reg methods[] = {
+    {"add", w_add},
+    {"remove", w_remove},
+    {"update", w_update},
+    {"move", w_move},
+    {"check", w_check},
+    {"project", w_project},
+    {"getRect", w_getrect},
+    {"hasItem", w_hasitem},
+    {"countItems", w_countitems},
+    {"getItems", w_getitems},
+    {"countCells", w_countcells},
+    {"queryRect", w_queryrect},
+    {"queryPoint", w_querypoint},
+    {"querySegment", w_querysegment},
+    {"querySegmentWithCoords", w_querysegmentwithcoords},
+    {NULL, NULL}
+};
+
+/* Adds module._bump = {new, setresponses, methods} to the module table at the top. */
+void cl_open_bump(lua_State *L) {
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, core_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushliteral(L, "collide.bump core");
+    lua_setfield(L, -2, "__name");
+    cl_rawsetp(L, LUA_REGISTRYINDEX, &core_key);
+    lua_getglobal(L, "tostring");
+    cl_rawsetp(L, LUA_REGISTRYINDEX, &tostring_key);
+    lua_createtable(L, 0, 3);
+    lua_pushcfunction(L, b_new);
+    lua_setfield(L, -2, "new");
+    lua_pushcfunction(L, b_setresponses);
+    lua_setfield(L, -2, "setresponses");
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "methods");
+    lua_setfield(L, -2, "_bump");
+}

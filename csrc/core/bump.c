@@ -1,0 +1,343 @@
+/* collide core: bump.lua's world on collide's tree (see bump.h). Owns the item slots and their
+ * rectangles, the tree leaves (fattened when an item moves out of its leaf box) and bump's exact
+ * tests; the Lua binding (csrc/bind/bump.c) owns items, filters and responses. */
+#include "bump.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void cl_bump_init(cl_bump *b, cl_alloc alloc, void *ud) {
+    cl_tree_init(&b->tree, alloc, ud);
+    b->rect = NULL;
+    b->leaf = NULL;
+    b->nextfree = NULL;
+    b->cap = b->count = 0;
+    b->freelist = -1;
+}
+
+void cl_bump_free(cl_bump *b) {
+    cl_alloc a = b->tree.alloc;
+    void *ud = b->tree.ud;
+    if (b->cap) {
+        a(ud, b->rect, (size_t)b->cap * 4 * sizeof(double), 0);
+        a(ud, b->leaf, (size_t)b->cap * sizeof(int), 0);
+        a(ud, b->nextfree, (size_t)b->cap * sizeof(int), 0);
+    }
+    cl_tree_free(&b->tree);
+    cl_bump_init(b, a, ud);
+}
+
+/* Returns CL_OK once the slot arrays hold at least need slots, CL_ENOMEM (unchanged) otherwise. */
+static int bump_grow(cl_bump *b, int need) {
+    cl_alloc a = b->tree.alloc;
+    void *ud = b->tree.ud;
+    int ncap = b->cap ? b->cap : 16;
+    double *r;
+    int *l, *f;
+    while (ncap < need) {
+        if (ncap > (1 << 28)) return CL_ENOMEM;
+        ncap *= 2;
+    }
+    if (ncap == b->cap) return CL_OK;
+    r = (double *)a(ud, b->rect, (size_t)b->cap * 4 * sizeof(double), (size_t)ncap * 4 * sizeof(double));
+    if (!r) return CL_ENOMEM;
+    b->rect = r;
+    l = (int *)a(ud, b->leaf, (size_t)b->cap * sizeof(int), (size_t)ncap * sizeof(int));
+    if (!l) return CL_ENOMEM;  /* rect grew: harmless, cap still says the old size */
+    b->leaf = l;
+    f = (int *)a(ud, b->nextfree, (size_t)b->cap * sizeof(int), (size_t)ncap * sizeof(int));
+    if (!f) return CL_ENOMEM;
+    b->nextfree = f;
+    b->cap = ncap;
+    return CL_OK;
+}
+
+/* Returns the flat 3D box of a rectangle grown by m on each side. */
+static cl_aabb bump_box(const double *r, double m) {
+    cl_aabb box;
+    box.min = cl_v3(r[0] - m, r[1] - m, 0);
+    box.max = cl_v3(r[0] + r[2] + m, r[1] + r[3] + m, 0);
+    return box;
+}
+
+int cl_bump_live(const cl_bump *b, int id) {
+    return id >= 0 && id < b->count && b->leaf[id] != CL_NULLNODE;
+}
+
+int cl_bump_add(cl_bump *b, double x, double y, double w, double h) {
+    int id, leaf;
+    cl_aabb box;
+    if (b->freelist < 0) {
+        /* slots [0, count) are all taken: the next is count */
+        if (bump_grow(b, b->count + 1) != CL_OK) return CL_ENOMEM;
+        id = b->count;
+    } else {
+        id = b->freelist;
+    }
+    if (cl_tree_reserve(&b->tree, 1) != CL_OK) return CL_ENOMEM;
+    b->rect[4 * id] = x;
+    b->rect[4 * id + 1] = y;
+    b->rect[4 * id + 2] = w;
+    b->rect[4 * id + 3] = h;
+    box = bump_box(b->rect + 4 * id, 0);
+    leaf = cl_tree_insert(&b->tree, &box, id);
+    if (leaf == CL_NULLNODE) return CL_ENOMEM;
+    if (id == b->freelist) b->freelist = b->nextfree[id];
+    else b->count++;
+    b->leaf[id] = leaf;
+    return id;
+}
+
+void cl_bump_remove(cl_bump *b, int id) {
+    cl_tree_remove(&b->tree, b->leaf[id]);
+    b->leaf[id] = CL_NULLNODE;
+    b->nextfree[id] = b->freelist;
+    b->freelist = id;
+}
+
+void cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h) {
+    double *r = b->rect + 4 * id;
+    int leaf = b->leaf[id];
+    const cl_fbox *fb = &b->tree.nodes[leaf].box;
+    r[0] = x;
+    r[1] = y;
+    r[2] = w;
+    r[3] = h;
+    /* the leaf box still encloses the rectangle: nothing to do (the float box is rounded outward,
+     * so comparing doubles with it is conservative) */
+    if (fb->lo[0] <= x && fb->lo[1] <= y && x + w <= fb->hi[0] && y + h <= fb->hi[1]) return;
+    {
+        /* moved out: a new leaf box with a margin of a quarter of the larger side */
+        double m = 0.25 * (w > h ? w : h);
+        cl_aabb box = bump_box(r, m);
+        b->leaf[id] = cl_tree_move(&b->tree, leaf, &box);
+    }
+}
+
+int cl_bump_candidates(cl_bump *b, double x0, double y0, double x1, double y1, int *out, int cap) {
+    cl_tree *t = &b->tree;
+    cl_stack s;
+    int n = 0;
+    if (t->root == CL_NULLNODE) return 0;
+    cl_stack_init(&s);
+    s.p[s.n++].node = t->root;
+    while (s.n > 0) {
+        int i = s.p[--s.n].node;
+        const cl_tnode *nd = &t->nodes[i];
+        if (nd->box.lo[0] > x1 || nd->box.hi[0] < x0 || nd->box.lo[1] > y1 || nd->box.hi[1] < y0) continue;
+        if (nd->child1 == CL_NULLNODE) {
+            if (n < cap) out[n] = nd->child2;
+            n++;
+            continue;
+        }
+        if (!cl_stack_push(t, &s, nd->child1, 0) || !cl_stack_push(t, &s, nd->child2, 0)) {
+            cl_stack_free(t, &s);
+            return CL_ENOMEM;
+        }
+    }
+    cl_stack_free(t, &s);
+    return n;
+}
+
+int cl_bump_segindices(const double r[4], double x1, double y1, double x2, double y2,
+                       double *pti1, double *pti2, double n[4]) {
+    double ti1 = *pti1, ti2 = *pti2;
+    double dx = x2 - x1, dy = y2 - y1;
+    double nx1 = 0, ny1 = 0, nx2 = 0, ny2 = 0;
+    int side;
+    for (side = 1; side <= 4; side++) {
+        double nx, ny, p, q;
+        switch (side) {
+        case 1: nx = -1; ny = 0; p = -dx; q = x1 - r[0]; break;          /* left */
+        case 2: nx = 1; ny = 0; p = dx; q = r[0] + r[2] - x1; break;     /* right */
+        case 3: nx = 0; ny = -1; p = -dy; q = y1 - r[1]; break;          /* top */
+        default: nx = 0; ny = 1; p = dy; q = r[1] + r[3] - y1; break;    /* bottom */
+        }
+        if (p == 0) {
+            if (q <= 0) return 0;
+        } else {
+            double rr = q / p;
+            if (p < 0) {
+                if (rr > ti2) return 0;
+                if (rr > ti1) { ti1 = rr; nx1 = nx; ny1 = ny; }
+            } else {
+                if (rr < ti1) return 0;
+                if (rr < ti2) { ti2 = rr; nx2 = nx; ny2 = ny; }
+            }
+        }
+    }
+    *pti1 = ti1;
+    *pti2 = ti2;
+    n[0] = nx1;
+    n[1] = ny1;
+    n[2] = nx2;
+    n[3] = ny2;
+    return 1;
+}
+
+/* Returns bump's nearest(x, a, b): a when it is strictly closer to x, else b. */
+static double nearest(double x, double a, double b) {
+    return fabs(a - x) < fabs(b - x) ? a : b;
+}
+
+/* Returns bump's sign(x): 1, 0 or -1. */
+static double sgn(double x) {
+    return x > 0 ? 1 : x == 0 ? 0 : -1;
+}
+
+int cl_bump_detect(const double r1[4], const double r2[4], double gx, double gy, cl_bcol *c) {
+    double x1 = r1[0], y1 = r1[1], w1 = r1[2], h1 = r1[3];
+    double dx = gx - x1, dy = gy - y1;
+    /* Minkowski difference, as bump's rect.getDiff */
+    double d[4];
+    double ti, nx = 0, ny = 0, tx, ty;
+    int overlaps;
+    d[0] = r2[0] - x1 - w1;
+    d[1] = r2[1] - y1 - h1;
+    d[2] = w1 + r2[2];
+    d[3] = h1 + r2[3];
+    if (0 - d[0] > CL_BUMP_DELTA && 0 - d[1] > CL_BUMP_DELTA &&
+        d[0] + d[2] - 0 > CL_BUMP_DELTA && d[1] + d[3] - 0 > CL_BUMP_DELTA) {
+        /* already overlapping: ti is minus the area of intersection */
+        double px = nearest(0, d[0], d[0] + d[2]), py = nearest(0, d[1], d[1] + d[3]);
+        double wi = w1 < fabs(px) ? w1 : fabs(px), hi = h1 < fabs(py) ? h1 : fabs(py);
+        ti = -wi * hi;
+        overlaps = 1;
+    } else {
+        double t1 = -HUGE_VAL, t2 = HUGE_VAL, n[4];
+        if (!cl_bump_segindices(d, 0, 0, dx, dy, &t1, &t2, n)) return 0;
+        /* tunnels in (not through a corner only, not from behind) */
+        if (!(t1 < 1 && fabs(t1 - t2) >= CL_BUMP_DELTA && (0 < t1 + CL_BUMP_DELTA || (0 == t1 && t2 > 0))))
+            return 0;
+        ti = t1;
+        nx = n[0];
+        ny = n[1];
+        overlaps = 0;
+    }
+    if (overlaps) {
+        if (dx == 0 && dy == 0) {
+            /* overlapping and still: the minimum displacement */
+            double px = nearest(0, d[0], d[0] + d[2]), py = nearest(0, d[1], d[1] + d[3]);
+            if (fabs(px) < fabs(py)) py = 0;
+            else px = 0;
+            nx = sgn(px);
+            ny = sgn(py);
+            tx = x1 + px;
+            ty = y1 + py;
+        } else {
+            /* overlapping and moving: back out against the move */
+            double t1 = -HUGE_VAL, t2 = 1, n[4];
+            if (!cl_bump_segindices(d, 0, 0, dx, dy, &t1, &t2, n)) return 0;
+            nx = n[0];
+            ny = n[1];
+            tx = x1 + dx * t1;
+            ty = y1 + dy * t1;
+        }
+    } else {
+        tx = x1 + dx * ti;
+        ty = y1 + dy * ti;
+    }
+    c->ti = ti;
+    c->nx = nx;
+    c->ny = ny;
+    c->tx = tx;
+    c->ty = ty;
+    c->overlaps = overlaps;
+    return 1;
+}
+
+/* Returns 1 when collision a sorts before b (bump's order: ti, square distance; then slot). */
+static int col_before(const cl_bcol *a, const cl_bcol *b) {
+    if (a->ti != b->ti) return a->ti < b->ti;
+    if (a->dist != b->dist) return a->dist < b->dist;
+    return a->id < b->id;
+}
+
+/* qsort comparator of col_before. */
+static int col_cmp(const void *pa, const void *pb) {
+    const cl_bcol *a = (const cl_bcol *)pa, *b = (const cl_bcol *)pb;
+    return col_before(a, b) ? -1 : col_before(b, a) ? 1 : 0;
+}
+
+void cl_bump_sortcols(cl_bcol *c, int n) {
+    int i, j;
+    if (n > 16) {
+        qsort(c, (size_t)n, sizeof *c, col_cmp);
+        return;
+    }
+    for (i = 1; i < n; i++) {
+        cl_bcol v = c[i];
+        for (j = i; j > 0 && col_before(&v, &c[j - 1]); j--) c[j] = c[j - 1];
+        c[j] = v;
+    }
+}
+
+int cl_bump_project(cl_bump *b, const double r[4], double gx, double gy, const int *skip, int nskip,
+                    int *cand, int candcap, cl_bcol *out, int outcap) {
+    double x0 = gx < r[0] ? gx : r[0], y0 = gy < r[1] ? gy : r[1];
+    double x1 = gx + r[2] > r[0] + r[2] ? gx + r[2] : r[0] + r[2];
+    double y1 = gy + r[3] > r[1] + r[3] ? gy + r[3] : r[1] + r[3];
+    int nc = cl_bump_candidates(b, x0, y0, x1, y1, cand, candcap), i, k, n = 0;
+    if (nc < 0) return nc;
+    if (nc > candcap || nc > outcap) return nc > candcap ? nc : outcap + 1;
+    for (i = 0; i < nc; i++) {
+        int id = cand[i];
+        const double *o = b->rect + 4 * id;
+        for (k = 0; k < nskip && skip[k] != id; k++) {}
+        if (k < nskip) continue;
+        if (cl_bump_detect(r, o, gx, gy, &out[n])) {
+            /* bump's rect.getSquareDistance(itemRect, otherRect), in its order of operations */
+            double ddx = r[0] - o[0] + (r[2] - o[2]) / 2, ddy = r[1] - o[1] + (r[3] - o[3]) / 2;
+            out[n].dist = ddx * ddx + ddy * ddy;
+            out[n].id = id;
+            n++;
+        }
+    }
+    cl_bump_sortcols(out, n);
+    return n;
+}
+
+/* Returns 1 when segment hit a sorts before b (weight, then slot). */
+static int seg_before(const cl_bseg *a, const cl_bseg *b) {
+    if (a->weight != b->weight) return a->weight < b->weight;
+    return a->id < b->id;
+}
+
+/* qsort comparator of seg_before. */
+static int seg_cmp(const void *pa, const void *pb) {
+    const cl_bseg *a = (const cl_bseg *)pa, *b = (const cl_bseg *)pb;
+    return seg_before(a, b) ? -1 : seg_before(b, a) ? 1 : 0;
+}
+
+int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
+                    int *cand, int candcap, cl_bseg *out, int outcap) {
+    int nc = cl_bump_candidates(b, x1 < x2 ? x1 : x2, y1 < y2 ? y1 : y2, x1 < x2 ? x2 : x1, y1 < y2 ? y2 : y1,
+                                cand, candcap);
+    int i, j, n = 0;
+    if (nc < 0) return nc;
+    if (nc > candcap || nc > outcap) return nc > candcap ? nc : outcap + 1;
+    for (i = 0; i < nc; i++) {
+        const double *o = b->rect + 4 * cand[i];
+        double t1 = 0, t2 = 1, nn[4];
+        if (!cl_bump_segindices(o, x1, y1, x2, y2, &t1, &t2, nn)) continue;
+        if ((0 < t1 && t1 < 1) || (0 < t2 && t2 < 1)) {
+            double u1 = -HUGE_VAL, u2 = HUGE_VAL;
+            cl_bump_segindices(o, x1, y1, x2, y2, &u1, &u2, nn);
+            out[n].ti1 = t1;
+            out[n].ti2 = t2;
+            out[n].weight = u1 < u2 ? u1 : u2;
+            out[n].id = cand[i];
+            n++;
+        }
+    }
+    if (n > 16) {
+        qsort(out, (size_t)n, sizeof *out, seg_cmp);
+        return n;
+    }
+    for (i = 1; i < n; i++) {
+        cl_bseg v = out[i];
+        for (j = i; j > 0 && seg_before(&v, &out[j - 1]); j--) out[j] = out[j - 1];
+        out[j] = v;
+    }
+    return n;
+}

@@ -1,0 +1,85 @@
+/* collide core: bump.lua's rules (kikito/bump.lua 3.1.7, 2D axis-aligned rectangles) on collide's
+ * dynamic tree. Owns the rectangles of a bump world (slot per item, doubles x, y, w, h), one tree
+ * leaf per item (a flat 3D box, z = 0, fattened when the item moves), and bump's exact tests:
+ * the collision of a moving rectangle with a still one (bump's rect.detectCollision, same
+ * arithmetic in the same order, so the same doubles come out), the sort of a projection's
+ * collisions (time, then square distance, then slot), the segment test (Liang-Barsky, bump's
+ * sides order) and the strict rectangle and point tests. The tree gives candidates (conservative:
+ * inclusive float boxes rounded outward); the exact double tests decide. Never raises, never calls
+ * Lua; allocates only through the allocator given to cl_bump_init and reports failure. */
+#ifndef CL_BUMP_H
+#define CL_BUMP_H
+
+#include "tree.h"
+
+/// bump's floating-point margin (DELTA in bump.lua).
+#define CL_BUMP_DELTA 1e-10
+
+/// One collision of a projection (bump's col table without the Lua parts): the other's slot,
+/// whether the item already overlapped it, bump's ti (time in [0, 1), or minus the overlap's
+/// pseudo-area), the normal, the touch position, and the square distance used to break ties.
+typedef struct cl_bcol {
+    double ti, nx, ny, tx, ty, dist;
+    int id, overlaps;
+} cl_bcol;
+
+/// One item a segment meets: its slot, the segment's entry and exit fractions clipped to [0, 1],
+/// and the sort weight (the entry fraction along the infinite line).
+typedef struct cl_bseg {
+    double ti1, ti2, weight;
+    int id;
+} cl_bseg;
+
+/// A bump world's geometry. Zero-initialise through cl_bump_init; free with cl_bump_free.
+typedef struct cl_bump {
+    cl_tree tree;
+    double *rect;      /* 4 doubles per slot: x, y, w, h */
+    int *leaf;         /* per slot: tree leaf, or CL_NULLNODE when the slot is free */
+    int *nextfree;     /* per slot: next free slot (free slots only) */
+    int cap, count, freelist;
+} cl_bump;
+
+/// Initialises an empty world allocating through alloc(ud, ...). Allocates nothing.
+CL_API void cl_bump_init(cl_bump *b, cl_alloc alloc, void *ud);
+/// Frees everything; the world is empty and reusable.
+CL_API void cl_bump_free(cl_bump *b);
+/// Adds the rectangle (finite x, y, w > 0, h > 0); returns its slot (>= 0), or CL_ENOMEM with the
+/// world unchanged.
+CL_API int cl_bump_add(cl_bump *b, double x, double y, double w, double h);
+/// Removes the item in slot id (a live slot).
+CL_API void cl_bump_remove(cl_bump *b, int id);
+/// Gives the item in slot id a new rectangle; never allocates or fails.
+CL_API void cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h);
+/// 1 if slot id holds an item.
+CL_API int cl_bump_live(const cl_bump *b, int id);
+
+/// Slots of the items whose tree boxes touch the box [x0, x1] x [y0, y1] (a superset of the items
+/// touching it), at most cap written to out; returns how many there are (more than cap: grow and
+/// ask again), or CL_ENOMEM if the traversal stack could not grow.
+CL_API int cl_bump_candidates(cl_bump *b, double x0, double y0, double x1, double y1, int *out, int cap);
+
+/// bump's rect.detectCollision(x1,y1,w1,h1, x2,y2,w2,h2, gx,gy): 1 and *c filled (all but id and
+/// dist) when the first rectangle moving to (gx, gy) collides with the second, else 0.
+CL_API int cl_bump_detect(const double r1[4], const double r2[4], double gx, double gy, cl_bcol *c);
+/// bump's rect.getSegmentIntersectionIndices: 1 and the fractions and normals when the segment
+/// (x1,y1)-(x2,y2) clipped to [*ti1, *ti2] meets the rectangle, else 0 (outputs then undefined).
+CL_API int cl_bump_segindices(const double r[4], double x1, double y1, double x2, double y2,
+                              double *ti1, double *ti2, double n[4]);
+
+/// bump's project: the collisions of the rectangle r moving to (gx, gy) with every item except the
+/// slots in skip[0..nskip-1], sorted as bump sorts them (ti, then square distance, then slot).
+/// cand (candcap ints) is scratch, out receives at most outcap collisions. Returns the number of
+/// collisions (at most outcap), or a number greater than candcap or outcap when a buffer is too
+/// small (grow both to at least that and ask again), or CL_ENOMEM.
+CL_API int cl_bump_project(cl_bump *b, const double r[4], double gx, double gy, const int *skip, int nskip,
+                           int *cand, int candcap, cl_bcol *out, int outcap);
+
+/// bump's querySegment test: the items the segment (x1,y1)-(x2,y2) meets inside (0, 1), sorted by
+/// the entry fraction along the infinite line (ties by slot). Capacities and result as cl_bump_project.
+CL_API int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
+                           int *cand, int candcap, cl_bseg *out, int outcap);
+
+/// Sorts n collisions as bump's project does (ti, then dist, then slot).
+CL_API void cl_bump_sortcols(cl_bcol *c, int n);
+
+#endif
