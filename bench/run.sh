@@ -8,12 +8,18 @@
 # that compares C (< 3 us) and Lua minus C (<= one empty call).
 # Environment: BENCH_ROUNDS (runs per median, >= 7, default 9), BENCH_SAMPLE (seconds per run),
 # BENCH_FRAMES (consecutive game-loop frames per round in the moving-boxes pairs tables, default
-# 100), BENCH_LUAS (default "lua5.4 luajit"), BENCH_PARTS (default "shapes world").
+# 100), BENCH_LUAS (default "lua5.4 luajit"), BENCH_PARTS (default "shapes world frames").
+# The frames part (issue 14) builds build/bench-frames (csrc/test/bench_frames.c: collide's core
+# and Box2D v3's dynamic tree side by side; Box2D's sources are compiled from
+# ../shared/peers/box2d-v3 when that folder exists, else its columns are skipped with a note)
+# and runs bench/frames.lua (1,000-frame loop, bulk adds, memory, raycastall garbage) on each Lua;
+# BENCH_FRAMES_N (default 1000) frames, BENCH_BIG=0 skips the 1,000,000-item rows in Lua.
 set -e
 cd "$(dirname "$0")/.."
 
 LUAS=${BENCH_LUAS:-"lua5.4 luajit"}
-PARTS=${BENCH_PARTS:-"shapes world"}
+PARTS=${BENCH_PARTS:-"shapes world frames"}
+BOX2D=../shared/peers/box2d-v3
 CC=${CC:-cc}
 OUT=build/bench
 RESULTS=bench/RESULTS.md
@@ -37,6 +43,27 @@ for part in $PARTS; do
        ! ./build/bench-world "$OUT/core.md" >"$OUT/core.out" 2>"$OUT/core.err"; then
       cat "$OUT/core.err" >&2
       { echo; echo "**build/bench-world failed:**"; echo; sed 's/^/    /' "$OUT/core.err"; echo; } >>"$OUT/core.md"
+    fi
+  fi
+  if [ "$part" = frames ]; then
+    echo "== build/bench-frames (C: collide's core and Box2D v3's tree side by side)"
+    rm -f "$OUT/frames-c.md"
+    b2flags="" b2objs=""
+    if [ -f "$BOX2D/src/dynamic_tree.c" ]; then
+      mkdir -p build/box2d
+      for f in dynamic_tree aabb core math_functions table bitset; do
+        $CC -std=c17 -O2 -DNDEBUG -I"$BOX2D/include" -I"$BOX2D/src" -c "$BOX2D/src/$f.c" -o "build/box2d/$f.o"
+        b2objs="$b2objs build/box2d/$f.o"
+      done
+      b2flags="-DHAVE_BOX2D -I$BOX2D/include"
+    else
+      echo "   $BOX2D not found: Box2D columns skipped"
+    fi
+    if ! $CC -std=c17 -O2 -Wall -Wextra $b2flags -Icsrc/core -o build/bench-frames \
+           csrc/test/bench_frames.c $(ls csrc/core/[a-z]*.c) $b2objs -lm ||
+       ! ./build/bench-frames "$OUT/frames-c.md" >"$OUT/frames-c.out" 2>"$OUT/frames-c.err"; then
+      cat "$OUT/frames-c.err" >&2
+      { echo; echo "**build/bench-frames failed:**"; echo; sed 's/^/    /' "$OUT/frames-c.err"; echo; } >>"$OUT/frames-c.md"
     fi
   fi
   for v in $LUAS; do
@@ -73,9 +100,15 @@ fi
     case $part in
       shapes) echo "## Issue 2: single queries" ;;
       world) echo "## Issue 3: World" ;;
+      frames) echo "## Issue 14: frame spikes, bulk adds, memory (collide beside Box2D v3's dynamic tree)" ;;
       *) echo "## $part" ;;
     esac
     echo
+    if [ "$part" = frames ] && [ -f "$OUT/frames-c.md" ]; then
+      echo "### C (build/bench-frames)"
+      echo
+      cat "$OUT/frames-c.md"
+    fi
     for v in $LUAS; do [ -f "$OUT/$part-$v.md" ] && cat "$OUT/$part-$v.md"; echo; done
     if [ "$part" = world ] && [ -f "$OUT/core.md" ]; then
       echo "### C core (build/bench-world, the same scenes without Lua)"

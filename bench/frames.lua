@@ -1,0 +1,228 @@
+-- bench/frames.lua (issue 14): frame spikes, bulk adds, memory and garbage, from Lua.
+--   1. the game loop of bench/world.lua (10,000 boxes, rng 23, each moved every frame with
+--      world:translate, then world:pairs(out)) over BENCH_FRAMES_N (default 1,000) frames: the
+--      time of every frame (os.clock), median, p99, worst
+--   2. adding N random boxes (bench/world.lua's scene, rng 7, the cube's side scaled with N to keep
+--      the density) then one box query, N = 100,000 and 1,000,000: the add time, the first
+--      query's time, the slowest single call (every add and the query timed one by one; at
+--      100,000 only), memory per item at 1,000,000 (RSS growth, Lua heap growth)
+--   3. world:raycastall(ray, maxt, nil, out) with one out table when the number of hits varies
+--      from call to call: bytes of garbage per call once warm (GC stopped, collectgarbage "count")
+-- Usage: lua bench/frames.lua [out.md]   (LUA_PATH must reach bench/?.lua; BENCH_BIG=0 skips N =
+-- 1,000,000)
+local lib = require "lib"
+local collide = require "collide"
+
+local out = lib.writer(arg and arg[1])
+local fmt = lib.fmt
+local clock = os.clock
+local results = {}
+
+out("### ", lib.luaname(), ": frames, bulk adds, memory, garbage (issue 14)")
+out("")
+
+-- Returns median, p99, worst and mean of a list of numbers (the list is sorted).
+local function fstats(t)
+  local n, sum = #t, 0
+  for i = 1, n do sum = sum + t[i] end
+  table.sort(t)
+  local med = n % 2 == 1 and t[(n + 1) / 2] or (t[n / 2] + t[n / 2 + 1]) / 2
+  return med, t[math.ceil(0.99 * n)], t[n], sum / n
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- 1. the 1,000-frame loop
+-- ---------------------------------------------------------------------------------------------
+do
+  local NP, SIDE = 10000, 100
+  local NF = math.max(10, math.floor(tonumber(os.getenv("BENCH_FRAMES_N")) or 1000))
+  local pr = lib.rng(23)
+  local px, py, pz, vx, vy, vz = {}, {}, {}, {}, {}, {}
+  local W = collide.World()
+  local box = collide.AABB(0, 0, 0, 1, 1, 1)
+  for i = 1, NP do
+    px[i], py[i], pz[i] = pr.uniform(0, SIDE), pr.uniform(0, SIDE), pr.uniform(0, SIDE)
+    local hx, hy, hz = pr.uniform(0.5, 1.5), pr.uniform(0.5, 1.5), pr.uniform(0.5, 1.5)
+    vx[i], vy[i], vz[i] = pr.uniform(-0.05, 0.05), pr.uniform(-0.05, 0.05), pr.uniform(-0.05, 0.05)
+    box:set(px[i] - hx, py[i] - hy, pz[i] - hz, px[i] + hx, py[i] + hy, pz[i] + hz)
+    W:add(i, box)
+  end
+  local pairsout = {}
+  W:pairs(pairsout)
+  local times, np = {}, 0
+  collectgarbage("collect")
+  for f = 1, NF do
+    local t0 = clock()
+    for i = 1, NP do
+      local dx, dy, dz = vx[i], vy[i], vz[i]
+      local x, y, z = px[i] + dx, py[i] + dy, pz[i] + dz
+      if x < 0 or x > SIDE then dx = -dx; vx[i] = dx; x = px[i] + dx end
+      if y < 0 or y > SIDE then dy = -dy; vy[i] = dy; y = py[i] + dy end
+      if z < 0 or z > SIDE then dz = -dz; vz[i] = dz; z = pz[i] + dz end
+      px[i], py[i], pz[i] = x, y, z
+      W:translate(i, dx, dy, dz)
+    end
+    local _, c = W:pairs(pairsout)
+    times[f] = (clock() - t0) * 1e3
+    np = np + c
+  end
+  local med, p99, worst, mean = fstats(times)
+  out("#### The game loop of bench/world.lua (10,000 boxes, translate + pairs(out) every frame), ", NF, " frames")
+  out("")
+  out("Each frame timed whole with os.clock (CPU time): the motion loop with 10,000 world:translate calls,")
+  out("then world:pairs(out). Pairs per frame: about ", string.format("%.0f", np / NF), ".")
+  out("")
+  out("| median ms | p99 ms | worst ms | worst / median | mean ms |")
+  out("|---:|---:|---:|---:|---:|")
+  out("| ", fmt(med), " | ", fmt(p99), " | ", fmt(worst), " | ", fmt(worst / med), " | ", fmt(mean), " |")
+  out("")
+  results[#results + 1] = "- worst frame / median frame: " .. fmt(worst / med) .. " (target <= 1.5): " ..
+    (worst <= 1.5 * med and "met" or "MISSED") .. "."
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- 2. bulk adds, the first query, memory
+-- ---------------------------------------------------------------------------------------------
+-- Adds n boxes (timing every call when each is true) then one box query; returns the add time
+-- (s), the first query's time (s), the slowest single call (s), the RSS and Lua heap growth per
+-- item (bytes), the world.
+local function bulk(n, each)
+  local side = 1000 * (n / 1e5) ^ (1 / 3)
+  local rng = lib.rng(7)
+  local U = rng.uniform
+  local coords = {}
+  for i = 1, 6 * n, 6 do
+    local cx, cy, cz = U(0, side), U(0, side), U(0, side)
+    local hx, hy, hz = U(0.5, 5), U(0.5, 5), U(0.5, 5)
+    coords[i], coords[i + 1], coords[i + 2] = cx - hx, cy - hy, cz - hz
+    coords[i + 3], coords[i + 4], coords[i + 5] = cx + hx, cy + hy, cz + hz
+  end
+  local box = collide.AABB(0, 0, 0, 1, 1, 1)
+  collectgarbage("collect"); collectgarbage("collect")
+  local g0, rss0 = collectgarbage("count"), lib.rss_kib()
+  local W = collide.World()
+  local worst, tadd = 0, 0
+  if each then
+    for i = 1, n do
+      local k = 6 * i - 5
+      local t0 = clock()
+      box:set(coords[k], coords[k + 1], coords[k + 2], coords[k + 3], coords[k + 4], coords[k + 5])
+      W:add(i, box)
+      local dt = clock() - t0
+      tadd = tadd + dt
+      if dt > worst then worst = dt end
+    end
+  else
+    local t0 = clock()
+    for i = 1, n do
+      local k = 6 * i - 5
+      box:set(coords[k], coords[k + 1], coords[k + 2], coords[k + 3], coords[k + 4], coords[k + 5])
+      W:add(i, box)
+    end
+    tadd = clock() - t0
+  end
+  local q = collide.AABB(side / 2, side / 2, side / 2, side / 2 + 10, side / 2 + 10, side / 2 + 10)
+  local qout = {}
+  local t0 = clock()
+  W:query(q, nil, qout)
+  local tq = clock() - t0
+  if tq > worst then worst = tq end
+  collectgarbage("collect"); collectgarbage("collect")
+  local g1, rss1 = collectgarbage("count"), lib.rss_kib()
+  coords = nil
+  return tadd, tq, worst, rss0 and rss1 and (rss1 - rss0) * 1024 / n, (g1 - g0) * 1024 / n, W
+end
+
+do
+  out("#### Bulk adds and the first query after them (bench/world.lua's boxes, side scaled with N)")
+  out("")
+  out("N boxes added with box:set + world:add, then one world:query(box, nil, out) (the first traversal,")
+  out("which pays for the tree work left by the adds). At 100,000 every call is timed one by one; memory")
+  out("after the query and a full collection: process RSS growth (C allocations included) and Lua heap")
+  out("growth, per item.")
+  out("")
+  out("| N | add us per item | first query ms | slowest single call ms | RSS bytes per item | Lua heap bytes per item |")
+  out("|---:|---:|---:|---:|---:|---:|")
+  local tadd, tq, worst, rss, gc, W = bulk(100000, true)
+  out("| 100,000 | ", fmt(tadd * 1e6 / 100000), " | ", fmt(tq * 1e3), " | ", fmt(worst * 1e3), " | ",
+      fmt(rss), " | ", fmt(gc), " |")
+  W = nil
+  results[#results + 1] = "- after 100,000 adds, slowest single call " .. fmt(worst * 1e3) ..
+    " ms (target <= 30 ms): " .. (worst <= 0.03 and "met" or "MISSED") .. "."
+  collectgarbage("collect"); collectgarbage("collect")
+  if os.getenv("BENCH_BIG") ~= "0" then
+    tadd, tq, worst, rss, gc, W = bulk(1000000, false)
+    out("| 1,000,000 | ", fmt(tadd * 1e6 / 1000000), " | ", fmt(tq * 1e3), " | (not timed one by one) | ",
+        fmt(rss), " | ", fmt(gc), " |")
+    W = nil
+    results[#results + 1] = "- first query after 1,000,000 adds: " .. fmt(tq) .. " s (target <= 0.3 s): " ..
+      (tq <= 0.3 and "met" or "MISSED") .. "."
+    results[#results + 1] = "- memory at 1,000,000 AABB items: " .. fmt(rss) .. " bytes per item RSS growth, Lua heap " ..
+      fmt(gc) .. " (target <= 256 in all): " .. (rss and rss + math.max(gc, 0) <= 256 and "met" or "MISSED") .. "."
+    collectgarbage("collect"); collectgarbage("collect")
+  end
+  out("")
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- 3. raycastall with out, varying hit counts
+-- ---------------------------------------------------------------------------------------------
+do
+  local W = collide.World()
+  local rng = lib.rng(41)
+  for i = 1, 2000 do
+    local cx, cy, cz = rng.uniform(0, 100), rng.uniform(0, 100), rng.uniform(0, 100)
+    W:add(i, collide.AABB(cx - 2, cy - 2, cz - 2, cx + 2, cy + 2, cz + 2))
+  end
+  local rays, NR = {}, 256
+  local minh, maxh = math.huge, 0
+  for j = 1, NR do
+    local r = collide.Ray(rng.uniform(0, 100), rng.uniform(0, 100), rng.uniform(0, 100),
+                          rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1))
+    rays[j] = r
+  end
+  local maxts = {}
+  local r2 = lib.rng(43)
+  for j = 1, NR do
+    maxts[j] = r2.uniform(0, 120)
+    local _, n = W:raycastall(rays[j], maxts[j])
+    if n < minh then minh = n end
+    if n > maxh then maxh = n end
+  end
+  local hout = {}
+  local function pass()
+    local s = 0
+    for j = 1, NR do
+      local _, n = W:raycastall(rays[j], maxts[j], nil, hout)
+      s = s + n
+    end
+    return s
+  end
+  for _ = 1, 20 do pass() end          -- warm: the out table and the world's buffers at full size
+  collectgarbage("collect"); collectgarbage("collect")
+  collectgarbage("stop")
+  local PASSES = 40
+  local g0 = collectgarbage("count")
+  local hits = 0
+  for _ = 1, PASSES do hits = hits + pass() end
+  local g1 = collectgarbage("count")
+  collectgarbage("restart")
+  local per = (g1 - g0) * 1024 / (PASSES * NR)
+  out("#### world:raycastall(ray, maxt, nil, out), the number of hits varying from call to call")
+  out("")
+  out("2,000 boxes of side 4 in [0,100]^3, 256 rays with random maxt in [0, 120] (", minh, " to ", maxh,
+      " hits, mean ", string.format("%.1f", hits / (PASSES * NR)), "), one out table; after 20 warm passes, ",
+      PASSES, " passes with the GC stopped.")
+  out("")
+  out("| bytes of garbage per call |")
+  out("|---:|")
+  out("| ", fmt(per), " |")
+  out("")
+  results[#results + 1] = "- raycastall with out: " .. fmt(per) .. " bytes per call once warm (target 0): " ..
+    (per == 0 and "met" or "MISSED") .. "."
+end
+
+out("#### Targets (issue 14), ", lib.luaname())
+out("")
+for _, l in ipairs(results) do out(l) end
+out("")
