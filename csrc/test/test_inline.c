@@ -1,13 +1,18 @@
-/* world.c repeats some core tests inline for speed (the box-against-box sweep of cl_sweep_shapes
- * and cl_interiors_overlap, for the World's sweeps and moves; tree.c's cl_fbox_from, for its
- * queries). This test includes world.c to reach those static functions and checks them against
- * the generic core functions, bit for bit, on random box pairs biased to exact contacts, flat
- * boxes and resting axes, and float boxes of every magnitude; if it fails, world.c and sweep.c
- * or tree.c have drifted apart. It also sets a two-entry stack for the box-query walk, which
- * then grows on the heap, and checks that walk against brute force, with that growth failing
- * too. Run by `make check-core`. */
+/* The World's files repeat some core tests inline for speed (world_move.c: the box-against-box
+ * sweep of cl_sweep_shapes and cl_interiors_overlap, for the World's sweeps and moves;
+ * world_internal.h: tree.c's cl_fbox_from, for its queries). This test includes every
+ * csrc/core/world*.c file (the Makefile links the rest of the core) to reach those static
+ * functions and checks them against the generic core functions, bit for bit, on random box
+ * pairs biased to exact contacts, flat boxes and resting axes, and float boxes of every
+ * magnitude; if it fails, the World's copies and sweep.c or tree.c have drifted apart. It also
+ * sets a two-entry stack for the box-query walk, which then grows on the heap, and checks that
+ * walk against brute force, with that growth failing too. Run by `make check-core`. */
 #define CL_QSTACK 2         /* the box-query walk's stack grows on the heap at once (see walk_check) */
 #include "world.c"
+#include "world_tree.c"
+#include "world_query.c"
+#include "world_pairs.c"
+#include "world_move.c"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,227 @@
+/* collide Lua binding, world:move and world:check: the response callback that calls the filter,
+ * the collision tables with their spares (U[-2]), and the commit of a move (redo). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lworld.h"
+
+/* Context of the move filter callback. */
+typedef struct movectx {
+    lua_State *L;
+    int u;              /* index of the id -> item table */
+    const char *fname;
+} movectx;
+
+/* Move filter callback: calls filter(item, other) (filter at 6, item at 2) and maps its result
+ * to a response (interned strings compared with the UV_RESP upvalues of the running move or
+ * check); raises on an unknown response. */
+static cl_resp respond(void *ctx, int mover, int other) {
+    movectx *c = (movectx *)ctx;
+    lua_State *L = c->L;
+    int i;
+    (void)mover;
+    lua_pushvalue(L, 6);
+    lua_pushvalue(L, 2);
+    lua_rawgeti(L, c->u, other + 1);
+    lua_call(L, 2, 1);
+    if (!lua_toboolean(L, -1)) { lua_pop(L, 1); return CL_RESP_IGNORE; }
+    for (i = 1; i <= 4; i++)
+        if (lua_rawequal(L, -1, lua_upvalueindex(UV_RESP + i))) { lua_pop(L, 1); return (cl_resp)i; }
+    {
+        const char *s;
+        if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) s = lua_tostring(L, -1);
+        else if (lua_type(L, -1) == LUA_TBOOLEAN) s = "true";
+        else s = luaL_typename(L, -1);
+        lua_pushfstring(L, "filter returned an unknown response '%s'", s);
+        cl_argerror(L, 6, c->fname, lua_tostring(L, -1));
+    }
+    return CL_RESP_IGNORE;
+}
+
+/* Sets field (the upvalue string key) of the table on top to number v. */
+static void hotnum(lua_State *L, int key, double v) {
+    lua_pushvalue(L, lua_upvalueindex(key));
+    lua_pushnumber(L, v);
+    lua_rawset(L, -3);
+}
+
+/* Pushes the collision table at out[i] (out at index t; U at u): the table already there, else
+ * a spare one from U[-2] or a new one, stored at out[i]. */
+static void poolinner(lua_State *L, lworld *lw, int u, int t, int i) {
+    lua_rawgeti(L, t, i);
+    if (lua_type(L, -1) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    if (lw->npool > 0) {
+        lw->npool--;
+        lua_rawgeti(L, u, -2);
+        /* U[-2] and its entries are checked: the debug library can replace either */
+        if (lua_type(L, -1) == LUA_TTABLE) lua_rawgeti(L, -1, lw->npool + 1);
+        else lua_pushnil(L);
+        lua_remove(L, -2);
+        if (lua_type(L, -1) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 0, 6);
+        }
+    } else {
+        lua_createtable(L, 0, 6);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, t, i);
+}
+
+/* 1 if the value on top is rawequal to one of t[1..n] (t at index t). */
+static int inprefix(lua_State *L, int t, int n) {
+    int i, found = 0;
+    for (i = 1; i <= n && !found; i++) {
+        lua_rawgeti(L, t, i);
+        found = lua_rawequal(L, -1, -2);
+        lua_pop(L, 1);
+    }
+    return found;
+}
+
+/* lw_cleartail for move's out tables: the tables it drops go to the spare tables while there is
+ * room (a move with fewer collisions than the last one, then one with more, makes no garbage).
+ * A table goes there at most once and only if out[1..n] does not keep it, so the spares never
+ * hand out one table twice in a result (an out that held one table several times, found in
+ * review). */
+static void pooltail(lua_State *L, lworld *lw, int u, int t, int n) {
+    int len = (int)lua_rawlen(L, t), i;
+    for (i = n + 1;; i++) {
+        lua_rawgeti(L, t, i);
+        if (i > len && lua_isnil(L, -1)) {      /* past the border and any hole after it */
+            lua_pop(L, 1);
+            break;
+        }
+        if (lw->npool < POOLMAX && lua_type(L, -1) == LUA_TTABLE && !inprefix(L, t, n)) {
+            lua_rawgeti(L, u, -2);                      /* X, P */
+            if (lua_type(L, -1) == LUA_TTABLE) {
+                int p = lua_gettop(L);
+                lua_pushvalue(L, -2);                   /* X, P, X */
+                if (!inprefix(L, p, lw->npool)) {
+                    lua_rawseti(L, p, lw->npool + 1);   /* within the preallocated size: no
+                                                           allocation, cannot raise */
+                    lw->npool++;
+                } else {
+                    lua_pop(L, 1);
+                }
+            }
+            lua_pop(L, 1);                              /* X */
+        }
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        lua_rawseti(L, t, i);
+    }
+}
+
+/* Shared body of move and check on the world lw at 1 (a function with the hot upvalues):
+ * -> ax, ay, az, cols, n.
+ * Failure leaves the world unchanged: filter errors and CL_ENOMEM happen inside the core, which
+ * is asked never to commit (it leaves the end shape in w.mend). A move without collisions is
+ * committed right after the core returns, as the core's own commit would (cl_world_update cannot
+ * fail); nothing after it allocates (the spare table or out, numbers only). A move with
+ * collisions builds its Lua tables (which may raise a memory error) while the item still has its
+ * old shape, and is committed with cl_world_update by the caller (redo) once nothing can fail:
+ * right after domove returns, or, with a filter, after run()'s protected call returned without
+ * error (Lua 5.1 may run a collection step, hence finalizers that raise, as that call returns).
+ * One update leaves the item as the former commit by the core, undo and redo did: its box,
+ * last displacement and stale-leaf state follow from the old and new shapes and its leaf, which
+ * the undo did not change. */
+static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
+    cl_vec3 d, a;
+    cl_shape end;
+    double seq = 0;
+    int u, id, filter, hasout, n, t, i;
+    unsigned gen;
+    movectx ctx;
+    id = hotid(L, lw, 2, fname);
+    d = cl_checkvec(L, 3, fname);
+    filter = optfilter(L, 6, fname);
+    hasout = opttable(L, 7, fname);
+    /* above every argument, after their checks (so an absent filter or out reads none); no
+     * settop to 7: it was a tenth of the binding's cost of a move without collisions */
+    u = pushitems(L);
+    ctx.L = L;
+    ctx.u = u;
+    ctx.fname = fname;
+    /* with a filter this runs locked inside run(); the lock check above saw the caller's state */
+    lw->gen++;
+    n = cl_world_move(&lw->w, id, d, filter ? respond : NULL, &ctx, 0, &a);
+    gen = lw->gen;                      /* after the filter's own calls, if any */
+    if (n < 0) return nomem(L);
+    if (commit) {
+        if (n == 0) {
+            cl_world_update(&lw->w, id, &lw->w.mend);
+        } else {
+            /* copied now: a finalizer run while the tables are built may move another item */
+            end = lw->w.mend;
+            seq = lw->w.items[id].seq;
+        }
+    }
+    lua_pushnumber(L, a.x);
+    lua_pushnumber(L, a.y);
+    lua_pushnumber(L, a.z);
+    if (hasout) {
+        lua_pushvalue(L, 7);
+    } else if (n == 0) {
+        lua_rawgeti(L, u, -1);          /* the spare empty table: no garbage */
+        lw_cleartail(L, lua_gettop(L), 0);
+    } else {
+        lua_createtable(L, n, 0);
+    }
+    t = lua_gettop(L);
+    for (i = 0; i < n; i++) {
+        cl_col c;
+        fresh(L, lw, gen, fname);           /* the tables allocate; nothing committed yet */
+        c = lw->w.cols[i];
+        if (hasout) poolinner(L, lw, u, t, i + 1);
+        else lua_createtable(L, 0, 6);
+        lua_pushvalue(L, lua_upvalueindex(UV_OTHER));
+        lua_rawgeti(L, u, c.other + 1);
+        lua_rawset(L, -3);
+        lua_pushvalue(L, lua_upvalueindex(UV_TYPE));
+        lua_pushvalue(L, lua_upvalueindex(UV_RESP + (int)c.type));
+        lua_rawset(L, -3);
+        hotnum(L, UV_T, c.t);
+        hotnum(L, UV_NX, c.n.x);
+        hotnum(L, UV_NY, c.n.y);
+        hotnum(L, UV_NZ, c.n.z);
+        if (hasout) lua_pop(L, 1);
+        else lua_rawseti(L, t, i + 1);
+    }
+    if (hasout) pooltail(L, lw, u, t, n);
+    /* nothing below raises: the caller commits the redo (redo) once nothing can fail any more */
+    if (commit && n > 0) {
+        lw->redo = 1;
+        lw->redoid = id;
+        lw->redoseq = seq;
+        lw->redoshape = end;
+    }
+    lua_pushinteger(L, n);
+    return 5;                   /* ax, ay, az, cols, n */
+}
+
+int lw_b_move(lua_State *L) { return domove(L, hotworld(L, "move"), "move", 1); }   /* via run */
+int lw_b_check(lua_State *L) { return domove(L, hotworld(L, "check"), "check", 0); }
+
+/* world:move(item, dx, dy, dz[, filter[, out]]) -> ax, ay, az, cols, n. */
+int lw_move(lua_State *L) {
+    lworld *lw = hotworld(L, "move");
+    int n;
+    checkunlocked(L, lw);
+    if (!lua_isnoneornil(L, 6)) return run(L, 6, B_MOVE, "move");
+    n = domove(L, lw, "move", 1);
+    redo(lw);
+    return n;
+}
+
+/* world:check(item, dx, dy, dz[, filter[, out]]) -> as move, changing nothing. */
+int lw_check(lua_State *L) {
+    lworld *lw = hotworld(L, "check");
+    checkunlocked(L, lw);
+    if (lua_isnoneornil(L, 6)) return domove(L, lw, "check", 0);
+    return run(L, 6, B_CHECK, "check");
+}
+
+/* Frees the core world and drops the item tables. */

@@ -1,0 +1,204 @@
+/* collide Lua binding, the World's read-only methods: query, querypoint, raycast, raycastall,
+ * pairs and sweep, with their bodies (run() calls them as protected calls when given a filter). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lworld.h"
+
+/* body of world:query(shape[, filter[, out]]) -> array, n. */
+int lw_b_query(lua_State *L) {
+    lworld *lw = hotworld(L, "query");
+    cl_shape s;
+    int n;
+    cl_checkshape(L, 2, "query", &s);
+    optfilter(L, 3, "query");
+    opttable(L, 4, "query");
+    lua_settop(L, 4);
+    lw->gen++;
+    n = cl_world_query(&lw->w, &s);
+    if (n < 0) return nomem(L);
+    return lw_pushitemlist(L, lw, n, 3, 4, "query");
+}
+
+/* body of world:querypoint(x, y, z[, filter[, out]]) -> array, n. */
+int lw_b_querypoint(lua_State *L) {
+    lworld *lw = hotworld(L, "querypoint");
+    cl_vec3 p;
+    int n;
+    p.x = cl_checkfinite(L, 2, "querypoint");
+    p.y = cl_checkfinite(L, 3, "querypoint");
+    p.z = cl_checkfinite(L, 4, "querypoint");
+    optfilter(L, 5, "querypoint");
+    opttable(L, 6, "querypoint");
+    lua_settop(L, 6);
+    lw->gen++;
+    n = cl_world_querypoint(&lw->w, p);
+    if (n < 0) return nomem(L);
+    return lw_pushitemlist(L, lw, n, 5, 6, "querypoint");
+}
+
+/* Pushes item, t, nx, ny, nz of a hit and returns 5. */
+static int pushwhit(lua_State *L, int u, const cl_whit *h) {
+    lua_rawgeti(L, u, h->item + 1);
+    lua_pushnumber(L, h->t);
+    lua_pushnumber(L, h->n.x);
+    lua_pushnumber(L, h->n.y);
+    lua_pushnumber(L, h->n.z);
+    return 5;
+}
+
+/* A closest-hit query (a ray with its limit, or a swept shape) and its "next hit after (at, aseq)"
+ * step, for firsthit. */
+typedef struct hitquery { cl_ray ray; double maxt; cl_shape s; cl_vec3 d; } hitquery;
+typedef int (*nexthit)(lworld *lw, const hitquery *q, double at, double aseq, cl_whit *h);
+static int nextray(lworld *lw, const hitquery *q, double at, double aseq, cl_whit *h) {
+    return cl_world_raycast(&lw->w, &q->ray, q->maxt, at, aseq, h);
+}
+static int nextsweep(lworld *lw, const hitquery *q, double at, double aseq, cl_whit *h) {
+    return cl_world_sweep(&lw->w, &q->s, q->d, -1, at, aseq, h);
+}
+
+/* Pushes the first hit the filter at index filterarg keeps (any hit when filterarg is 0), as
+ * item, t, nx, ny, nz, or nil. Rejected hits are skipped by asking for the next one after them. */
+static int firsthit(lua_State *L, lworld *lw, int filterarg, nexthit next, const hitquery *q) {
+    double at = -1, aseq = -1;
+    int u = pushitems(L);
+    cl_whit h;
+    for (;;) {
+        int st = next(lw, q, at, aseq, &h);
+        if (st < 0) return nomem(L);
+        if (st == 0) { lua_pushnil(L); return 1; }
+        if (filterarg) {
+            int keep;
+            lua_rawgeti(L, u, h.item + 1);
+            keep = callfilter(L, filterarg, lua_gettop(L));
+            lua_pop(L, 1);
+            if (!keep) {
+                at = h.t;
+                aseq = lw->w.items[h.item].seq;
+                continue;
+            }
+        }
+        return pushwhit(L, u, &h);
+    }
+}
+
+/* body of world:raycast(ray[, maxt[, filter]]) -> item, t, nx, ny, nz | nil. */
+int lw_b_raycast(lua_State *L) {
+    lworld *lw = hotworld(L, "raycast");
+    const cl_ray *r = cl_checkray(L, 2, "raycast");
+    int filter;
+    hitquery q;
+    q.ray = *r;
+    q.maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
+    filter = optfilter(L, 4, "raycast");
+    /* no lua_settop: firsthit pushes above whatever was passed and reads arg 4 only when it
+     * is the filter (the settop was a tenth of the binding's cost per ray on Lua 5.4) */
+    return firsthit(L, lw, filter ? 4 : 0, nextray, &q);
+}
+
+/* body of world:raycastall(ray[, maxt[, filter[, out]]]) -> array of hit tables, n. */
+int lw_b_raycastall(lua_State *L) {
+    lworld *lw = hotworld(L, "raycastall");
+    const cl_ray *r = cl_checkray(L, 2, "raycastall");
+    double maxt = cl_optlimit(L, 3, "raycastall", HUGE_VAL);
+    int filter = optfilter(L, 4, "raycastall");
+    (void)opttable(L, 5, "raycastall");
+    int n, u, t, i, k;
+    unsigned gen;
+    cl_ray ray = *r;
+    lua_settop(L, 5);
+    gen = ++lw->gen;
+    n = cl_world_raycastall(&lw->w, &ray, maxt);
+    if (n < 0) return nomem(L);
+    u = pushitems(L);
+    t = pushout(L, 5, n);
+    for (i = 0; i < n; i++) {
+        cl_whit h;
+        fresh(L, lw, gen, "raycastall");    /* pushout, inner and setfield allocate */
+        h = lw->w.hits[i];
+        inner(L, t, i + 1, 5);
+        lua_rawgeti(L, u, h.item + 1);
+        lua_setfield(L, -2, "item");
+        setnum(L, "t", h.t);
+        setnum(L, "nx", h.n.x);
+        setnum(L, "ny", h.n.y);
+        setnum(L, "nz", h.n.z);
+        lua_pop(L, 1);
+    }
+    k = filter ? lw_filtertable(L, t, n, 4, "item") : n;
+    lw_cleartail(L, t, k);   /* also drops hits a filter rejected from a new table */
+    lua_pushvalue(L, t);
+    lua_pushinteger(L, k);
+    return 2;
+}
+
+/* world:pairs([out]) -> flat array a1, b1, a2, b2, ..., npairs. */
+int lw_pairs(lua_State *L) {
+    lworld *lw = hotworld(L, "pairs");
+    int hasout = opttable(L, 2, "pairs"), np, u, t, i;
+    unsigned gen;
+    lua_settop(L, 2);
+    gen = ++lw->gen;
+    np = cl_world_pairs(&lw->w);
+    if (np < 0) return nomem(L);
+    u = pushitems(L);
+    t = pushout(L, 2, 2 * np);
+    for (i = 0; i < 2 * np; i++) {
+        fresh(L, lw, gen, "pairs");         /* pushout and growing out allocate */
+        lua_rawgeti(L, u, lw->w.res[i] + 1);
+        lua_rawseti(L, t, i + 1);
+    }
+    if (hasout) lw_cleartail(L, t, 2 * np);
+    lua_pushvalue(L, t);
+    lua_pushinteger(L, np);
+    return 2;
+}
+
+/* body of world:sweep(shape, dx, dy, dz[, filter]) -> item, t, nx, ny, nz | nil. */
+int lw_b_sweep(lua_State *L) {
+    lworld *lw = hotworld(L, "sweep");
+    hitquery q;
+    int filter;
+    cl_checkshape(L, 2, "sweep", &q.s);
+    q.d.x = cl_checkfinite(L, 3, "sweep");
+    q.d.y = cl_checkfinite(L, 4, "sweep");
+    q.d.z = cl_checkfinite(L, 5, "sweep");
+    filter = optfilter(L, 6, "sweep");
+    lua_settop(L, 6);
+    return firsthit(L, lw, filter ? 6 : 0, nextsweep, &q);
+}
+
+int lw_query(lua_State *L) { return run(L, 3, B_QUERY, "query"); }
+int lw_querypoint(lua_State *L) { return run(L, 5, B_QUERYPOINT, "querypoint"); }
+/* world:raycast without a filter (the hot case) is done here, without run(), lw_b_raycast and
+ * firsthit: the same checks in the same order (world, ray, maxt; the filter argument is nil),
+ * the ray read in place (nothing runs Lua before the core returns), one hit pushed straight from
+ * the id -> item table. With a filter: run() and lw_b_raycast as every filtered call. */
+int lw_raycast(lua_State *L) {
+    lworld *lw;
+    const cl_ray *r;
+    double maxt;
+    cl_whit h;
+    int st;
+    if (!lua_isnoneornil(L, 4)) return run(L, 4, B_RAYCAST, "raycast");
+    lw = hotworld(L, "raycast");
+    r = cl_checkray(L, 2, "raycast");
+    maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
+    st = cl_world_raycast(&lw->w, r, maxt, -1, -1, &h);
+    if (st <= 0) {
+        if (st < 0) return nomem(L);
+        lua_pushnil(L);
+        return 1;
+    }
+    w_getuv(L, 1);
+    lua_rawgeti(L, -1, h.item + 1);
+    lua_pushnumber(L, h.t);
+    lua_pushnumber(L, h.n.x);
+    lua_pushnumber(L, h.n.y);
+    lua_pushnumber(L, h.n.z);
+    return 5;
+}
+int lw_raycastall(lua_State *L) { return run(L, 4, B_RAYCASTALL, "raycastall"); }
+int lw_sweep(lua_State *L) { return run(L, 6, B_SWEEP, "sweep"); }

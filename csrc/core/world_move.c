@@ -1,0 +1,459 @@
+/* collide core, the World's sweeps and moves: the inline box-against-box sweep, cl_world_sweep,
+ * and the bump-style cl_world_move (legs, responses, candidate sorting). */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "world_internal.h"
+
+/* 1 if box a lies inside box b. */
+static int aabb_inside(const cl_aabb *a, const cl_aabb *b) {
+    return a->min.x >= b->min.x && a->min.y >= b->min.y && a->min.z >= b->min.z &&
+           a->max.x <= b->max.x && a->max.y <= b->max.y && a->max.z <= b->max.z;
+}
+
+/* ---- sweeps (cl_world_sweep, move) ---- */
+
+/* One axis of sweep_boxes: the same interval and updates as sweep.c's axis_interval and
+ * sweep_aabb loop body (a resting axis gives (-inf, inf), which changes neither lo, hi nor best,
+ * so it only decides separation); 0 when the axis separates the boxes for every t. */
+WINLINE int box_axis(double a0, double a1, double b0, double b1, double v, int i, double *lo,
+                     double *hi, int *best) {
+    double l, h;
+    if (v == 0) return (a0 < b1 && a1 > b0) || (a0 == a1 && b0 == b1 && a0 == b0);
+    if (v > 0) { l = (b0 - a1) / v; h = (b1 - a0) / v; }
+    else { l = (b1 - a0) / v; h = (b0 - a1) / v; }
+    if (l > *lo) { *lo = l; *best = i; }
+    if (h < *hi) *hi = h;
+    return 1;
+}
+
+/* cl_sweep_shapes for two AABBs, inline (the world's usual case, most candidates separated):
+ * the very operations of sweep.c's sweep_aabb and finish, so the result is bit-identical
+ * (checked against cl_sweep_shapes on 20 million random pairs, touching, flat and resting axes
+ * included); written out here to save the call, the shape dispatch and the struct copies, which
+ * cost more than the arithmetic. sweep.c's sweep_aabb must change with it. */
+WINLINE void sweep_boxes(const cl_aabb *a, cl_vec3 d, const cl_aabb *b, cl_sweep *s) {
+    double lo = -HUGE_VAL, hi = HUGE_VAL;
+    int best = -1;
+    if (!box_axis(a->min.x, a->max.x, b->min.x, b->max.x, d.x, 0, &lo, &hi, &best) ||
+        !box_axis(a->min.y, a->max.y, b->min.y, b->max.y, d.y, 1, &lo, &hi, &best) ||
+        !box_axis(a->min.z, a->max.z, b->min.z, b->max.z, d.z, 2, &lo, &hi, &best)) {
+        lo = 1;
+        hi = 0;
+    }
+    if (lo < 0 && hi > 0) {
+        s->state = CL_TOI_OVERLAPPED; s->t = 0; s->n = cl_v3(0, 0, 0);
+    } else if (lo < hi && lo >= 0 && lo < 1) {
+        double sg = (best == 0 ? d.x : best == 1 ? d.y : d.z) > 0 ? -1.0 : 1.0;
+        s->state = CL_TOI_TOUCHING;
+        s->t = lo == 0 ? 0.0 : lo;
+        /* best >= 0 here: lo >= 0 > -inf was set by a moving axis */
+        s->n = cl_v3(best == 0 ? sg : 0, best == 1 ? sg : 0, best == 2 ? sg : 0);
+    } else {
+        s->state = CL_TOI_SEPARATED; s->t = 1; s->n = cl_v3(0, 0, 0);
+    }
+}
+
+/* cl_sweep_shapes(a, d, b), with two AABBs inline. */
+WINLINE void sweep_pair(const cl_shape *a, cl_vec3 d, const cl_shape *b, cl_sweep *s) {
+    if (a->kind == CL_AABB && b->kind == CL_AABB) sweep_boxes(&a->u.aabb, d, &b->u.aabb, s);
+    else *s = cl_sweep_shapes(a, d, b);
+}
+
+/* cl_interiors_overlap(a, b) (the sweep by 0 overlapped), with two AABBs inline: every axis a
+ * resting one of sweep_aabb, all of them passing gives (-inf, inf), i.e. OVERLAPPED. */
+WINLINE int interiors_overlap(const cl_shape *a, const cl_shape *b) {
+    if (a->kind == CL_AABB && b->kind == CL_AABB) {
+        const cl_aabb *x = &a->u.aabb, *y = &b->u.aabb;
+        return ((x->min.x < y->max.x && x->max.x > y->min.x) ||
+                (x->min.x == x->max.x && y->min.x == y->max.x && x->min.x == y->min.x)) &&
+               ((x->min.y < y->max.y && x->max.y > y->min.y) ||
+                (x->min.y == x->max.y && y->min.y == y->max.y && x->min.y == y->min.y)) &&
+               ((x->min.z < y->max.z && x->max.z > y->min.z) ||
+                (x->min.z == x->max.z && y->min.z == y->max.z && x->min.z == y->min.z));
+    }
+    return cl_interiors_overlap(a, b);
+}
+
+/* Returns the box enclosing shape s at its place and moved by d, widened for rounding (inline:
+ * once or twice per move, the call and the struct copies cost about a third of it). */
+WINLINE cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
+    cl_aabb b, e;
+    if (s->kind == CL_AABB) {
+        /* the usual mover, inline: the same sums, cl_aabb_merge's comparisons and allowance
+         * (an AABB has no OBB part) */
+        const cl_aabb *a = &s->u.aabb;
+        double v;
+        v = a->min.x + d.x; b.min.x = a->min.x < v ? a->min.x : v;
+        v = a->min.y + d.y; b.min.y = a->min.y < v ? a->min.y : v;
+        v = a->min.z + d.z; b.min.z = a->min.z < v ? a->min.z : v;
+        v = a->max.x + d.x; b.max.x = a->max.x > v ? a->max.x : v;
+        v = a->max.y + d.y; b.max.y = a->max.y > v ? a->max.y : v;
+        v = a->max.z + d.z; b.max.z = a->max.z > v ? a->max.z : v;
+        v = box_tol(&b);                    /* widen(&b, 0, shape_tol(NULL, &b)) in place: 0 + v is v */
+        b.min.x -= v; b.min.y -= v; b.min.z -= v;
+        b.max.x += v; b.max.y += v; b.max.z += v;
+        return b;
+    }
+    b = cl_shape_aabb(s);
+    e = b;
+    e.min.x += d.x; e.min.y += d.y; e.min.z += d.z;
+    e.max.x += d.x; e.max.y += d.y; e.max.z += d.z;
+    b = cl_aabb_merge(&b, &e);
+    return widen(&b, 0, shape_tol(s, &b));
+}
+
+int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double aftert,
+                   double afterseq, cl_whit *out) {
+    cl_aabb q = swept_box(s, d);
+    int n = clw_collect_box(w, &q, skip), i, found = 0;
+    double bt = 0, bseq = 0;
+    if (n < 0) return n;
+    for (i = 0; i < n; i++) {
+        int id = w->tmp[i];
+        const cl_item *it = &w->items[id];
+        cl_sweep sw;
+        if (id == skip) continue;
+        sweep_pair(s, d, &it->shape, &sw);
+        if (sw.state == CL_TOI_SEPARATED) continue;
+        if (sw.t < aftert || (sw.t == aftert && it->seq <= afterseq)) continue;
+        if (found && (sw.t > bt || (sw.t == bt && it->seq > bseq))) continue;
+        found = 1;
+        bt = sw.t;
+        bseq = it->seq;
+        out->item = id;
+        out->t = sw.t;
+        out->n = sw.n;
+    }
+    return found;
+}
+
+/* ---- move ---- */
+
+#define MC_IGNORED 1
+#define MC_CROSSED 2
+
+/* 1 if other was crossed earlier in this move. */
+static int was_crossed(const cl_world *w, int other) {
+    int i;
+    for (i = 0; i < w->ncols; i++)
+        if (w->cols[i].other == other && w->cols[i].type == CL_RESP_CROSS) return 1;
+    return 0;
+}
+
+/* Appends a collision; CL_OK or CL_ENOMEM. */
+static int push_col(cl_world *w, int other, cl_resp type, double t, cl_vec3 n) {
+    cl_col *c;
+    ENSURE(w->cols, w->colcap, w->ncols + 1);
+    c = &w->cols[w->ncols++];
+    c->other = other;
+    c->type = type;
+    c->t = t;
+    c->n = n;
+    return CL_OK;
+}
+
+/* Returns s translated by d. */
+static cl_shape moved(const cl_shape *s, cl_vec3 d) {
+    cl_shape r = *s;
+    cl_shape_translate(&r, d);
+    return r;
+}
+
+/* Returns the coordinate i of v. */
+static double vget(cl_vec3 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : v.z; }
+/* Sets the coordinate i of v. */
+static void vset(cl_vec3 *v, int i, double x) {
+    if (i == 0) v->x = x; else if (i == 1) v->y = x; else v->z = x;
+}
+
+/* Moves box nb (the mover after a leg from cb along rem) on axis i so that its face lies on
+ * face coordinate f of an obstacle: max side when rem_i > 0, min side otherwise. */
+static void snap_face(cl_aabb *nb, int i, double rem_i, double f) {
+    double lo = vget(nb->min, i), hi = vget(nb->max, i);
+    if (rem_i > 0) {
+        lo += f - hi; hi = f;
+        if (lo > hi) lo = hi;
+    } else {
+        hi += f - lo; lo = f;
+        if (hi < lo) hi = lo;
+    }
+    vset(&nb->min, i, lo);
+    vset(&nb->max, i, hi);
+}
+
+/* Pushes AABB nb (mover moved from cb along rem) out of AABB c on the axis it entered last;
+ * returns 0 if no axis qualifies. */
+static int snap_out(cl_aabb *nb, const cl_aabb *cb, cl_vec3 rem, const cl_aabb *c) {
+    int i, best = -1;
+    double beste = -HUGE_VAL;
+    for (i = 0; i < 3; i++) {
+        double v = vget(rem, i), e;
+        if (v > 0 && vget(cb->max, i) <= vget(c->min, i)) e = (vget(c->min, i) - vget(cb->max, i)) / v;
+        else if (v < 0 && vget(cb->min, i) >= vget(c->max, i)) e = (vget(c->max, i) - vget(cb->min, i)) / v;
+        else continue;
+        if (e > beste) { beste = e; best = i; }
+    }
+    if (best < 0) return 0;
+    snap_face(nb, best, vget(rem, best), vget(rem, best) > 0 ? vget(c->min, best) : vget(c->max, best));
+    return 1;
+}
+
+/* Returns the largest |coordinate| of the shape's box, plus 1. */
+static double shape_scale(const cl_shape *s) {
+    cl_aabb b = cl_shape_aabb(s);
+    double m = 1, v[6];
+    int i;
+    v[0] = b.min.x; v[1] = b.min.y; v[2] = b.min.z; v[3] = b.max.x; v[4] = b.max.y; v[5] = b.max.z;
+    for (i = 0; i < 6; i++) if (fabs(v[i]) + 1 > m) m = fabs(v[i]) + 1;
+    return m;
+}
+
+/* One candidate m of a leg_end pass over next: 0 when it is skipped (overlapped at the leg's
+ * start, ignored, crossed), clear of next, or an AABB pair next was pushed out of (*changed
+ * set); 1 when next stays inside it. */
+WINLINE int end_cand(const cl_world *w, const cl_mcand *m, const cl_shape *cur, cl_vec3 rem,
+                     cl_shape *next, int *changed) {
+    const cl_shape *o = &w->items[m->item].shape;
+    if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) return 0;
+    if (!interiors_overlap(next, o)) return 0;
+    if (next->kind == CL_AABB && o->kind == CL_AABB &&
+        snap_out(&next->u.aabb, &cur->u.aabb, rem, &o->u.aabb) && !interiors_overlap(next, o)) {
+        *changed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Orders move candidates by add order. */
+static int less_mcseq(const void *ctx, const void *a, const void *b) {
+    const cl_world *w = (const cl_world *)ctx;
+    return w->items[((const cl_mcand *)a)->item].seq < w->items[((const cl_mcand *)b)->item].seq;
+}
+
+/* 1 when next is clear of every candidate end_cand does not skip (tested in any order: with
+ * none inside, a pass changes nothing whatever its order). */
+static int end_clear(const cl_world *w, const cl_shape *next, int nt, int base, int k) {
+    int i;
+    for (i = 0; i < nt; i++) {
+        const cl_mcand *m = &w->mc[i];
+        if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) continue;
+        if (interiors_overlap(next, &w->items[m->item].shape)) return 0;
+    }
+    for (i = base; i < base + k; i++) {
+        const cl_mcand *m = &w->mc[i];
+        if (m->s.state != CL_TOI_SEPARATED) continue;   /* touching: above; overlapped: skipped */
+        if (interiors_overlap(next, &w->items[m->item].shape)) return 0;
+    }
+    return 1;
+}
+
+/* Sets *next (not cur; for an AABB mover a shape whose other bytes are already cur's, see
+ * cl_world_move) to where the mover cur ends a leg along rem that stops at t (blocking candidate
+ * blk or -1), never leaving its interior inside a candidate it has not ignored or crossed: AABB
+ * pairs are snapped face to face; other contacts keep a tiny gap along the normal and back off.
+ * The candidates are visited in the order the responses were asked (w->mc[0..nt): the touching
+ * ones by t, ties by add order), then the others (the non-touching ones of w->mc[base..base+k),
+ * which cl_world_move leaves in query order: they are sorted by add order here, only when next
+ * meets one of them, the only case where the order can matter: snap_out changes next). */
+static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int blk, int nt,
+                    int base, int k, cl_shape *next) {
+    double tt = t, delta = 0;
+    double gap = 0;
+    cl_vec3 n = cl_v3(0, 0, 0);
+    int iter, i, pass, sorted = 0;
+    if (blk >= 0) {
+        const cl_shape *o = &w->items[w->mc[blk].item].shape;
+        n = w->mc[blk].s.n;
+        if (!(cur->kind == CL_AABB && o->kind == CL_AABB)) gap = ldexp(shape_scale(cur), -40);
+    }
+    for (iter = 0; iter < 80; iter++) {
+        int bad = 0;
+        cl_vec3 dd;
+        if (tt <= 0) break;                   /* the leg's start is clear of every candidate */
+        dd = tt == 1 ? rem : cl_v3(tt * rem.x, tt * rem.y, tt * rem.z);
+        if (gap > 0) { dd.x += gap * n.x; dd.y += gap * n.y; dd.z += gap * n.z; }
+        if (cur->kind == CL_AABB) {         /* moved(), writing only what an AABB uses */
+            const cl_aabb *c = &cur->u.aabb;    /* the sums of cl_shape_translate */
+            next->kind = CL_AABB;
+            next->u.aabb.min = cl_v3(c->min.x + dd.x, c->min.y + dd.y, c->min.z + dd.z);
+            next->u.aabb.max = cl_v3(c->max.x + dd.x, c->max.y + dd.y, c->max.z + dd.z);
+        } else {
+            *next = moved(cur, dd);
+        }
+        if (blk >= 0 && tt == t && gap == 0) {
+            /* AABB on AABB: put the face exactly on the obstacle's face */
+            const cl_aabb *c = &w->items[w->mc[blk].item].shape.u.aabb;
+            int a = n.x != 0 ? 0 : n.y != 0 ? 1 : 2;
+            double f = vget(n, a) > 0 ? vget(c->max, a) : vget(c->min, a);
+            snap_face(&next->u.aabb, a, -vget(n, a), f);
+        }
+        if (end_clear(w, next, nt, base, k)) return;   /* what the first pass would find */
+        if (!sorted) {                      /* by add order (unique keys: any sort agrees) */
+            sort_elems(&w->mc[base], k, sizeof(cl_mcand), less_mcseq, w);
+            sorted = 1;
+        }
+        for (pass = 0; pass < 3; pass++) {
+            int changed = 0;
+            bad = 0;
+            for (i = 0; i < nt && !bad; i++) bad = end_cand(w, &w->mc[i], cur, rem, next, &changed);
+            for (i = base; i < base + k && !bad; i++)
+                if (w->mc[i].s.state != CL_TOI_TOUCHING)
+                    bad = end_cand(w, &w->mc[i], cur, rem, next, &changed);
+            if (bad || !changed) break;
+        }
+        if (!bad) return;
+        if (delta == 0) delta = ldexp(tt, -50) + 1e-300;
+        tt -= delta;
+        delta *= 4;
+    }
+    *next = *cur;
+}
+
+/* cl_vfinite(v) without branches: x - x is +0 for finite x, NaN otherwise, so the sum is 0
+ * exactly when every component is finite. */
+WINLINE int vfin(cl_vec3 v) {
+    return (v.x - v.x) + (v.y - v.y) + (v.z - v.z) == 0;
+}
+
+/* Returns the reference point of a shape (AABB min corner, else centre). */
+static cl_vec3 ref_point(const cl_shape *s) {
+    return s->kind == CL_AABB ? s->u.aabb.min : s->kind == CL_OBB ? s->u.obb.c : s->u.sphere.c;
+}
+
+/* 1 if the placed shape s (a moved copy of a valid shape) is finite: its position (and an
+ * AABB's other corner); sizes and axes never change in a move. */
+static int placed_finite(const cl_shape *s) {
+    return vfin(ref_point(s)) && (s->kind != CL_AABB || vfin(s->u.aabb.max));
+}
+
+/* 0 when item o cannot meet a leg whose swept box is q: the box that encloses its shape with
+ * the rounding allowance (its tree leaf, or for a stale leaf that widened tight box, as
+ * clw_collect_box tests it) misses q. The same exclusion a query of q makes (clw_collect_box tests
+ * stale leaves exactly so), so such items are SEPARATED from the leg's sweep and clear of its
+ * end; tested in doubles (no float rounding of q: a leaf exactly at q's rounded-out bound,
+ * which a float test would keep, encloses that allowance box, which misses q). */
+static int move_near(const cl_world *w, int o, const cl_aabb *q) {
+    const cl_item *it = &w->items[o];
+    cl_aabb tb;
+    if (!it->dirty) {
+        const cl_fbox *f = &it->fat;
+        return ((double)f->lo[0] <= q->max.x) & ((double)f->hi[0] >= q->min.x) &
+               ((double)f->lo[1] <= q->max.y) & ((double)f->hi[1] >= q->min.y) &
+               ((double)f->lo[2] <= q->max.z) & ((double)f->hi[2] >= q->min.z);
+    }
+    tb = widen(&it->box, 0, shape_tol(&it->shape, &it->box));
+    return tb.min.x <= q->max.x && tb.max.x >= q->min.x && tb.min.y <= q->max.y &&
+           tb.max.y >= q->min.y && tb.min.z <= q->max.z && tb.max.z >= q->min.z;
+}
+
+int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
+                  cl_vec3 *actual) {
+    /* the mover before and after each leg: two buffers swapped, not copied */
+    cl_shape sh[2], *cur = &sh[0], *nxt = &sh[1];
+    cl_vec3 rem = d, p0, p1;
+    cl_aabb qb = w->items[id].box;      /* set by the first query (nq < 0 until then) */
+    int leg, nq = -1, ncross = 0;      /* ncross: candidates crossed so far (was_crossed) */
+    w->ncols = 0;
+    sh[0] = sh[1] = w->items[id].shape;
+    for (leg = 0; leg < MAX_LEGS; leg++) {
+        cl_aabb q;
+        int n, i, j, k = 0, nt = 0, blk = -1, reuse = 0;
+        cl_resp resp = CL_RESP_SLIDE;
+        double tb = 1;
+        if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
+        q = swept_box(cur, rem);
+        if (nq >= 0 && aabb_inside(&q, &qb)) {
+            /* reused candidates (query order kept) are narrowed to those that can meet this
+             * leg (move_near): the others are not swept again */
+            reuse = 1;
+        } else {
+            /* a leg whose swept box lies inside the last query's box (a slide along an axis
+             * normal: the usual case) reuses its candidates, kept in w->mq in query order (a
+             * filter may run queries of its own, which reuse w->tmp: the buffers are swapped,
+             * not copied). The add order is not needed here: the touching candidates are
+             * ordered below by t and add order, and leg_end sorts the others only when the
+             * order can matter. */
+            int *tq, tcap;
+            n = clw_collect_box(w, &q, id);
+            if (n < 0) return n;
+            tq = w->tmp; w->tmp = w->mq; w->mq = tq;
+            tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
+            nq = n;
+            qb = q;
+        }
+        ENSURE(w->mc, w->mccap, 2 * nq);
+        /* sweeps into the upper half (query order); each touching candidate is also copied
+         * into the lower half, kept sorted by t, ties by add order: the order of the responses */
+        for (i = 0; i < nq; i++) {
+            int o = w->mq[i];
+            cl_mcand *m;
+            if (o == id || (reuse && !move_near(w, o, &q)) || (ncross > 0 && was_crossed(w, o)))
+                continue;
+            m = &w->mc[nq + k++];
+            m->item = o;
+            m->flags = 0;
+            sweep_pair(cur, rem, &w->items[o].shape, &m->s);
+            if (m->s.state == CL_TOI_TOUCHING) {
+                double st = m->s.t, sq = w->items[o].seq;
+                for (j = nt++; j > 0 && (st < w->mc[j - 1].s.t ||
+                                         (st == w->mc[j - 1].s.t && sq < w->items[w->mc[j - 1].item].seq));
+                     j--)
+                    w->mc[j] = w->mc[j - 1];
+                w->mc[j] = *m;
+            }
+        }
+        w->nmc = k;
+        for (i = 0; i < nt; i++) {
+            cl_resp r = respond ? respond(ctx, id, w->mc[i].item) : CL_RESP_SLIDE;
+            if (r == CL_RESP_IGNORE) { w->mc[i].flags |= MC_IGNORED; continue; }
+            if (r == CL_RESP_CROSS) {
+                w->mc[i].flags |= MC_CROSSED;
+                if (push_col(w, w->mc[i].item, CL_RESP_CROSS, w->mc[i].s.t, w->mc[i].s.n) != CL_OK)
+                    return CL_ENOMEM;
+                ncross++;
+                continue;
+            }
+            blk = i;
+            resp = r;
+            break;
+        }
+        if (blk >= 0) tb = w->mc[blk].s.t;
+        {
+            cl_shape *tmp;
+            cl_vec3 left = cl_v3(0, 0, 0);
+            leg_end(w, cur, rem, tb, blk, nt, nq, k, nxt);
+            /* coordinates near DBL_MAX: a leg (or a bounce's reflection below) can overflow;
+             * the move then ends where it is, so an item never gets an infinite or NaN shape
+             * (found with moves of 1.7e308 from 1e308: inf and NaN end positions) */
+            if (!placed_finite(nxt)) break;
+            if (blk >= 0) {
+                cl_vec3 nn = w->mc[blk].s.n;
+                double f = 1 - tb, dn;
+                if (push_col(w, w->mc[blk].item, resp, tb, nn) != CL_OK) return CL_ENOMEM;
+                left = cl_v3(f * rem.x, f * rem.y, f * rem.z);
+                dn = left.x * nn.x + left.y * nn.y + left.z * nn.z;
+                if (resp == CL_RESP_SLIDE) {
+                    left.x -= dn * nn.x; left.y -= dn * nn.y; left.z -= dn * nn.z;
+                    /* an axis normal leaves exactly nothing along that axis */
+                    if (nn.x == 1 || nn.x == -1) left.x = 0;
+                    if (nn.y == 1 || nn.y == -1) left.y = 0;
+                    if (nn.z == 1 || nn.z == -1) left.z = 0;
+                } else if (resp == CL_RESP_BOUNCE) {
+                    left.x -= 2 * dn * nn.x; left.y -= 2 * dn * nn.y; left.z -= 2 * dn * nn.z;
+                } else {
+                    left = cl_v3(0, 0, 0);
+                }
+            }
+            tmp = cur; cur = nxt; nxt = tmp;
+            rem = vfin(left) ? left : cl_v3(0, 0, 0);
+        }
+    }
+    p0 = ref_point(&w->items[id].shape);
+    p1 = ref_point(cur);
+    *actual = cl_v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
+    w->mend = *cur;
+    /* cl_world_update(w, id, cur); an AABB is its own box (cl_shape_aabb) */
+    if (commit) clw_update_to(w, id, cur, cur->kind == CL_AABB ? cur->u.aabb : cl_shape_aabb(cur));
+    return w->ncols;
+}

@@ -1,0 +1,462 @@
+/* collide core, the World's traversals: box queries (tree and snapshot walks), point queries,
+ * closest-hit and all-hits raycasts. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "world_internal.h"
+
+/* ---- traversals ---- */
+
+/* Collects into w->tmp every item whose tree leaf overlaps float box *qp (leaves as they are);
+ * the count or CL_ENOMEM. */
+int clw_collect_fbox(cl_world *w, const cl_fbox *qp) {
+    cl_tree *t = &w->tree;
+    cl_stack st;
+    cl_fbox q = *qp;
+    int n = 0;
+    if (t->root == CL_NULLNODE) return 0;
+    cl_stack_init(&st);
+    st.p[st.n++].node = t->root;
+    while (st.n > 0) {
+        const cl_tnode *nd = &t->nodes[st.p[--st.n].node];
+        if (!fboxes_overlap(&nd->box, &q)) continue;
+        if (nd->child1 == CL_NULLNODE) {
+            if (n >= w->tmpcap) {
+                void *np = grow_buf(w, w->tmp, &w->tmpcap, n + 1, sizeof(int));
+                if (!np) { cl_stack_free(t, &st); return CL_ENOMEM; }
+                w->tmp = (int *)np;
+            }
+            if (!w->items[nd->child2].dirty) w->tmp[n++] = nd->child2;   /* stale leaf */
+        } else if (!SPUSH(t, &st, nd->child2, 0) || !SPUSH(t, &st, nd->child1, 0)) {
+            cl_stack_free(t, &st);
+            return CL_ENOMEM;
+        }
+    }
+    cl_stack_free(t, &st);
+    return n;
+}
+
+/* Doubles the int stack *p of *cap entries, keeping its first n (local: the caller's array,
+ * copied to the heap, never freed here); 1, or 0 when memory runs out (stack unchanged). Out of
+ * line, like tmp_grow below. */
+WCOLD int istack_grow(cl_world *w, int **p, int *cap, int n, const int *local) {
+    int *np;
+    if (*cap > (1 << 28)) return 0;
+    if (*p == local) {
+        np = (int *)w->alloc(w->ud, NULL, 0, (size_t)*cap * 2 * sizeof(int));
+        if (np) memcpy(np, *p, (size_t)n * sizeof(int));
+    } else {
+        np = (int *)w->alloc(w->ud, *p, (size_t)*cap * sizeof(int), (size_t)*cap * 2 * sizeof(int));
+    }
+    if (!np) return 0;
+    *p = np;
+    *cap *= 2;
+    return 1;
+}
+
+/* Grows w->tmp to hold need entries; 1, or 0 when memory runs out (w->tmp unchanged). Out of
+ * line: the query walk's loop then makes no call on its usual path. */
+WCOLD int tmp_grow(cl_world *w, int need) {
+    void *np = grow_buf(w, w->tmp, &w->tmpcap, need, sizeof(int));
+    if (!np) return 0;
+    w->tmp = (int *)np;
+    return 1;
+}
+
+#ifndef CL_QSTACK
+#define CL_QSTACK 64        /* entries of the query walk's local stack (test_inline.c sets 2) */
+#endif
+
+/* As clw_collect_fbox over the box-query snapshot (valid, at least two leaves): a visit tests the
+ * four child boxes of a node at once (six 4-wide float comparisons with SSE, else the same
+ * comparisons one by one: the same answers, NaN slots included), collects the overlapping
+ * leaves and goes on to the first overlapping inner child, pushing the others. */
+int clw_collect_snap(cl_world *w, const cl_fbox *qp) {
+    const cl_qnode *qn = w->qn;
+    const cl_item *items = w->items;
+    cl_fbox q = *qp;
+    int n = 0, node = 0, sp = 0, cap = CL_QSTACK, local[CL_QSTACK], *stk = local;
+#if QSIMD
+    const __m128 l0 = _mm_set1_ps(q.lo[0]), l1 = _mm_set1_ps(q.lo[1]), l2 = _mm_set1_ps(q.lo[2]);
+    const __m128 h0 = _mm_set1_ps(q.hi[0]), h1 = _mm_set1_ps(q.hi[1]), h2 = _mm_set1_ps(q.hi[2]);
+#endif
+    for (;;) {              /* no test of the root's own box: its four children's cost as much */
+        const cl_qnode *nd = &qn[node];
+        unsigned m;
+#if QSIMD
+        __m128 r = _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[0]), h0), _mm_cmple_ps(l0, _mm_load_ps(nd->b[3])));
+        r = _mm_and_ps(r, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[1]), h1), _mm_cmple_ps(l1, _mm_load_ps(nd->b[4]))));
+        r = _mm_and_ps(r, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[2]), h2), _mm_cmple_ps(l2, _mm_load_ps(nd->b[5]))));
+        m = (unsigned)_mm_movemask_ps(r);
+#else
+        {
+            int k;
+            m = 0;
+            for (k = 0; k < 4; k++)
+                m |= (unsigned)((nd->b[0][k] <= q.hi[0]) & (q.lo[0] <= nd->b[3][k]) &
+                                (nd->b[1][k] <= q.hi[1]) & (q.lo[1] <= nd->b[4][k]) &
+                                (nd->b[2][k] <= q.hi[2]) & (q.lo[2] <= nd->b[5][k])) << k;
+        }
+#endif
+        node = -1;
+        while (m) {
+            int c = nd->child[CTZ4(m)];
+            m &= m - 1;
+            if (c >= 0) {
+                if (node < 0) {
+                    node = c;
+                } else {
+                    if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
+                    stk[sp++] = c;
+                }
+            } else if (!items[~c].dirty) {          /* stale leaves are tested by the caller */
+                if (n >= w->tmpcap && !tmp_grow(w, n + 1)) goto nomem;
+                w->tmp[n++] = ~c;
+            }
+        }
+        if (node < 0) {
+            if (sp == 0) break;
+            node = stk[--sp];
+        }
+    }
+    if (stk != local) w->alloc(w->ud, stk, (size_t)cap * sizeof(int), 0);
+    return n;
+nomem:
+    if (stk != local) w->alloc(w->ud, stk, (size_t)cap * sizeof(int), 0);
+    return CL_ENOMEM;
+}
+
+/* Collects into w->tmp every item whose box may overlap box (tree leaves, plus the items with
+ * stale leaves by their tight boxes) except item skip (-1: none), which may be left out; the
+ * count or CL_ENOMEM. */
+int clw_collect_box(cl_world *w, const cl_aabb *box, int skip) {
+    cl_fbox q = fbox_of(box);           /* rounded outward: still conservative */
+    int n, i;
+    settle_tree(w);
+    n = qsnap_ready(w) ? clw_collect_snap(w, &q) : clw_collect_fbox(w, &q);
+    if (n < 0) return n;
+    for (i = w->dhead; i >= 0; i = w->items[i].dnext) {
+        const cl_item *it = &w->items[i];
+        cl_aabb tb;
+        if (!it->dirty || it->proxy == CL_NULLNODE || i == skip) continue;
+        tb = widen(&it->box, 0, shape_tol(&it->shape, &it->box));   /* as its tree box would */
+        if (!(tb.min.x <= box->max.x && tb.max.x >= box->min.x && tb.min.y <= box->max.y &&
+              tb.max.y >= box->min.y && tb.min.z <= box->max.z && tb.max.z >= box->min.z))
+            continue;
+        ENSURE(w->tmp, w->tmpcap, n + 1);
+        w->tmp[n++] = i;
+    }
+    return n;
+}
+
+/* Orders item ids by add order. */
+static int less_id(const void *ctx, const void *a, const void *b) {
+    const cl_world *w = (const cl_world *)ctx;
+    return w->items[*(const int *)a].seq < w->items[*(const int *)b].seq;
+}
+
+/* Orders hits by t, then add order. */
+static int less_hit(const void *ctx, const void *a, const void *b) {
+    const cl_world *w = (const cl_world *)ctx;
+    const cl_whit *x = (const cl_whit *)a, *y = (const cl_whit *)b;
+    if (x->t != y->t) return x->t < y->t;
+    return w->items[x->item].seq < w->items[y->item].seq;
+}
+
+int cl_world_query(cl_world *w, const cl_shape *s) {
+    cl_aabb b = cl_shape_aabb(s), q = widen(&b, 0, shape_tol(s, &b));
+    int n = clw_collect_box(w, &q, -1), i, k = 0;
+    if (n < 0) return n;
+    ENSURE(w->res, w->rescap, n);
+    for (i = 0; i < n; i++) {
+        int id = w->tmp[i];
+        if (cl_shape_overlaps(s, &w->items[id].shape)) w->res[k++] = id;
+    }
+    sort_elems(w->res, k, sizeof(int), less_id, w);
+    w->nres = k;
+    return k;
+}
+
+int cl_world_querypoint(cl_world *w, cl_vec3 p) {
+    cl_aabb b, q;
+    int n, i, k = 0;
+    b.min = b.max = p;
+    q = widen(&b, 0, shape_tol(NULL, &b));
+    n = clw_collect_box(w, &q, -1);
+    if (n < 0) return n;
+    ENSURE(w->res, w->rescap, n);
+    for (i = 0; i < n; i++) {
+        int id = w->tmp[i];
+        if (cl_shape_contains(&w->items[id].shape, p)) w->res[k++] = id;
+    }
+    sort_elems(w->res, k, sizeof(int), less_id, w);
+    w->nres = k;
+    return k;
+}
+
+/* A ray prepared for slab tests against float boxes. The boxes are tested widened by the ray's
+ * rounding allowance del (shape_tol of its origin): a face coordinate f is compared as f - del
+ * (min faces) or f + del (max faces), i.e. against the origin moved by +del or -del, so the
+ * widening costs nothing per test. */
+typedef struct rayq {
+    double o[3], inv[3], d[3];
+    double olo[3], ohi[3];  /* o + del (for min faces), o - del (for max faces) */
+    double onear[3], ofar[3];   /* the same for the entry and exit face of each axis */
+    int mode[3];            /* 0: d == 0 (slab test on the origin), 1: multiply by inv, 2: divide */
+    int neg[3];             /* d < 0: the max face is entered first */
+    int fast;               /* every mode is 1: ray_fbox_fast applies */
+} rayq;
+
+/* Prepares r for ray_fbox. Tiny components divide (1/d would overflow to inf, and 0 * inf is NaN).
+ * The allowance: the narrowphase finds a ray's hit within about eps * (|o| + t + the shape's
+ * magnitude) of the shape, and t <= |o| + that magnitude for any hit, so the item's leaf (its
+ * own allowance) widened by EPS_REL * |o| holds every hit point the narrowphase can report;
+ * its entry time then stays below the narrowphase's t (with the slab test's own rounding, which
+ * is far smaller), so pruning by the best t never drops an equal-t hit (ties by add order). */
+static void rayq_make(rayq *q, const cl_ray *r) {
+    cl_aabb ob;
+    double del;
+    int k;
+    ob.min = ob.max = r->o;
+    del = shape_tol(NULL, &ob);
+    q->o[0] = r->o.x; q->o[1] = r->o.y; q->o[2] = r->o.z;
+    q->d[0] = r->d.x; q->d[1] = r->d.y; q->d[2] = r->d.z;
+    for (k = 0; k < 3; k++) {
+        q->mode[k] = q->d[k] == 0 ? 0 : fabs(q->d[k]) < 1e-290 ? 2 : 1;
+        q->inv[k] = q->mode[k] == 1 ? 1 / q->d[k] : 0;
+        q->neg[k] = q->d[k] < 0;
+        q->olo[k] = q->o[k] + del;
+        q->ohi[k] = q->o[k] - del;
+        q->onear[k] = q->neg[k] ? q->ohi[k] : q->olo[k];
+        q->ofar[k] = q->neg[k] ? q->olo[k] : q->ohi[k];
+    }
+    q->fast = q->mode[0] == 1 && q->mode[1] == 1 && q->mode[2] == 1;
+}
+
+/* ray_fbox for a ray whose direction components all use mode 1: the entry and exit faces are
+ * known from the signs, so no swaps and no per-axis mode tests (same arithmetic, same result). */
+WINLINE int ray_fbox_fast(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
+    double n0 = ((double)(q->neg[0] ? b->hi[0] : b->lo[0]) - q->onear[0]) * q->inv[0];
+    double f0 = ((double)(q->neg[0] ? b->lo[0] : b->hi[0]) - q->ofar[0]) * q->inv[0];
+    double n1 = ((double)(q->neg[1] ? b->hi[1] : b->lo[1]) - q->onear[1]) * q->inv[1];
+    double f1 = ((double)(q->neg[1] ? b->lo[1] : b->hi[1]) - q->ofar[1]) * q->inv[1];
+    double n2 = ((double)(q->neg[2] ? b->hi[2] : b->lo[2]) - q->onear[2]) * q->inv[2];
+    double f2 = ((double)(q->neg[2] ? b->lo[2] : b->hi[2]) - q->ofar[2]) * q->inv[2];
+    double tmin = n0 > 0 ? n0 : 0, tmax = f0 < maxt ? f0 : maxt;
+    tmin = n1 > tmin ? n1 : tmin;
+    tmax = f1 < tmax ? f1 : tmax;
+    tmin = n2 > tmin ? n2 : tmin;
+    tmax = f2 < tmax ? f2 : tmax;
+    *tenter = tmin;
+    return tmin <= tmax;
+}
+
+/* Returns 1 and the entry distance (>= 0) when the ray meets float box b, widened by the ray's
+ * allowance, within [0, maxt] (inclusive; parallel axes test the origin coordinate, so no
+ * 0 * inf). Conservative: never rejects a box whose contents the exact narrowphase would hit
+ * at t <= maxt, and the entry never exceeds such a hit's t (see rayq_make). */
+WINLINE int ray_fbox(const rayq *q, const cl_fbox *b, double maxt, double *tenter) {
+    double tmin = 0, tmax = maxt;
+    int k;
+    for (k = 0; k < 3; k++) {
+        double lo = b->lo[k], hi = b->hi[k], t1, t2;
+        if (q->mode[k] == 0) {
+            if (q->olo[k] < lo || q->ohi[k] > hi) return 0;
+            continue;
+        }
+        if (q->mode[k] == 1) {
+            t1 = (lo - q->olo[k]) * q->inv[k];
+            t2 = (hi - q->ohi[k]) * q->inv[k];
+        } else {
+            t1 = (lo - q->olo[k]) / q->d[k];
+            t2 = (hi - q->ohi[k]) / q->d[k];
+        }
+        if (t1 > t2) { double x = t1; t1 = t2; t2 = x; }
+        if (t1 > tmin) tmin = t1;
+        if (t2 < tmax) tmax = t2;
+    }
+    if (tmin > tmax) return 0;
+    *tenter = tmin;
+    return 1;
+}
+
+/* Best hit so far of a closest-hit raycast. */
+typedef struct rbest {
+    double t, seq, aftert, afterseq;
+    int found;
+} rbest;
+
+/* Tests item id against the ray and keeps it in *b and *out when it is a better hit. */
+static void ray_item(const cl_world *w, int id, const cl_ray *r, rbest *b, cl_whit *out) {
+    const cl_item *it = &w->items[id];
+    cl_hit h;
+    if (!cl_shape_raycast(&it->shape, r, b->t, &h)) return;
+    if (h.t < b->aftert || (h.t == b->aftert && it->seq <= b->afterseq)) return;
+    if (b->found && (h.t > b->t || (h.t == b->t && it->seq > b->seq))) return;
+    b->found = 1;
+    b->t = h.t;
+    b->seq = it->seq;
+    out->item = id;
+    out->t = h.t;
+    out->n = h.n;
+}
+
+/* Closest hit over the snapshot: as cl_world_raycast's tree walk, both children of a node
+ * tested from its one cache line, leaf children tested at once. Inlined twice (fast: every
+ * direction component uses mode 1, ray_fbox_fast; else ray_fbox), so the hot loop carries no
+ * per-box mode test and the slab tests are inlined. */
+WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out,
+                      const int fast) {
+    cl_stack st;
+    const cl_wnode *wn = w->wn;
+    const cl_item *items = w->items;
+    cl_stack_init(&st);
+    st.p[0].node = 0;
+    st.p[0].t = 0;
+    st.n = 1;
+    while (st.n > 0) {
+        int i;
+        st.n--;
+        if (st.p[st.n].t > b->t) continue;
+        i = st.p[st.n].node;
+        for (;;) {
+            const cl_wnode *n = &wn[i];
+            double t1 = 0, t2 = 0, bt = b->t;
+            int c1 = n->child[0], c2 = n->child[1];
+            int h1, h2;
+            /* the snapshot outgrows the caches in big worlds: fetch both children while the
+             * slab tests run (the nearer one is visited next, the other often later) */
+            WPREFETCH(c1 >= 0 ? (const void *)&wn[c1] : (const void *)&items[~c1]);
+            WPREFETCH(c2 >= 0 ? (const void *)&wn[c2] : (const void *)&items[~c2]);
+            h1 = fast ? ray_fbox_fast(q, &n->box[0], bt, &t1) : ray_fbox(q, &n->box[0], bt, &t1);
+            h2 = fast ? ray_fbox_fast(q, &n->box[1], bt, &t2) : ray_fbox(q, &n->box[1], bt, &t2);
+            if (h1 && c1 < 0) {
+                if (!items[~c1].dirty) ray_item(w, ~c1, r, b, out);
+                h1 = 0;
+            }
+            if (h2 && c2 < 0) {
+                if (t2 <= b->t && !items[~c2].dirty) ray_item(w, ~c2, r, b, out);
+                h2 = 0;
+            }
+            if (h1 && t1 > b->t) h1 = 0;
+            if (h2 && t2 > b->t) h2 = 0;
+            if (h1 && h2) {
+                if (t2 < t1) { int x = c1; double y = t1; c1 = c2; c2 = x; t1 = t2; t2 = y; }
+                if (!SPUSH(&w->tree, &st, c2, t2)) { cl_stack_free(&w->tree, &st); return CL_ENOMEM; }
+                i = c1;
+            } else if (h1) {
+                i = c1;
+            } else if (h2) {
+                i = c2;
+            } else {
+                break;
+            }
+        }
+    }
+    cl_stack_free(&w->tree, &st);
+    return b->found;
+}
+
+static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out) {
+    return q->fast ? snap_walk(w, r, q, b, out, 1) : snap_walk(w, r, q, b, out, 0);
+}
+
+/* Closest hit: ordered depth-first search, nearer child first. Each child's slab entry is
+ * computed once (when its parent is visited) and kept on the stack with it; a subtree or leaf
+ * whose fat-box entry exceeds the best t found so far is never visited (entry == best still is,
+ * for ties by add order), so the narrowphase runs only for leaves that could still win. */
+int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert, double afterseq,
+                     cl_whit *out) {
+    cl_tree *t = &w->tree;
+    cl_stack st;
+    rayq q;
+    rbest b;
+    double te;
+    int i;
+    b.t = maxt; b.seq = 0; b.aftert = aftert; b.afterseq = afterseq; b.found = 0;
+    settle_tree(w);
+    for (i = w->dhead; i >= 0; i = w->items[i].dnext)    /* items with stale leaves */
+        if (w->items[i].dirty && w->items[i].proxy != CL_NULLNODE) ray_item(w, i, r, &b, out);
+    if (t->root == CL_NULLNODE) return b.found;
+    rayq_make(&q, r);
+    if (!ray_fbox(&q, &t->nodes[t->root].box, b.t, &te)) return b.found;
+    if (snap_ready(w)) return raycast_snap(w, r, &q, &b, out);
+    cl_stack_init(&st);
+    st.p[0].node = t->root;
+    st.p[0].t = te;
+    st.n = 1;
+    while (st.n > 0) {
+        st.n--;
+        if (st.p[st.n].t > b.t) continue;
+        i = st.p[st.n].node;
+        for (;;) {
+            const cl_tnode *nd = &t->nodes[i];
+            if (nd->child1 == CL_NULLNODE) {
+                if (!w->items[nd->child2].dirty) ray_item(w, nd->child2, r, &b, out);
+                break;
+            } else {
+                double t1 = 0, t2 = 0;
+                int c1 = nd->child1, c2 = nd->child2;
+                int h1 = q.fast ? ray_fbox_fast(&q, &t->nodes[c1].box, b.t, &t1)
+                                : ray_fbox(&q, &t->nodes[c1].box, b.t, &t1);
+                int h2 = q.fast ? ray_fbox_fast(&q, &t->nodes[c2].box, b.t, &t2)
+                                : ray_fbox(&q, &t->nodes[c2].box, b.t, &t2);
+                if (h1 && h2) {
+                    if (t2 < t1) { int x = c1; c1 = c2; c2 = x; te = t1; t1 = t2; t2 = te; }
+                    if (!SPUSH(t, &st, c2, t2)) goto nomem;
+                    i = c1;
+                } else if (h1) {
+                    i = c1;
+                } else if (h2) {
+                    i = c2;
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    cl_stack_free(t, &st);
+    return b.found;
+nomem:
+    cl_stack_free(t, &st);
+    return CL_ENOMEM;
+}
+
+int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
+    cl_tree *t = &w->tree;
+    cl_stack st;
+    rayq q;
+    int n = 0;
+    w->nhits = 0;
+    clw_flush_tree(w);
+    tree_maint(w);
+    if (t->root == CL_NULLNODE) return 0;
+    rayq_make(&q, r);
+    cl_stack_init(&st);
+    st.p[st.n++].node = t->root;
+    while (st.n > 0) {
+        const cl_tnode *nd = &t->nodes[st.p[--st.n].node];
+        double te;
+        if (!ray_fbox(&q, &nd->box, maxt, &te)) continue;
+        if (nd->child1 == CL_NULLNODE) {
+            cl_hit h;
+            if (!cl_shape_raycast(&w->items[nd->child2].shape, r, maxt, &h)) continue;
+            if (n >= w->hitcap) {
+                void *np = grow_buf(w, w->hits, &w->hitcap, n + 1, sizeof(cl_whit));
+                if (!np) { cl_stack_free(t, &st); return CL_ENOMEM; }
+                w->hits = (cl_whit *)np;
+            }
+            w->hits[n].item = nd->child2;
+            w->hits[n].t = h.t;
+            w->hits[n].n = h.n;
+            n++;
+        } else if (!SPUSH(t, &st, nd->child2, 0) || !SPUSH(t, &st, nd->child1, 0)) {
+            cl_stack_free(t, &st);
+            return CL_ENOMEM;
+        }
+    }
+    cl_stack_free(t, &st);
+    sort_elems(w->hits, n, sizeof(cl_whit), less_hit, w);
+    w->nhits = n;
+    return n;
+}

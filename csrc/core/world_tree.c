@@ -1,0 +1,328 @@
+/* collide core, the World's tree upkeep: fat boxes with predictive margins, deferred refits of
+ * stale leaves (clw_flush_tree), rebuilds, and the builders of the two read-only snapshots of an
+ * unchanged tree (binary nodes for rays, 4-wide nodes for box queries). */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "world_internal.h"
+
+/* The longest predictive extension of a fat box on axis a (0-2) of an item with tight box b:
+ * PRED_MAX margins, or PRED_REL times the box's extent on that axis if that is more (so a
+ * steadily moving item keeps its leaf for about PRED_MUL steps unless it is fast for its size);
+ * none when the margin is 0 (tight leaves, as asked). */
+static double pred_cap(const cl_world *w, const cl_aabb *b, int a) {
+    double ext = a == 0 ? b->max.x - b->min.x : a == 1 ? b->max.y - b->min.y : b->max.z - b->min.z;
+    double c = PRED_MAX * w->margin, r = PRED_REL * ext;
+    if (w->margin <= 0) return 0;
+    if (!(r < 1e30)) r = 1e30;  /* finite fat boxes even for boxes of extent ~1e308 */
+    return r > c ? r : c;
+}
+
+/* Sets the fat box of item it (a copy of its tree leaf's box) and what clw_update_to needs to judge
+ * it: ktol, the rounding allowance (shape_tol) of any box inside it for a kind other than OBB,
+ * and per axis the most slack a side may have before the leaf counts as too loose: 3 margins of
+ * drift beyond the most a fresh fat box gets (margin + pred_cap for the item's present box),
+ * plus room for the outward rounding of fat to floats. */
+void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb) {
+    cl_aabb f = cl_fbox_to(fb);
+    double m = fabs(f.min.x), v;
+    int a;
+    v = fabs(f.min.y); if (v > m) m = v;
+    v = fabs(f.min.z); if (v > m) m = v;
+    v = fabs(f.max.x); if (v > m) m = v;
+    v = fabs(f.max.y); if (v > m) m = v;
+    v = fabs(f.max.z); if (v > m) m = v;
+    it->fat = *fb;
+    it->ktol = m * EPS_REL + 1e-300;        /* as shape_tol: m bounds every coordinate inside */
+    for (a = 0; a < 3; a++) {
+        double l = 4 * w->margin + pred_cap(w, &it->box, a);
+        it->kslack[a] = l + (m + l) * (2 * FLT_EPSILON) + 1e-299;
+    }
+}
+
+/* Returns the fat box of an item: its box widened by the margin, and further along its last
+ * displacement by PRED_MUL times it (Box2D v2's predictive aabbMultiplier, but larger), at most
+ * pred_cap, so an item moving steadily leaves its fat box rarely. */
+static cl_aabb fat_box(const cl_world *w, const cl_item *it) {
+    cl_aabb f = widen(&it->box, w->margin, shape_tol(&it->shape, &it->box));
+    double cap, e;
+    cap = pred_cap(w, &it->box, 0);
+    e = PRED_MUL * it->vel.x; e = e > cap ? cap : e < -cap ? -cap : e;
+    if (e > 0) f.max.x += e; else f.min.x += e;
+    cap = pred_cap(w, &it->box, 1);
+    e = PRED_MUL * it->vel.y; e = e > cap ? cap : e < -cap ? -cap : e;
+    if (e > 0) f.max.y += e; else f.min.y += e;
+    cap = pred_cap(w, &it->box, 2);
+    e = PRED_MUL * it->vel.z; e = e > cap ? cap : e < -cap ? -cap : e;
+    if (e > 0) f.max.z += e; else f.min.z += e;
+    return f;
+}
+
+/* Rebuilds the tree (cl_tree_rebuild) and re-reads the items' leaf indices; when memory runs
+ * out, refits every internal box instead (the tree stays valid, only slower to search). */
+void clw_tree_rebuild(cl_world *w) {
+    cl_tree *t = &w->tree;
+    int i;
+    w->tchg = 0;
+    w->tver++;
+    w->nenl = 0;
+    if (cl_tree_rebuild(t) != CL_OK) {
+        cl_tree_refit(t);
+        return;
+    }
+    w->refcost = cl_tree_cost(t);
+    for (i = 0; i < 2 * t->leaves - 1; i++)
+        if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
+}
+
+/* Copies tree node i's box into its box-query snapshot slot s (4 * node + slot). */
+static void qslot_copy(cl_world *w, int i, int s) {
+    const cl_fbox *b = &w->tree.nodes[i].box;
+    cl_qnode *q = &w->qn[s >> 2];
+    int j = s & 3;
+    q->b[0][j] = b->lo[0]; q->b[1][j] = b->lo[1]; q->b[2][j] = b->lo[2];
+    q->b[3][j] = b->hi[0]; q->b[4][j] = b->hi[1]; q->b[5][j] = b->hi[2];
+}
+
+/* Keeps the box-query snapshot in step with cl_tree_enlarge(leaf) (no change of structure, so
+ * the grouping stays valid): copies the leaf's new box and those of its ancestors into their
+ * slots (opened nodes have none). Enlargement changes a run of ancestors from the leaf up, so
+ * the walk stops at the first slotted ancestor whose slot already holds its box. */
+static void qsnap_path(cl_world *w, int leaf) {
+    int i = leaf;
+    while (i != CL_NULLNODE) {
+        int s = w->qslot[i];
+        if (s >= 0) {
+            const cl_fbox *b = &w->tree.nodes[i].box;
+            const cl_qnode *q = &w->qn[s >> 2];
+            int j = s & 3;
+            if (i != leaf && q->b[0][j] == b->lo[0] && q->b[1][j] == b->lo[1] &&
+                q->b[2][j] == b->lo[2] && q->b[3][j] == b->hi[0] && q->b[4][j] == b->hi[1] &&
+                q->b[5][j] == b->hi[2])
+                break;
+            qslot_copy(w, i, s);
+        }
+        i = w->tree.meta[i].parent;
+    }
+}
+
+/* Copies every slotted tree node's box into the snapshot (after a refit, same structure). */
+static void qsnap_refit(cl_world *w) {
+    int i;
+    for (i = 0; i < w->qslotcap; i++)
+        if (w->qslot[i] >= 0) qslot_copy(w, i, w->qslot[i]);
+}
+
+/* Refits the tree leaves of every item updated out of its fat box since the last traversal
+ * (newest first; the list order is fixed by the calls, so the tree stays deterministic), and
+ * queues them for the pair cache. */
+void clw_flush_tree(cl_world *w) {
+    /* more than half the leaves stale (bulk updates, the first step of items added tight): set
+     * them in place and refit the whole tree, far cheaper than as many reinsertions; rebuild it
+     * if that left it much worse than after the last rebuild (teleports, long drifts) */
+    int bulk = w->tree.leaves >= 64 && w->dlen > w->tree.leaves / 2;
+    /* a valid box-query snapshot is kept valid through enlargements and refits (its structure
+     * is the tree's until a leaf is reinserted or the tree rebuilt): far cheaper than rebuilding
+     * it for the next pairs' queries */
+    int qsync = w->qn != NULL && w->qnver == w->tver && w->tree.cap <= w->qslotcap;
+    while (w->dhead >= 0) {
+        int id = w->dhead;
+        cl_item *it = &w->items[id];
+        w->dhead = it->dnext;
+        it->onlist = 0;
+        if (it->dirty && it->proxy != CL_NULLNODE) {
+            cl_aabb nf = fat_box(w, it);
+            cl_fbox nfb = fbox_of(&nf);             /* cl_fbox_from's bits */
+            it->dirty = 0;
+            w->tver++;
+            if (bulk) {
+                w->tree.nodes[it->proxy].box = nfb;     /* ancestors fixed by the rebuild */
+            } else if (fboxes_overlap(&it->fat, &nfb)) {     /* a small step: grow the ancestors */
+                cl_tree_enlarge_fbox(&w->tree, it->proxy, &nfb);
+                if (qsync) qsnap_path(w, it->proxy);
+                w->nenl++;
+                w->tchg++;
+            } else {
+                it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
+                w->tchg += 8;
+                qsync = 0;
+            }
+            clw_set_fat(w, it, &nfb);
+            if (!it->mon) {
+                it->mon = 1;
+                it->mnext = w->mhead;
+                w->mhead = id;
+            }
+        }
+    }
+    w->dlen = 0;
+    if (bulk) {
+        cl_tree_refit(&w->tree);
+        w->nenl = 0;
+        if (w->refcost <= 0 || cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) {
+            clw_tree_rebuild(w);
+        } else if (qsync) {
+            qsnap_refit(w);
+            w->qnver = w->tver;
+        }
+        return;
+    }
+    if (w->nenl > 0 && w->nenl >= w->tree.leaves / 4) {
+        /* undo the growth; if the tree is still much worse than after the last rebuild, its
+         * leaves have drifted away from their neighbours: rebuild soon */
+        cl_tree_refit(&w->tree);
+        w->nenl = 0;
+        if (qsync) qsnap_refit(w);
+        if (w->refcost > 0 && cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) w->tchg += 8L * w->tree.leaves;
+    }
+    if (qsync) w->qnver = w->tver;
+}
+/* Builds the raycast snapshot of the tree (internal nodes in depth-first order, each holding
+ * both children's boxes); CL_OK or CL_ENOMEM (no snapshot). Needs at least two leaves. */
+int clw_snap_build(cl_world *w) {
+    cl_tree *t = &w->tree;
+    cl_stack st;
+    int need = t->leaves - 1, k = 0;
+    if (need > w->wncap) {
+        void *blk;
+        if (w->wnblock) w->alloc(w->ud, w->wnblock, (size_t)w->wncap * sizeof(cl_wnode) + 64, 0);
+        w->wnblock = NULL;
+        w->wn = NULL;
+        w->wncap = 0;
+        blk = w->alloc(w->ud, NULL, 0, (size_t)need * sizeof(cl_wnode) + 64);
+        if (!blk) return CL_ENOMEM;
+        w->wnblock = blk;
+        w->wncap = need;
+        w->wn = (cl_wnode *)(void *)((char *)blk + (64 - (uintptr_t)blk % 64) % 64);
+    }
+    /* stack entries: tree node, and (t) the slot that gets its snapshot index: 2 * parent + side */
+    cl_stack_init(&st);
+    st.p[st.n].node = t->root;
+    st.p[st.n].t = -1;
+    st.n++;
+    while (st.n > 0) {
+        int i = st.p[--st.n].node, slot = (int)st.p[st.n].t, me = k++, side;
+        const cl_tnode *nd = &t->nodes[i];
+        cl_wnode *wn = &w->wn[me];
+        if (slot >= 0) w->wn[slot / 2].child[slot % 2] = me;
+        for (side = 0; side < 2; side++) {
+            int c = side ? nd->child2 : nd->child1;
+            wn->box[side] = t->nodes[c].box;
+            wn->child[side] = t->nodes[c].child1 == CL_NULLNODE ? ~t->nodes[c].child2 : 0;
+        }
+        wn->pad[0] = wn->pad[1] = 0;
+        if ((wn->child[1] >= 0 && !SPUSH(t, &st, nd->child2, 2.0 * me + 1)) ||
+            (wn->child[0] >= 0 && !SPUSH(t, &st, nd->child1, 2.0 * me))) {
+            cl_stack_free(t, &st);
+            return CL_ENOMEM;
+        }
+    }
+    cl_stack_free(t, &st);
+    w->wnver = w->tver;
+    return CL_OK;
+}
+
+/* Returns the surface-area measure of a float box (which inner child a 4-wide node opens). */
+static double fb_area(const cl_fbox *b) {
+    double dx = (double)b->hi[0] - b->lo[0], dy = (double)b->hi[1] - b->lo[1];
+    double dz = (double)b->hi[2] - b->lo[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+/* Builds the box-query snapshot: the binary tree collapsed into 4-wide nodes, in depth-first
+ * order (a node's first inner child follows it); CL_OK or CL_ENOMEM (no snapshot). Needs at
+ * least two leaves. Each node takes a tree node's two children and opens the inner ones: two
+ * inner children give their four children; one gives its two children and the larger inner one
+ * of those opens too (cheap to build, no search). Size bound: a node of four slots uses up three
+ * inner tree nodes; one of three slots (all leaves) two; one of two slots (both leaves) one;
+ * with n leaves, n - 1 inner nodes and 2 * (two-slot nodes) + (three-slot nodes) <= n, that is
+ * at most (2n - 1) / 3 nodes. Which leaves a query finds does not depend on the grouping (every
+ * box encloses its subtree's), only the order it finds them in, which no result depends on. */
+int clw_qsnap_build(cl_world *w) {
+    cl_tree *t = &w->tree;
+    cl_stack st;
+    int need = 2 * t->leaves / 3 + 1, k = 0;
+    if (need > w->qncap) {
+        void *blk;
+        if (w->qnblock) w->alloc(w->ud, w->qnblock, (size_t)w->qncap * sizeof(cl_qnode) + 64, 0);
+        w->qnblock = NULL;
+        w->qn = NULL;
+        w->qncap = 0;
+        blk = w->alloc(w->ud, NULL, 0, (size_t)need * sizeof(cl_qnode) + 64);
+        if (!blk) return CL_ENOMEM;
+        w->qnblock = blk;
+        w->qncap = need;
+        w->qn = (cl_qnode *)(void *)((char *)blk + (64 - (uintptr_t)blk % 64) % 64);
+    }
+    if (t->cap > w->qslotcap) {             /* the slot of every tree node (qsnap_path) */
+        free_buf(w, w->qslot, w->qslotcap, sizeof(int));
+        w->qslotcap = 0;
+        w->qslot = (int *)w->alloc(w->ud, NULL, 0, (size_t)t->cap * sizeof(int));
+        if (!w->qslot) return CL_ENOMEM;
+        w->qslotcap = t->cap;
+    }
+    for (k = 0; k < w->qslotcap; k++) w->qslot[k] = -1;
+    k = 0;
+    /* stack entries: tree node, and (t) the slot that gets its snapshot index: 4 * parent + slot */
+    cl_stack_init(&st);
+    st.p[st.n].node = t->root;
+    st.p[st.n].t = -1;
+    st.n++;
+    while (st.n > 0) {
+        int i = st.p[--st.n].node, slot = (int)st.p[st.n].t, me = k++, ns = 2, j, sl[4];
+        cl_qnode *qn = &w->qn[me];
+        int a = t->nodes[i].child1, b = t->nodes[i].child2;
+        int ia, ib;
+        if (me >= w->qncap) {               /* never (the bound above); no snapshot rather than an overrun */
+            cl_stack_free(t, &st);
+            return CL_ENOMEM;
+        }
+        ia = t->nodes[a].child1 != CL_NULLNODE;
+        ib = t->nodes[b].child1 != CL_NULLNODE;
+        if (slot >= 0) w->qn[slot / 4].child[slot % 4] = me;
+        if (ia && ib) {                     /* both children open: the four grandchildren */
+            sl[0] = t->nodes[a].child1; sl[1] = t->nodes[a].child2;
+            sl[2] = t->nodes[b].child1; sl[3] = t->nodes[b].child2;
+            ns = 4;
+        } else if (ia || ib) {  /* one inner child x: its children, the larger inner one opened too */
+            int x = ia ? a : b, x1 = t->nodes[x].child1, x2 = t->nodes[x].child2, o = -1, q[3];
+            int i1 = t->nodes[x1].child1 != CL_NULLNODE, i2 = t->nodes[x2].child1 != CL_NULLNODE;
+            if (i1 && i2) o = fb_area(&t->nodes[x1].box) >= fb_area(&t->nodes[x2].box) ? x1 : x2;
+            else if (i1) o = x1;
+            else if (i2) o = x2;
+            ns = 0;
+            q[0] = ia ? x1 : a; q[1] = ia ? x2 : x1; q[2] = ia ? b : x2;
+            for (j = 0; j < 3; j++) {
+                if (q[j] == o) {
+                    sl[ns++] = t->nodes[o].child1;
+                    sl[ns++] = t->nodes[o].child2;
+                } else {
+                    sl[ns++] = q[j];
+                }
+            }
+        } else {
+            sl[0] = a; sl[1] = b;
+        }
+        for (j = 0; j < ns; j++) {
+            const cl_tnode *c = &t->nodes[sl[j]];
+            qn->b[0][j] = c->box.lo[0]; qn->b[1][j] = c->box.lo[1]; qn->b[2][j] = c->box.lo[2];
+            qn->b[3][j] = c->box.hi[0]; qn->b[4][j] = c->box.hi[1]; qn->b[5][j] = c->box.hi[2];
+            qn->child[j] = c->child1 == CL_NULLNODE ? ~c->child2 : 0;
+            qn->pad[j] = 0;
+            w->qslot[sl[j]] = 4 * me + j;
+        }
+        for (; j < 4; j++) {
+            qn->b[0][j] = qn->b[1][j] = qn->b[2][j] = qn->b[3][j] = qn->b[4][j] = qn->b[5][j] = (float)NAN;
+            qn->child[j] = 0;
+            qn->pad[j] = 0;
+        }
+        for (j = ns - 1; j >= 0; j--)       /* the first inner slot is built next */
+            if (qn->child[j] >= 0 && !SPUSH(t, &st, sl[j], 4.0 * me + j)) {
+                cl_stack_free(t, &st);
+                return CL_ENOMEM;
+            }
+    }
+    cl_stack_free(t, &st);
+    w->qnver = w->tver;
+    return CL_OK;
+}
