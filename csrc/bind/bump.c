@@ -375,10 +375,7 @@ static void addghost(lua_State *L, bcore *c, int u, const double *cr) {
 
 /* Sets cr to bump's cell rect (first and last cell on each axis) of rectangle r. */
 static void cellrect(double cs, const double *r, double cr[4]) {
-    cr[0] = floor(r[0] / cs) + 1;
-    cr[1] = floor(r[1] / cs) + 1;
-    cr[2] = ceil((r[0] + r[2]) / cs);
-    cr[3] = ceil((r[1] + r[3]) / cs);
+    cl_bump_cellrect(cs, r[0], r[1], r[2], r[3], cr);
 }
 
 /* Pushes the user value of the core at index ci, returns its absolute index. */
@@ -395,7 +392,7 @@ static int b_new(lua_State *L) {
     lua_Alloc af = lua_getallocf(L, &ud);
     c = (bcore *)b_newuserdata(L, sizeof(bcore));
     memset(c, 0, sizeof *c);
-    cl_bump_init(&c->b, (cl_alloc)af, ud);
+    cl_bump_init(&c->b, cs, (cl_alloc)af, ud);
     c->cellsize = cs;
     cl_rawgetp(L, LUA_REGISTRYINDEX, &core_key);
     lua_setmetatable(L, -2);
@@ -904,10 +901,10 @@ static int w_project(lua_State *L) {
     return 2;
 }
 
-/* Runs a candidate query of the box into s (grown); returns the count. */
-static int candidates(lua_State *L, bcore *c, bscratch *s, int own, double x0, double y0, double x1, double y1) {
+/* Runs bump's candidate query of the cells q into s (grown); returns the count. */
+static int candidates(lua_State *L, bcore *c, bscratch *s, int own, const double q[4]) {
     for (;;) {
-        int n = cl_bump_candidates(&c->b, x0, y0, x1, y1, s->cand, s->cap);
+        int n = cl_bump_cellcands(&c->b, q, s->cand, s->cap);
         if (n >= 0 && n <= s->cap) return n;
         if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) {
             if (own) c->busy = 0;
@@ -943,7 +940,7 @@ static int w_queryrect(lua_State *L) {
     bcore *c;
     bscratch *s;
     int ci, u, own, n, k, m = 0, resi;
-    double r[4];
+    double r[4], q[4];
     lua_settop(L, 6);
     if (!lua_toboolean(L, 6)) {
         lua_pushnil(L);
@@ -956,7 +953,8 @@ static int w_queryrect(lua_State *L) {
     lua_newtable(L);
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
-    n = candidates(L, c, s, own, r[0], r[1], r[0] + r[2], r[1] + r[3]);
+    cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
+    n = candidates(L, c, s, own, q);
     for (k = 0; k < n; k++) {
         const double *o = c->b.rect + 4 * s->cand[k];
         /* bump's rect.isIntersecting: strict */
@@ -976,7 +974,7 @@ static int w_querypoint(lua_State *L) {
     bcore *c;
     bscratch *s;
     int ci, u, own, n, k, m = 0, resi;
-    double x, y;
+    double x, y, q[4];
     lua_settop(L, 4);
     if (!lua_toboolean(L, 4)) {
         lua_pushnil(L);
@@ -990,7 +988,9 @@ static int w_querypoint(lua_State *L) {
     lua_newtable(L);
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
-    n = candidates(L, c, s, own, x, y, x, y);
+    q[0] = q[2] = floor(x / c->cellsize) + 1;
+    q[1] = q[3] = floor(y / c->cellsize) + 1;
+    n = candidates(L, c, s, own, q);
     for (k = 0; k < n; k++) {
         const double *o = c->b.rect + 4 * s->cand[k];
         /* bump's rect.containsPoint */

@@ -6,8 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-void cl_bump_init(cl_bump *b, cl_alloc alloc, void *ud) {
+void cl_bump_init(cl_bump *b, double cellsize, cl_alloc alloc, void *ud) {
     cl_tree_init(&b->tree, alloc, ud);
+    b->cellsize = cellsize;
     b->rect = NULL;
     b->leaf = NULL;
     b->nextfree = NULL;
@@ -24,7 +25,7 @@ void cl_bump_free(cl_bump *b) {
         a(ud, b->nextfree, (size_t)b->cap * sizeof(int), 0);
     }
     cl_tree_free(&b->tree);
-    cl_bump_init(b, a, ud);
+    cl_bump_init(b, b->cellsize, a, ud);
 }
 
 /* Returns CL_OK once the slot arrays hold at least need slots, CL_ENOMEM (unchanged) otherwise. */
@@ -137,6 +138,30 @@ int cl_bump_candidates(cl_bump *b, double x0, double y0, double x1, double y1, i
     }
     cl_stack_free(t, &s);
     return n;
+}
+
+void cl_bump_cellrect(double cs, double x, double y, double w, double h, double c[4]) {
+    c[0] = floor(x / cs) + 1;
+    c[1] = floor(y / cs) + 1;
+    c[2] = ceil((x + w) / cs);
+    c[3] = ceil((y + h) / cs);
+}
+
+int cl_bump_cellcands(cl_bump *b, const double q[4], int *out, int cap) {
+    double pad;
+    int n, i, m = 0;
+    /* the box of those cells, padded for the rounding of the products; the cell test decides */
+    pad = b->cellsize * 1e-6;
+    n = cl_bump_candidates(b, (q[0] - 1) * b->cellsize - pad, (q[1] - 1) * b->cellsize - pad,
+                           q[2] * b->cellsize + pad, q[3] * b->cellsize + pad, out, cap);
+    if (n < 0 || n > cap) return n;
+    for (i = 0; i < n; i++) {
+        const double *r = b->rect + 4 * out[i];
+        double c[4];
+        cl_bump_cellrect(b->cellsize, r[0], r[1], r[2], r[3], c);
+        if (c[0] <= q[2] && q[0] <= c[2] && c[1] <= q[3] && q[1] <= c[3]) out[m++] = out[i];
+    }
+    return m;
 }
 
 int cl_bump_segindices(const double r[4], double x1, double y1, double x2, double y2,
@@ -274,10 +299,14 @@ void cl_bump_sortcols(cl_bcol *c, int n) {
 
 int cl_bump_project(cl_bump *b, const double r[4], double gx, double gy, const int *skip, int nskip,
                     int *cand, int candcap, cl_bcol *out, int outcap) {
+    /* bump's bounding rect of the move (its own arithmetic), whose grid cells give the candidates */
     double x0 = gx < r[0] ? gx : r[0], y0 = gy < r[1] ? gy : r[1];
     double x1 = gx + r[2] > r[0] + r[2] ? gx + r[2] : r[0] + r[2];
     double y1 = gy + r[3] > r[1] + r[3] ? gy + r[3] : r[1] + r[3];
-    int nc = cl_bump_candidates(b, x0, y0, x1, y1, cand, candcap), i, k, n = 0;
+    double q[4];
+    int nc, i, k, n = 0;
+    cl_bump_cellrect(b->cellsize, x0, y0, x1 - x0, y1 - y0, q);
+    nc = cl_bump_cellcands(b, q, cand, candcap);
     if (nc < 0) return nc;
     if (nc > candcap || nc > outcap) return nc > candcap ? nc : outcap + 1;
     for (i = 0; i < nc; i++) {
@@ -309,6 +338,63 @@ static int seg_cmp(const void *pa, const void *pb) {
     return seg_before(a, b) ? -1 : seg_before(b, a) ? 1 : 0;
 }
 
+/* bump's grid_traverse_initStep: the step, the t between cell borders and the t of the first
+ * border along one axis (bump's formula, kept as it is: it mixes cell and world units). */
+static void trav_init(double cs, double ct, double t1, double t2, double *step, double *dt, double *t) {
+    double v = t2 - t1;
+    if (v > 0) {
+        *step = 1;
+        *dt = cs / v;
+        *t = ((ct + v) * cs - t1) / v;
+    } else if (v < 0) {
+        *step = -1;
+        *dt = -cs / v;
+        *t = ((ct + v - 1) * cs - t1) / v;
+    } else {
+        *step = 0;
+        *dt = HUGE_VAL;
+        *t = HUGE_VAL;
+    }
+}
+
+/* Marks (seen = 1) the hits whose grid cells contain cell (cx, cy). */
+static void trav_visit(const cl_bump *b, cl_bseg *g, int n, double cx, double cy) {
+    int i;
+    for (i = 0; i < n; i++) {
+        const double *r = b->rect + 4 * g[i].id;
+        double c[4];
+        if (g[i].seen) continue;
+        cl_bump_cellrect(b->cellsize, r[0], r[1], r[2], r[3], c);
+        if (c[0] <= cx && cx <= c[2] && c[1] <= cy && cy <= c[3]) g[i].seen = 1;
+    }
+}
+
+/* Walks the cells bump's grid_traverse visits for the segment, marking the hits found in them
+ * (bump only tests the items of those cells). Stops after a generous number of steps where bump
+ * would walk forever. */
+static void trav(const cl_bump *b, double x1, double y1, double x2, double y2, cl_bseg *g, int n) {
+    double cs = b->cellsize;
+    double cx1 = floor(x1 / cs) + 1, cy1 = floor(y1 / cs) + 1, cx2 = floor(x2 / cs) + 1, cy2 = floor(y2 / cs) + 1;
+    double sx, sy, dx, dy, tx, ty, cx = cx1, cy = cy1, steps;
+    trav_init(cs, cx1, x1, x2, &sx, &dx, &tx);
+    trav_init(cs, cy1, y1, y2, &sy, &dy, &ty);
+    steps = 4 * (fabs(cx2 - cx1) + fabs(cy2 - cy1)) + 64;
+    trav_visit(b, g, n, cx, cy);
+    while (fabs(cx - cx2) + fabs(cy - cy2) > 1 && steps-- > 0) {
+        if (tx < ty) {
+            tx += dx;
+            cx += sx;
+            trav_visit(b, g, n, cx, cy);
+        } else {
+            if (tx == ty) trav_visit(b, g, n, cx + sx, cy);
+            ty += dy;
+            cy += sy;
+            trav_visit(b, g, n, cx, cy);
+        }
+    }
+    if (cx != cx2 || cy != cy2) trav_visit(b, g, n, cx2, cy2);
+}
+
 int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
                     int *cand, int candcap, cl_bseg *out, int outcap) {
     int nc = cl_bump_candidates(b, x1 < x2 ? x1 : x2, y1 < y2 ? y1 : y2, x1 < x2 ? x2 : x1, y1 < y2 ? y2 : y1,
@@ -327,9 +413,15 @@ int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
             out[n].ti2 = t2;
             out[n].weight = u1 < u2 ? u1 : u2;
             out[n].id = cand[i];
+            out[n].seen = 0;
             n++;
         }
     }
+    /* keep the hits in the cells bump's traversal visits */
+    if (n > 0) trav(b, x1, y1, x2, y2, out, n);
+    for (i = j = 0; i < n; i++)
+        if (out[i].seen) out[j++] = out[i];
+    n = j;
     if (n > 16) {
         qsort(out, (size_t)n, sizeof *out, seg_cmp);
         return n;

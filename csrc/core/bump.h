@@ -2,7 +2,8 @@
  * dynamic tree. Owns the rectangles of a bump world (slot per item, doubles x, y, w, h), one tree
  * leaf per item (a flat 3D box, z = 0, fattened when the item moves), and bump's exact tests:
  * the collision of a moving rectangle with a still one (bump's rect.detectCollision, same
- * arithmetic in the same order, so the same doubles come out), the sort of a projection's
+ * arithmetic in the same order, so the same doubles come out), bump's candidates (the items
+ * sharing one of its grid cells, so that what a grid of that cell size misses is missed), the sort of a projection's
  * collisions (time, then square distance, then slot), the segment test (Liang-Barsky, bump's
  * sides order) and the strict rectangle and point tests. The tree gives candidates (conservative:
  * inclusive float boxes rounded outward); the exact double tests decide. Never raises, never calls
@@ -27,7 +28,7 @@ typedef struct cl_bcol {
 /// and the sort weight (the entry fraction along the infinite line).
 typedef struct cl_bseg {
     double ti1, ti2, weight;
-    int id;
+    int id, seen;
 } cl_bseg;
 
 /// A bump world's geometry. Zero-initialise through cl_bump_init; free with cl_bump_free.
@@ -37,10 +38,12 @@ typedef struct cl_bump {
     int *leaf;         /* per slot: tree leaf, or CL_NULLNODE when the slot is free */
     int *nextfree;     /* per slot: next free slot (free slots only) */
     int cap, count, freelist;
+    double cellsize;   /* bump's grid cell size: candidates are the items sharing a grid cell */
 } cl_bump;
 
-/// Initialises an empty world allocating through alloc(ud, ...). Allocates nothing.
-CL_API void cl_bump_init(cl_bump *b, cl_alloc alloc, void *ud);
+/// Initialises an empty world of bump grid cell size cellsize (finite, > 0) allocating through
+/// alloc(ud, ...). Allocates nothing.
+CL_API void cl_bump_init(cl_bump *b, double cellsize, cl_alloc alloc, void *ud);
 /// Frees everything; the world is empty and reusable.
 CL_API void cl_bump_free(cl_bump *b);
 /// Adds the rectangle (finite x, y, w > 0, h > 0); returns its slot (>= 0), or CL_ENOMEM with the
@@ -58,6 +61,13 @@ CL_API int cl_bump_live(const cl_bump *b, int id);
 /// ask again), or CL_ENOMEM if the traversal stack could not grow.
 CL_API int cl_bump_candidates(cl_bump *b, double x0, double y0, double x1, double y1, int *out, int cap);
 
+/// Sets c to bump's cells of the rectangle (grid_toCellRect): first and last column, first and
+/// last row (c[0], c[1], c[2], c[3]), cells numbered from 1 as bump numbers them.
+CL_API void cl_bump_cellrect(double cs, double x, double y, double w, double h, double c[4]);
+/// bump's candidates for the cells q (first and last column, first and last row): the items with
+/// a grid cell among them, exactly the items bump's grid would list; count and capacity as
+/// cl_bump_candidates.
+CL_API int cl_bump_cellcands(cl_bump *b, const double q[4], int *out, int cap);
 /// bump's rect.detectCollision(x1,y1,w1,h1, x2,y2,w2,h2, gx,gy): 1 and *c filled (all but id and
 /// dist) when the first rectangle moving to (gx, gy) collides with the second, else 0.
 CL_API int cl_bump_detect(const double r1[4], const double r2[4], double gx, double gy, cl_bcol *c);
@@ -74,8 +84,9 @@ CL_API int cl_bump_segindices(const double r[4], double x1, double y1, double x2
 CL_API int cl_bump_project(cl_bump *b, const double r[4], double gx, double gy, const int *skip, int nskip,
                            int *cand, int candcap, cl_bcol *out, int outcap);
 
-/// bump's querySegment test: the items the segment (x1,y1)-(x2,y2) meets inside (0, 1), sorted by
-/// the entry fraction along the infinite line (ties by slot). Capacities and result as cl_bump_project.
+/// bump's querySegment: the items the segment (x1,y1)-(x2,y2) meets inside (0, 1) (corner grazes
+/// included) that have a grid cell among those bump's grid traversal visits, sorted by the entry
+/// fraction along the infinite line (ties by slot). Capacities and result as cl_bump_project.
 CL_API int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
                            int *cand, int candcap, cl_bseg *out, int outcap);
 
