@@ -430,11 +430,11 @@ void cl_tree_refit(cl_tree *t) {
     }
 }
 
-/* A leaf to place by cl_tree_rebuild: its box, its box centre and its node. */
+/* A leaf to place by cl_tree_rebuild: its box, its box centre and its payload. */
 typedef struct rleaf {
     cl_fbox box;
     float c[3];
-    int node;
+    int data;
 } rleaf;
 
 /* Reorders lv[lo..hi-1] so that lv[m] holds the element of rank m by centre on axis k,
@@ -482,21 +482,17 @@ static int sah_bin(float c, float cmin, double scale) {
 /* Returns the largest subtree size allowed at height budget h (2^h, capped). */
 static int size_cap(int h) { return h >= 30 ? INT32_MAX : 1 << h; }
 
-/* Chooses the split of lv[lo..hi-1] (at least two leaves, height budget hmax) and reorders the
- * range so that [lo, mid) and [mid, hi) are the two children; returns mid. Binned surface-area
- * heuristic (SAH_BINS bins of centres per axis, cost = area(left) * n(left) + area(right) *
- * n(right)), among the splits that keep the heights legal: both sides hold between
- * 2^(hmax - 5) and 2^(hmax - 1) leaves, so each child fits budget hmax - 1 and is at least
- * hmax - 5 high, and siblings never differ by more than CL_TREE_SLACK (4). When no binned split
- * qualifies (all centres in one bin, infinite extents, SAH_MIN leaves or fewer), the median on the widest axis (always
- * legal: see cl_tree_rebuild). Deterministic. */
-static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
-    int n = hi - lo, i, a, j, k, bestaxis = -1, bestj = 0, mid;
-    int cnt[3][SAH_BINS];
-    float blo[3][SAH_BINS][3], bhi[3][SAH_BINS][3];
+/* Returns 1 if a split of n leaves into nl and n - nl is legal under height budget hmax: both
+ * sides hold between 2^(hmax - 5) and 2^(hmax - 1) leaves (see sah_split). */
+static int split_ok(int n, int nl, int hmax) {
     int maxsz = size_cap(hmax - 1), minsz = hmax - 5 > 0 ? size_cap(hmax - 5) : 1;
-    float cmin[3], cmax[3];
-    double bestcost = HUGE_VAL, scale[3];
+    return nl >= minsz && n - nl >= minsz && nl <= maxsz && n - nl <= maxsz;
+}
+
+/* Splits lv[lo..hi-1] at the median centre of its widest centre axis; returns mid. */
+static int median_split(rleaf *lv, int lo, int hi) {
+    float cmin[3], cmax[3], best = -1;
+    int i, a, axis = 0, mid = lo + (hi - lo) / 2;
     for (a = 0; a < 3; a++) { cmin[a] = FLT_MAX; cmax[a] = -FLT_MAX; }
     for (i = lo; i < hi; i++)
         for (a = 0; a < 3; a++) {
@@ -504,17 +500,53 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
             if (c < cmin[a]) cmin[a] = c;
             if (c > cmax[a]) cmax[a] = c;
         }
+    for (a = 0; a < 3; a++)
+        if (cmax[a] - cmin[a] > best) { best = cmax[a] - cmin[a]; axis = a; }
+    select_rank(lv, lo, hi, mid, axis);
+    return mid;
+}
+
+#define SAH_SAMPLE 64  /* larger ranges choose their split from this many evenly strided leaves */
+
+/* Chooses the split of lv[lo..hi-1] (at least two leaves, height budget hmax) and reorders the
+ * range so that [lo, mid) and [mid, hi) are the two children; returns mid. Binned surface-area
+ * heuristic (SAH_BINS bins of centres per axis, cost = area(left) * n(left) + area(right) *
+ * n(right)) over at most about SAH_SAMPLE leaves taken at an even stride (bins and bounds from
+ * those; the counts scaled to the whole range), among the splits that keep the heights legal:
+ * both sides hold between 2^(hmax - 5) and 2^(hmax - 1) leaves, so each child fits budget
+ * hmax - 1 and is at least hmax - 5 high, and siblings never differ by more than CL_TREE_SLACK
+ * (4). The chosen plane then partitions every leaf of the range (centres outside the sampled
+ * bounds go to the end bins); if no binned split qualifies (all centres in one bin, infinite
+ * extents, SAH_MIN leaves or fewer) or the real counts are not legal, the median on the widest
+ * axis (always legal: see cl_tree_rebuild). Deterministic. */
+static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
+    int n = hi - lo, i, a, j, k, bestaxis = -1, bestj = 0, stride, ns;
+    int cnt[3][SAH_BINS];
+    float blo[3][SAH_BINS][3], bhi[3][SAH_BINS][3];
+    float cmin[3], cmax[3];
+    double bestcost = HUGE_VAL, scale[3], grow;
+    if (n <= SAH_MIN) return median_split(lv, lo, hi);
+    stride = n > 2 * SAH_SAMPLE ? n / SAH_SAMPLE : 1;
+    ns = (n + stride - 1) / stride;
+    grow = (double)n / ns;
+    for (a = 0; a < 3; a++) { cmin[a] = FLT_MAX; cmax[a] = -FLT_MAX; }
+    for (i = lo; i < hi; i += stride)
+        for (a = 0; a < 3; a++) {
+            float c = lv[i].c[a];
+            if (c < cmin[a]) cmin[a] = c;
+            if (c > cmax[a]) cmax[a] = c;
+        }
     for (a = 0; a < 3; a++) {
         double ext = (double)cmax[a] - cmin[a];
-        scale[a] = ext > 0 && ext <= FLT_MAX && n > SAH_MIN ? SAH_BINS / ext : 0;
-        if (scale[a] == 0) continue;    /* axis not binned (most ranges are small): no bins */
+        scale[a] = ext > 0 && ext <= FLT_MAX ? SAH_BINS / ext : 0;
+        if (scale[a] == 0) continue;    /* axis not binned: no bins */
         for (k = 0; k < SAH_BINS; k++) {
             cnt[a][k] = 0;
             for (j = 0; j < 3; j++) { blo[a][k][j] = INFINITY; bhi[a][k][j] = -INFINITY; }
         }
     }
     if (scale[0] > 0 || scale[1] > 0 || scale[2] > 0)
-        for (i = lo; i < hi; i++) {     /* one pass bins every axis; bounds kept as scalars */
+        for (i = lo; i < hi; i += stride) {     /* one pass bins every axis */
             const rleaf *e = &lv[i];
             for (a = 0; a < 3; a++) {
                 int bn = sah_bin(e->c[a], cmin[a], scale[a]);
@@ -543,12 +575,12 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
         }
         for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
         for (k = SAH_BINS - 2; k >= 0; k--) {
-            int nl = lcnt[k], nr = n - nl;
+            int nl = stride == 1 ? lcnt[k] : (int)(lcnt[k] * grow + 0.5), nr = n - nl;
             for (j = 0; j < 3; j++) {
                 if (blo[a][k + 1][j] < acc.lo[j]) acc.lo[j] = blo[a][k + 1][j];
                 if (bhi[a][k + 1][j] > acc.hi[j]) acc.hi[j] = bhi[a][k + 1][j];
             }
-            if (nl >= minsz && nr >= minsz && nl <= maxsz && nr <= maxsz) {
+            if (lcnt[k] > 0 && lcnt[k] < ns && split_ok(n, nl, hmax)) {
                 double cost = larea[k] * nl + fb_cost(&acc) * nr;
                 if (cost < bestcost) { bestcost = cost; bestaxis = a; bestj = k; }
             }
@@ -562,17 +594,9 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
             if (sah_bin(lv[x].c[a], cmin[a], scale[a]) <= bestj) x++;
             else { rleaf t = lv[x]; lv[x] = lv[y]; lv[y] = t; y--; }
         }
-        return x;
+        if (split_ok(n, x - lo, hmax)) return x;
     }
-    {
-        float best = -1;
-        int axis = 0;
-        for (a = 0; a < 3; a++)
-            if (cmax[a] - cmin[a] > best) { best = cmax[a] - cmin[a]; axis = a; }
-        mid = lo + n / 2;
-        select_rank(lv, lo, hi, mid, axis);
-        return mid;
-    }
+    return median_split(lv, lo, hi);
 }
 
 int cl_tree_rebuild(cl_tree *t) {
@@ -598,7 +622,7 @@ int cl_tree_rebuild(cl_tree *t) {
              * valid); an infinite box may give NaN, which the binning puts in the first bin */
             for (a = 0; a < 3; a++) lv[nl].c[a] = b->lo[a] * 0.5f + b->hi[a] * 0.5f;
             lv[nl].box = *b;
-            lv[nl++].node = i;
+            lv[nl++].data = t->nodes[i].child2;
         }
     while ((1L << lg) < n) lg++;
     /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
@@ -612,7 +636,9 @@ int cl_tree_rebuild(cl_tree *t) {
         else if (task.second) p[task.parent].child2 = me;
         else p[task.parent].child1 = me;
         if (task.hi - task.lo == 1) {
-            p[me] = t->nodes[lv[task.lo].node];
+            p[me].box = lv[task.lo].box;
+            p[me].child1 = CL_NULLNODE;
+            p[me].child2 = lv[task.lo].data;
             m[me].height = 0;
         } else {
             int mid = sah_split(lv, task.lo, task.hi, task.hmax);
