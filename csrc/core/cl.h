@@ -121,6 +121,39 @@ CL_API int cl_sphere_overlaps_sphere(const cl_sphere *a, const cl_sphere *b);
 CL_API int cl_sphere_overlaps_aabb(const cl_sphere *s, const cl_aabb *b);
 CL_API int cl_sphere_overlaps_obb(const cl_sphere *s, const cl_obb *b);
 
+/* ---- triangles (tri.c) ---- */
+/// 1 if the triangle abc is degenerate: cross(b - a, c - a), computed in doubles, is zero.
+/// Degenerate triangles never hit (every triangle test below answers no for them).
+CL_API int cl_tri_degenerate(cl_vec3 a, cl_vec3 b, cl_vec3 c);
+/// A ray prepared for the watertight triangle test: the origin, the dominant axis kz of the
+/// direction, the two others kx, ky, and the shear sx = d.kx/d.kz, sy = d.ky/d.kz, sz = 1/d.kz.
+typedef struct cl_tray { cl_vec3 o; double sx, sy, sz; int kx, ky, kz; } cl_tray;
+/// Prepares r (unit direction) for cl_tray_hit.
+CL_API void cl_tray_make(cl_tray *tr, const cl_ray *r);
+/// Watertight ray/triangle test (Woop, Benthin and Wald 2013): 1 and the distance *t >= 0 if the
+/// ray meets the triangle, either side, edges and vertices included; 0 if it misses or lies in the
+/// triangle's plane. Two triangles sharing an edge are tested with the same edge function up to
+/// sign, so a ray through a shared edge or vertex never misses both. Does not test degeneracy.
+CL_API int cl_tray_hit(const cl_tray *tr, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *t);
+/// The triangle's unit normal, turned to face against d (n.d <= 0); zero if degenerate.
+CL_API cl_vec3 cl_tri_normal(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 d);
+/// Ray hit with t in [0, maxt]: the watertight test, the normal facing the ray. 0 for a miss or
+/// a degenerate triangle.
+CL_API int cl_tri_raycast(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_ray *r, double maxt, cl_hit *out);
+/// The point of the triangle (on its face, an edge or a vertex) closest to p; for a degenerate
+/// triangle the closest point of its three edges.
+CL_API cl_vec3 cl_tri_closest(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p);
+/// Inclusive triangle/box overlap by separating axes: the box's 3 face axes, the triangle's
+/// normal, and the 9 cross products of the triangle's edges with the box's axes (13 axes).
+CL_API int cl_tri_overlaps_aabb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *bx);
+/// Inclusive triangle/OBB overlap: cl_tri_overlaps_aabb in the box's frame.
+CL_API int cl_tri_overlaps_obb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_obb *o);
+/// Inclusive triangle/sphere overlap: the closest point of the triangle is within r of the centre.
+CL_API int cl_tri_overlaps_sphere(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_sphere *s);
+/// Squared distance between the triangle and the segment pq (p == q allowed), with the closest
+/// points on each (0 and the crossing point when the segment passes through the triangle).
+CL_API double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg);
+
 /* ---- generic dispatch on cl_shape ---- */
 CL_API int cl_shape_overlaps(const cl_shape *a, const cl_shape *b);
 CL_API int cl_shape_contains(const cl_shape *s, cl_vec3 p);

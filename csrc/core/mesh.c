@@ -1,0 +1,633 @@
+/* collide core: static triangle meshes (see mesh.h). Owns the mesh's memory, its tree build
+ * (binned surface-area splits as in tinybvh's BVH::Build: centroids binned on each axis, the
+ * split of least area-weighted cost, a leaf when splitting costs more than testing) and its
+ * queries (ray, shape overlap, closest point), each a depth-first walk with a fixed stack.
+ * Triangle tests are tri.c's. Data larger than 2^200 in magnitude is scaled by a power of two
+ * for the triangle tests (see tri.c), so nothing overflows. */
+#include <stdlib.h>
+#include "vec.h"
+#include "mesh.h"
+
+#define BINS 8          /* centroid bins per axis */
+#define MAXLEAF 8       /* a node with more triangles is always split */
+#define MEDIANDEPTH 32  /* from this depth on, split at the median (bounds the height) */
+#define SLACK 0x1p-44   /* relative slack of box tests against rounding in the slab arithmetic */
+
+int cl_mesh_init(cl_mesh *m, size_t nv, size_t nt, int indexed, cl_alloc alloc, void *ud)
+{
+    memset(m, 0, sizeof *m);
+    m->alloc = alloc;
+    m->ud = ud;
+    m->nv = nv;
+    m->nt = nt;
+    m->v = (double *)alloc(ud, NULL, 0, 3 * nv * sizeof(double));
+    if (m->v == NULL && nv > 0) return CL_ENOMEM;
+    if (indexed) {
+        m->idx = (unsigned *)alloc(ud, NULL, 0, 3 * nt * sizeof(unsigned));
+        if (m->idx == NULL && nt > 0) {
+            alloc(ud, m->v, 3 * nv * sizeof(double), 0);
+            m->v = NULL;
+            return CL_ENOMEM;
+        }
+    }
+    return CL_OK;
+}
+
+void cl_mesh_free(cl_mesh *m)
+{
+    if (m->alloc == NULL) return;
+    if (m->v) m->alloc(m->ud, m->v, 3 * m->nv * sizeof(double), 0);
+    if (m->idx) m->alloc(m->ud, m->idx, 3 * m->nt * sizeof(unsigned), 0);
+    if (m->prim) m->alloc(m->ud, m->prim, m->nprim * sizeof(unsigned), 0);
+    if (m->nodes) m->alloc(m->ud, m->nodes, m->nnodes * sizeof(cl_mnode), 0);
+    m->v = NULL; m->idx = NULL; m->prim = NULL; m->nodes = NULL;
+    m->nv = m->nt = m->nprim = m->nnodes = 0;
+}
+
+size_t cl_mesh_bytes(const cl_mesh *m)
+{
+    return 3 * m->nv * sizeof(double) + (m->idx ? 3 * m->nt * sizeof(unsigned) : 0) +
+           m->nprim * sizeof(unsigned) + m->nnodes * sizeof(cl_mnode);
+}
+
+/* Returns the vertex of triangle i at corner k (0..2). */
+static inline cl_vec3 vert(const cl_mesh *m, size_t i, int k)
+{
+    const double *p = m->v + 3 * (m->idx ? (size_t)m->idx[3 * i + k] : 3 * i + k);
+    return cl_v3(p[0], p[1], p[2]);
+}
+
+void cl_mesh_triangle(const cl_mesh *m, size_t i, cl_vec3 *a, cl_vec3 *b, cl_vec3 *c)
+{
+    *a = vert(m, i, 0);
+    *b = vert(m, i, 1);
+    *c = vert(m, i, 2);
+}
+
+/* The vertices of triangle i multiplied by sc (a power of two; 1 leaves them exact). */
+static inline void trisc(const cl_mesh *m, size_t i, double sc, cl_vec3 *a, cl_vec3 *b, cl_vec3 *c)
+{
+    *a = cl_mul(vert(m, i, 0), sc);
+    *b = cl_mul(vert(m, i, 1), sc);
+    *c = cl_mul(vert(m, i, 2), sc);
+}
+
+/* The power of two the triangle tests scale data by, given its largest magnitude mx: 1 for mx in
+ * [2^-200, 2^200] (or 0), else the one that brings mx to [0.5, 1). */
+static double scalefor(double mx)
+{
+    if ((mx >= 0x1p-200 && mx <= 0x1p200) || mx == 0) return 1.0;
+    return cl_scale2(1.0, -cl_exp2of(mx));
+}
+
+/* ---- build ---- */
+
+/* Build scratch: each tree triangle's float box and float centroid. */
+typedef struct bprim { cl_fbox box; float c[3]; } bprim;
+
+/* A float nearest to the finite double d, clamped to the float range (no out-of-range conversion). */
+static float tofloat(double d)
+{
+    return (float)(d > FLT_MAX ? FLT_MAX : (d < -FLT_MAX ? -FLT_MAX : d));
+}
+
+/* Grows f to enclose g (branch-free min and max: which way a comparison goes is unpredictable). */
+static inline void fgrow(cl_fbox *f, const cl_fbox *g)
+{
+    f->lo[0] = g->lo[0] < f->lo[0] ? g->lo[0] : f->lo[0];
+    f->lo[1] = g->lo[1] < f->lo[1] ? g->lo[1] : f->lo[1];
+    f->lo[2] = g->lo[2] < f->lo[2] ? g->lo[2] : f->lo[2];
+    f->hi[0] = g->hi[0] > f->hi[0] ? g->hi[0] : f->hi[0];
+    f->hi[1] = g->hi[1] > f->hi[1] ? g->hi[1] : f->hi[1];
+    f->hi[2] = g->hi[2] > f->hi[2] ? g->hi[2] : f->hi[2];
+}
+
+/* An empty float box (grows to anything). */
+static cl_fbox fempty(void)
+{
+    cl_fbox f;
+    int k;
+    for (k = 0; k < 3; k++) { f.lo[k] = INFINITY; f.hi[k] = -INFINITY; }
+    return f;
+}
+
+/* Half the surface area of f (in doubles; may be inf or NaN for unbounded boxes). */
+static double farea(const cl_fbox *f)
+{
+    double x = (double)f->hi[0] - f->lo[0], y = (double)f->hi[1] - f->lo[1], z = (double)f->hi[2] - f->lo[2];
+    return x * y + y * z + z * x;
+}
+
+/* Reorders p[0..n-1] so that p[k] has the k-th smallest centroid on axis ax, the ones before it
+ * none larger and the ones after none smaller (Hoare's selection, median-of-three pivot). */
+static void selectk(unsigned *p, const bprim *bp, long n, long k, int ax)
+{
+    long lo = 0, hi = n - 1;
+    while (hi > lo) {
+        long i = lo, j = hi, mid = lo + (hi - lo) / 2;
+        float a = bp[p[lo]].c[ax], b = bp[p[mid]].c[ax], c = bp[p[hi]].c[ax], piv;
+        piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        while (i <= j) {
+            while (bp[p[i]].c[ax] < piv) i++;
+            while (bp[p[j]].c[ax] > piv) j--;
+            if (i <= j) {
+                unsigned t = p[i]; p[i] = p[j]; p[j] = t;
+                i++; j--;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else break;
+    }
+}
+
+/* The union of the boxes of p[0..n-1]. */
+static cl_fbox unionof(const bprim *bp, const unsigned *p, unsigned n)
+{
+    cl_fbox f = fempty();
+    unsigned i;
+    for (i = 0; i < n; i++) fgrow(&f, &bp[p[i]].box);
+    return f;
+}
+
+/* Splits the node whose triangles are p[0..n-1] and whose box is nb, or leaves it: returns the
+ * left count (0: a leaf) and the two children's boxes. Binned surface-area split on all three
+ * axes in one pass; a leaf when that costs more than testing the triangles (and there are at most
+ * MAXLEAF); the median on the widest centroid axis when no bin split exists or at depth
+ * MEDIANDEPTH and below. */
+static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *nb, int depth, cl_fbox *lbox,
+                      cl_fbox *rbox)
+{
+    float cmin[3], cmax[3];
+    int ax, bestax = -1, bestb = 0;
+    double bestcost = HUGE_VAL, sc[3];
+    unsigned i, nl;
+    if (n <= 1) return 0;
+    for (ax = 0; ax < 3; ax++) { cmin[ax] = INFINITY; cmax[ax] = -INFINITY; }
+    for (i = 0; i < n; i++) {
+        const float *c = bp[p[i]].c;
+        cmin[0] = c[0] < cmin[0] ? c[0] : cmin[0]; cmax[0] = c[0] > cmax[0] ? c[0] : cmax[0];
+        cmin[1] = c[1] < cmin[1] ? c[1] : cmin[1]; cmax[1] = c[1] > cmax[1] ? c[1] : cmax[1];
+        cmin[2] = c[2] < cmin[2] ? c[2] : cmin[2]; cmax[2] = c[2] > cmax[2] ? c[2] : cmax[2];
+    }
+    for (ax = 0; ax < 3; ax++) {
+        double ext = (double)cmax[ax] - cmin[ax];
+        sc[ax] = ext > 0 && ext <= FLT_MAX ? BINS / ext * (1 - 0x1p-20) : 0;
+    }
+    if (depth < MEDIANDEPTH && (sc[0] > 0 || sc[1] > 0 || sc[2] > 0)) {
+        cl_fbox bb[3][BINS], lb[BINS];
+        unsigned bn[3][BINS];
+        int b;
+        for (ax = 0; ax < 3; ax++)
+            for (b = 0; b < BINS; b++) { bb[ax][b] = fempty(); bn[ax][b] = 0; }
+        for (i = 0; i < n; i++) {
+            const bprim *q = &bp[p[i]];
+            for (ax = 0; ax < 3; ax++) {
+                int k = (int)(((double)q->c[ax] - cmin[ax]) * sc[ax]);
+                k = k > BINS - 1 ? BINS - 1 : k;
+                bn[ax][k]++;
+                fgrow(&bb[ax][k], &q->box);
+            }
+        }
+        for (ax = 0; ax < 3; ax++) {
+            cl_fbox acc = fempty();
+            unsigned ln = 0, rn = 0;
+            double la[BINS];
+            if (sc[ax] == 0) continue;
+            /* left areas by a forward sweep, then the right ones and the costs backward */
+            for (b = 0; b < BINS - 1; b++) {
+                ln += bn[ax][b];
+                fgrow(&acc, &bb[ax][b]);
+                lb[b] = acc;
+                la[b] = ln ? farea(&acc) * ln : 0;
+            }
+            acc = fempty();
+            for (b = BINS - 1; b > 0; b--) {
+                double cost;
+                rn += bn[ax][b];
+                fgrow(&acc, &bb[ax][b]);
+                if (rn == 0 || rn == n) continue;
+                cost = la[b - 1] + farea(&acc) * rn;
+                if (cost < bestcost) { bestcost = cost; bestax = ax; bestb = b; *lbox = lb[b - 1]; *rbox = acc; }
+            }
+        }
+    }
+    if (bestax >= 0) {
+        unsigned j = n;
+        /* split when cheaper than a leaf: traversal 1 + triangles by area ratio vs all triangles */
+        if (n <= MAXLEAF && !(1.0 + bestcost / farea(nb) < (double)n)) return 0;
+        i = 0;
+        while (i < j) {
+            int k = (int)(((double)bp[p[i]].c[bestax] - cmin[bestax]) * sc[bestax]);
+            k = k > BINS - 1 ? BINS - 1 : k;
+            if (k < bestb) i++;
+            else { unsigned t = p[i]; p[i] = p[--j]; p[j] = t; }
+        }
+        return i;
+    }
+    if (n <= MAXLEAF) return 0;
+    /* no usable bin split (or deep): the median on the widest centroid axis */
+    ax = 0;
+    for (i = 1; i < 3; i++)
+        if ((double)cmax[i] - cmin[i] > (double)cmax[ax] - cmin[ax]) ax = (int)i;
+    nl = n / 2;
+    selectk(p, bp, (long)n, (long)nl, ax);
+    *lbox = unionof(bp, p, nl);
+    *rbox = unionof(bp, p + nl, n - nl);
+    return nl;
+}
+
+int cl_mesh_build(cl_mesh *m)
+{
+    bprim *bp;
+    size_t i, nn, used;
+    struct { unsigned node; int depth; } stack[CL_MESH_STACK];
+    int sp = 0;
+    cl_aabb box;
+    double mx = 0;
+    box.min = cl_v3(HUGE_VAL, HUGE_VAL, HUGE_VAL);
+    box.max = cl_v3(-HUGE_VAL, -HUGE_VAL, -HUGE_VAL);
+    m->nprim = 0;
+    m->depth = 0;
+    if (m->nt == 0) { m->box.min = m->box.max = cl_v3(0, 0, 0); return CL_OK; }
+    bp = (bprim *)m->alloc(m->ud, NULL, 0, m->nt * sizeof(bprim));
+    if (bp == NULL) return CL_ENOMEM;
+    for (i = 0; i < m->nt; i++) {
+        cl_vec3 a, b, c;
+        cl_aabb t;
+        cl_mesh_triangle(m, i, &a, &b, &c);
+        t.min = cl_v3(fmin(a.x, fmin(b.x, c.x)), fmin(a.y, fmin(b.y, c.y)), fmin(a.z, fmin(b.z, c.z)));
+        t.max = cl_v3(fmax(a.x, fmax(b.x, c.x)), fmax(a.y, fmax(b.y, c.y)), fmax(a.z, fmax(b.z, c.z)));
+        box.min = cl_v3(fmin(box.min.x, t.min.x), fmin(box.min.y, t.min.y), fmin(box.min.z, t.min.z));
+        box.max = cl_v3(fmax(box.max.x, t.max.x), fmax(box.max.y, t.max.y), fmax(box.max.z, t.max.z));
+        bp[i].box = cl_fbox_from(&t);
+        bp[i].c[0] = tofloat(t.min.x * 0.5 + t.max.x * 0.5);
+        bp[i].c[1] = tofloat(t.min.y * 0.5 + t.max.y * 0.5);
+        bp[i].c[2] = tofloat(t.min.z * 0.5 + t.max.z * 0.5);
+    }
+    m->box = box;
+    mx = cl_maxabs3(box.min.x, box.min.y, box.min.z);
+    if (cl_maxabs3(box.max.x, box.max.y, box.max.z) > mx) mx = cl_maxabs3(box.max.x, box.max.y, box.max.z);
+    m->maxabs = mx;
+    /* the tree's triangles: the non-degenerate ones (tested at the scale queries use) */
+    {
+        double sc = scalefor(mx);
+        size_t np = 0;
+        for (i = 0; i < m->nt; i++) {
+            cl_vec3 a, b, c;
+            trisc(m, i, sc, &a, &b, &c);
+            if (!cl_tri_degenerate(a, b, c)) np++;
+        }
+        if (np == 0) { m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0); return CL_OK; }
+        m->prim = (unsigned *)m->alloc(m->ud, NULL, 0, np * sizeof(unsigned));
+        nn = 2 * np - 1;
+        m->nodes = m->prim ? (cl_mnode *)m->alloc(m->ud, NULL, 0, nn * sizeof(cl_mnode)) : NULL;
+        if (m->nodes == NULL) {
+            if (m->prim) m->alloc(m->ud, m->prim, np * sizeof(unsigned), 0);
+            m->prim = NULL;
+            m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0);
+            return CL_ENOMEM;
+        }
+        m->nprim = np;
+        m->nnodes = nn;
+        np = 0;
+        for (i = 0; i < m->nt; i++) {
+            cl_vec3 a, b, c;
+            trisc(m, i, sc, &a, &b, &c);
+            if (!cl_tri_degenerate(a, b, c)) m->prim[np++] = (unsigned)i;
+        }
+    }
+    /* top-down: each node is split (its children get their boxes) or left as a leaf */
+    m->nodes[0].first = 0;
+    m->nodes[0].count = (unsigned)m->nprim;
+    {
+        cl_fbox fb = unionof(bp, m->prim, (unsigned)m->nprim);
+        memcpy(m->nodes[0].lo, fb.lo, sizeof fb.lo);
+        memcpy(m->nodes[0].hi, fb.hi, sizeof fb.hi);
+    }
+    used = 1;
+    stack[sp].node = 0; stack[sp].depth = 0; sp++;
+    while (sp > 0) {
+        unsigned ni = stack[--sp].node, nl, first, n;
+        int depth = stack[sp].depth;
+        cl_mnode *nd = &m->nodes[ni];
+        cl_fbox nb, lb, rb;
+        memcpy(nb.lo, nd->lo, sizeof nb.lo);
+        memcpy(nb.hi, nd->hi, sizeof nb.hi);
+        if (depth > m->depth) m->depth = depth;
+        first = nd->first;
+        n = nd->count;
+        nl = split(bp, m->prim + first, n, &nb, depth, &lb, &rb);
+        if (nl == 0) continue;
+        {
+            cl_mnode *l = &m->nodes[used], *r = &m->nodes[used + 1];
+            l->first = first; l->count = nl;
+            memcpy(l->lo, lb.lo, sizeof lb.lo); memcpy(l->hi, lb.hi, sizeof lb.hi);
+            r->first = first + nl; r->count = n - nl;
+            memcpy(r->lo, rb.lo, sizeof rb.lo); memcpy(r->hi, rb.hi, sizeof rb.hi);
+            nd->first = (unsigned)used;
+            nd->count = 0;
+            stack[sp].node = (unsigned)used + 1; stack[sp].depth = depth + 1; sp++;
+            stack[sp].node = (unsigned)used; stack[sp].depth = depth + 1; sp++;
+            used += 2;
+        }
+    }
+    m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0);
+    if (used < nn) {  /* give back the unused node slots */
+        cl_mnode *s = (cl_mnode *)m->alloc(m->ud, m->nodes, nn * sizeof(cl_mnode), used * sizeof(cl_mnode));
+        if (s != NULL) { m->nodes = s; m->nnodes = used; }
+    }
+    return CL_OK;
+}
+
+/* ---- queries ---- */
+
+/* Enclosing double box of node n, scaled by sc. */
+static inline cl_aabb nodebox(const cl_mnode *n, double sc)
+{
+    cl_aabb b;
+    b.min = cl_v3(n->lo[0] * sc, n->lo[1] * sc, n->lo[2] * sc);
+    b.max = cl_v3(n->hi[0] * sc, n->hi[1] * sc, n->hi[2] * sc);
+    return b;
+}
+
+/* Entry distance of the ray (origin o, reciprocal direction inv, par[k] set where the direction's
+ * component is zero) into node n's box within [0, tmax], with a relative slack against rounding;
+ * -1 if it misses. A parallel axis only checks that the origin is in the slab (inclusive). */
+static inline double rayslab(const cl_mnode *n, const double o[3], const double inv[3], const int par[3], double tmax)
+{
+    double tn = 0, tf = tmax;
+    int k;
+    for (k = 0; k < 3; k++) {
+        double a, b;
+        if (par[k]) {
+            if (o[k] < n->lo[k] || o[k] > n->hi[k]) return -1;
+            continue;
+        }
+        a = ((double)n->lo[k] - o[k]) * inv[k];
+        b = ((double)n->hi[k] - o[k]) * inv[k];
+        if (a > b) { double s = a; a = b; b = s; }
+        if (a > tn) tn = a;
+        if (b < tf) tf = b;
+    }
+    return tn <= tf + fabs(tf) * SLACK ? tn : -1;
+}
+
+int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out, size_t *tri)
+{
+    unsigned stack[CL_MESH_STACK];
+    double o[3], inv[3], best = maxt, sc;
+    size_t besti = 0;
+    int sp = 0, found = 0, k, par[3];
+    cl_tray tr;
+    cl_ray rs;
+    if (m->nprim == 0) return 0;
+    sc = scalefor(fmax(m->maxabs, cl_maxabs3(r->o.x, r->o.y, r->o.z)));
+    rs.o = cl_mul(r->o, sc);
+    rs.d = r->d;
+    cl_tray_make(&tr, &rs);
+    o[0] = r->o.x; o[1] = r->o.y; o[2] = r->o.z;
+    for (k = 0; k < 3; k++) {
+        double d = cl_comp(r->d, k);
+        par[k] = d == 0;
+        inv[k] = cl_clampfinite(1.0 / d);  /* finite: no 0 * inf below (subnormal d) */
+    }
+    if (rayslab(&m->nodes[0], o, inv, par, best) < 0) return 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const cl_mnode *nd = &m->nodes[stack[--sp]];
+        if (nd->count) {
+            unsigned j;
+            for (j = 0; j < nd->count; j++) {
+                size_t i = m->prim[nd->first + j];
+                cl_vec3 a, b, c;
+                double t;
+                trisc(m, i, sc, &a, &b, &c);
+                if (cl_tray_hit(&tr, a, b, c, &t)) {
+                    t /= sc;
+                    if (t <= maxt && t < HUGE_VAL && (!found || t < best || (t == best && i < besti))) {
+                        best = t; besti = i; found = 1;
+                    }
+                }
+            }
+        } else {
+            const cl_mnode *l = &m->nodes[nd->first], *rr = l + 1;
+            double tl = rayslab(l, o, inv, par, best), trr = rayslab(rr, o, inv, par, best);
+            if (tl >= 0 && trr >= 0) {
+                if (tl <= trr) { stack[sp++] = nd->first + 1; stack[sp++] = nd->first; }
+                else { stack[sp++] = nd->first; stack[sp++] = nd->first + 1; }
+            } else if (tl >= 0) {
+                stack[sp++] = nd->first;
+            } else if (trr >= 0) {
+                stack[sp++] = nd->first + 1;
+            }
+        }
+    }
+    if (!found) return 0;
+    {
+        cl_vec3 a, b, c;
+        trisc(m, besti, sc, &a, &b, &c);
+        out->t = best;
+        out->n = cl_tri_normal(a, b, c, r->d);
+        *tri = besti;
+    }
+    return 1;
+}
+
+/* A query shape scaled by sc, its enclosing box (unscaled, for the node tests) and whether
+ * triangle i overlaps it. */
+typedef struct squery { cl_shape s; cl_aabb box; double sc; } squery;
+
+/* Sets up q for s; 0 if the kind is not supported. */
+static int squery_make(const cl_mesh *m, const cl_shape *s, squery *q)
+{
+    double mx;
+    q->s = *s;
+    switch (s->kind) {
+    case CL_AABB:
+        q->box = s->u.aabb;
+        break;
+    case CL_OBB:
+        q->box = cl_obb_aabb(&s->u.obb);
+        break;
+    case CL_SPHERE:
+        q->box = cl_sphere_aabb(&s->u.sphere);
+        break;
+    default:
+        return 0;
+    }
+    mx = cl_maxabs3(q->box.min.x, q->box.min.y, q->box.min.z);
+    if (cl_maxabs3(q->box.max.x, q->box.max.y, q->box.max.z) > mx) mx = cl_maxabs3(q->box.max.x, q->box.max.y, q->box.max.z);
+    if (s->kind == CL_OBB && cl_maxabs3(s->u.obb.h.x, s->u.obb.h.y, s->u.obb.h.z) > mx)
+        mx = cl_maxabs3(s->u.obb.h.x, s->u.obb.h.y, s->u.obb.h.z);
+    if (s->kind == CL_SPHERE && s->u.sphere.r > mx) mx = s->u.sphere.r;
+    q->sc = scalefor(fmax(mx, m->maxabs));
+    if (q->sc != 1) {
+        switch (s->kind) {
+        case CL_AABB:
+            q->s.u.aabb.min = cl_mul(s->u.aabb.min, q->sc);
+            q->s.u.aabb.max = cl_mul(s->u.aabb.max, q->sc);
+            break;
+        case CL_OBB:
+            q->s.u.obb.c = cl_mul(s->u.obb.c, q->sc);
+            q->s.u.obb.h = cl_mul(s->u.obb.h, q->sc);
+            break;
+        default:
+            q->s.u.sphere.c = cl_mul(s->u.sphere.c, q->sc);
+            q->s.u.sphere.r = s->u.sphere.r * q->sc;
+            break;
+        }
+    }
+    return 1;
+}
+
+/* 1 if triangle i overlaps the query's shape. */
+static int squery_tri(const cl_mesh *m, const squery *q, size_t i)
+{
+    cl_vec3 a, b, c;
+    trisc(m, i, q->sc, &a, &b, &c);
+    switch (q->s.kind) {
+    case CL_AABB: return cl_tri_overlaps_aabb(a, b, c, &q->s.u.aabb);
+    case CL_OBB:  return cl_tri_overlaps_obb(a, b, c, &q->s.u.obb);
+    default:      return cl_tri_overlaps_sphere(a, b, c, &q->s.u.sphere);
+    }
+}
+
+/* 1 if node n's box overlaps the box b (inclusive). */
+static inline int nodeoverlaps(const cl_mnode *n, const cl_aabb *b)
+{
+    return !(n->lo[0] > b->max.x || n->hi[0] < b->min.x || n->lo[1] > b->max.y || n->hi[1] < b->min.y ||
+             n->lo[2] > b->max.z || n->hi[2] < b->min.z);
+}
+
+size_t cl_mesh_query_each(const cl_mesh *m, const cl_shape *s, cl_mesh_visit visit, void *ud)
+{
+    unsigned stack[CL_MESH_STACK];
+    int sp = 0;
+    size_t calls = 0;
+    squery q;
+    if (m->nprim == 0 || !squery_make(m, s, &q)) return 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const cl_mnode *nd = &m->nodes[stack[--sp]];
+        if (!nodeoverlaps(nd, &q.box)) continue;
+        if (nd->count) {
+            unsigned j;
+            for (j = 0; j < nd->count; j++) {
+                size_t i = m->prim[nd->first + j];
+                if (squery_tri(m, &q, i)) {
+                    calls++;
+                    if (visit(ud, i)) return calls;
+                }
+            }
+        } else {
+            stack[sp++] = nd->first + 1;
+            stack[sp++] = nd->first;
+        }
+    }
+    return calls;
+}
+
+/* Visitor of cl_mesh_overlaps: stops at the first triangle. */
+static int visit_stop(void *ud, size_t i)
+{
+    (void)ud; (void)i;
+    return 1;
+}
+
+int cl_mesh_overlaps(const cl_mesh *m, const cl_shape *s)
+{
+    return cl_mesh_query_each(m, s, visit_stop, NULL) > 0;
+}
+
+/* Output buffer of cl_mesh_query. */
+typedef struct qout { unsigned *out; size_t cap, n; } qout;
+
+/* Visitor of cl_mesh_query: stores the index while there is room. */
+static int visit_store(void *ud, size_t i)
+{
+    qout *o = (qout *)ud;
+    if (o->n < o->cap) o->out[o->n] = (unsigned)i;
+    o->n++;
+    return 0;
+}
+
+/* qsort order of unsigned indices. */
+static int cmpu(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
+size_t cl_mesh_query(const cl_mesh *m, const cl_shape *s, unsigned *out, size_t cap)
+{
+    qout o;
+    o.out = out; o.cap = cap; o.n = 0;
+    cl_mesh_query_each(m, s, visit_store, &o);
+    if (o.n <= cap && o.n > 1) qsort(out, o.n, sizeof *out, cmpu);
+    return o.n;
+}
+
+/* Squared distance from p to the box b (0 inside). */
+static inline double boxdist2(const cl_aabb *b, cl_vec3 p)
+{
+    double dx = p.x < b->min.x ? b->min.x - p.x : (p.x > b->max.x ? p.x - b->max.x : 0);
+    double dy = p.y < b->min.y ? b->min.y - p.y : (p.y > b->max.y ? p.y - b->max.y : 0);
+    double dz = p.z < b->min.z ? b->min.z - p.z : (p.z > b->max.z ? p.z - b->max.z : 0);
+    return dx * dx + dy * dy + dz * dz;
+}
+
+int cl_mesh_closest(const cl_mesh *m, cl_vec3 p, cl_vec3 *q, size_t *tri)
+{
+    struct { unsigned node; double d; } stack[CL_MESH_STACK];
+    int sp = 0, found = 0;
+    double best = HUGE_VAL, sc;
+    size_t besti = 0;
+    cl_vec3 bq = p, ps;
+    if (m->nprim == 0) return 0;
+    sc = scalefor(fmax(m->maxabs, cl_maxabs3(p.x, p.y, p.z)));
+    ps = cl_mul(p, sc);
+    stack[sp].node = 0; stack[sp].d = 0; sp++;
+    while (sp > 0) {
+        const cl_mnode *nd;
+        sp--;
+        if (stack[sp].d > best * (1 + SLACK)) continue;
+        nd = &m->nodes[stack[sp].node];
+        if (nd->count) {
+            unsigned j;
+            for (j = 0; j < nd->count; j++) {
+                size_t i = m->prim[nd->first + j];
+                cl_vec3 a, b, c, x, e;
+                double d;
+                trisc(m, i, sc, &a, &b, &c);
+                x = cl_tri_closest(a, b, c, ps);
+                e = cl_sub(x, ps);
+                d = cl_dot(e, e);
+                if (!found || d < best || (d == best && i < besti)) {
+                    best = d; besti = i; bq = x; found = 1;
+                }
+            }
+        } else {
+            unsigned l = nd->first;
+            cl_aabb bl = nodebox(&m->nodes[l], sc), br = nodebox(&m->nodes[l + 1], sc);
+            double dl = boxdist2(&bl, ps), dr = boxdist2(&br, ps);
+            /* the nearer child is popped first */
+            if (dl <= dr) {
+                stack[sp].node = l + 1; stack[sp].d = dr; sp++;
+                stack[sp].node = l; stack[sp].d = dl; sp++;
+            } else {
+                stack[sp].node = l; stack[sp].d = dl; sp++;
+                stack[sp].node = l + 1; stack[sp].d = dr; sp++;
+            }
+        }
+    }
+    if (sc != 1) {  /* back to the mesh's scale, kept in its box (no overflow, no NaN) */
+        int e = -cl_exp2of(sc) + 1;
+        bq = cl_v3(cl_scale2(bq.x, e), cl_scale2(bq.y, e), cl_scale2(bq.z, e));
+        bq = cl_v3(fmax(m->box.min.x, fmin(m->box.max.x, bq.x)), fmax(m->box.min.y, fmin(m->box.max.y, bq.y)),
+                   fmax(m->box.min.z, fmin(m->box.max.z, bq.z)));
+    }
+    *q = bq;
+    *tri = besti;
+    return found;
+}

@@ -1,0 +1,73 @@
+/* collide core: a static triangle mesh with its own bounding volume hierarchy (mesh.c).
+ *
+ * Vertices are doubles (exactly what was given); triangles are three 0-based vertex numbers each
+ * (or, without an index array, vertices 3i, 3i+1, 3i+2). The hierarchy is a binary tree of float
+ * boxes rounded outward (each encloses its triangles exactly), built once, top-down, by binned
+ * surface-area splits; a node's two children are adjacent in the node array and leaves hold runs
+ * of a permutation of the non-degenerate triangles (degenerate ones are left out of the tree, so
+ * they never hit). Memory: 24 bytes per vertex, 12 per indexed triangle, 4 per tree triangle and
+ * 32 per node (about one node per triangle). Every block comes from the allocator given to
+ * cl_mesh_init. Queries never allocate. */
+#ifndef CL_MESH_H
+#define CL_MESH_H
+
+#include "cl.h"
+#include "tree.h"
+
+/// A node: float box; a leaf (count > 0) holds prim[first .. first+count-1]; an internal node
+/// (count == 0) has its children at nodes first and first + 1.
+typedef struct cl_mnode {
+    float lo[3], hi[3];
+    unsigned first, count;
+} cl_mnode;
+
+/// The mesh. Fill v (and idx) after cl_mesh_init, then call cl_mesh_build once.
+typedef struct cl_mesh {
+    double *v;          /* 3 * nv coordinates */
+    unsigned *idx;      /* 3 * nt vertex numbers (0-based, < nv), or NULL: vertices taken three at a time */
+    unsigned *prim;     /* the nprim non-degenerate triangles, in leaf order */
+    cl_mnode *nodes;    /* nnodes nodes, root first (none when nprim == 0) */
+    size_t nv, nt, nprim, nnodes;
+    cl_aabb box;        /* bounds of every triangle's vertices (degenerate ones included) */
+    double maxabs;      /* largest coordinate magnitude of those vertices */
+    int depth;          /* height of the tree (0: one leaf) */
+    cl_alloc alloc;
+    void *ud;
+} cl_mesh;
+
+/// Largest tree depth cl_mesh_build makes (below depth 32 it splits at the median, so the height
+/// stays within 32 + log2(triangles)); traversal stacks have CL_MESH_STACK entries.
+#define CL_MESH_STACK 80
+
+/// Callback of cl_mesh_query_each: triangle i overlaps; return nonzero to stop.
+typedef int (*cl_mesh_visit)(void *ud, size_t i);
+
+/// Sets up an empty mesh of nv vertices and nt triangles (indexed: with an index array) and
+/// allocates its vertex and index arrays (uninitialised) through alloc. nv and nt must be below
+/// 2^32. CL_OK, or CL_ENOMEM with nothing allocated. Free with cl_mesh_free either way.
+CL_API int cl_mesh_init(cl_mesh *m, size_t nv, size_t nt, int indexed, cl_alloc alloc, void *ud);
+/// Builds the bounds and the tree once v (all finite) and idx (each < nv) are filled. CL_OK, or
+/// CL_ENOMEM (the mesh stays freeable, not queryable).
+CL_API int cl_mesh_build(cl_mesh *m);
+/// Frees every block; the mesh is empty afterwards.
+CL_API void cl_mesh_free(cl_mesh *m);
+/// Bytes held by the mesh (vertices, indices, tree).
+CL_API size_t cl_mesh_bytes(const cl_mesh *m);
+/// The three vertices of triangle i (< nt).
+CL_API void cl_mesh_triangle(const cl_mesh *m, size_t i, cl_vec3 *a, cl_vec3 *b, cl_vec3 *c);
+/// Closest hit with t in [0, maxt] (watertight, both sides solid, normal facing the ray): 1 with
+/// the hit and triangle *tri; ties in t go to the lowest triangle index. 0 for a miss.
+CL_API int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out, size_t *tri);
+/// 1 if some triangle overlaps the shape (inclusive; cl_tri_overlaps_*).
+CL_API int cl_mesh_overlaps(const cl_mesh *m, const cl_shape *s);
+/// Calls visit for every triangle overlapping the shape, in tree order (not sorted), until visit
+/// returns nonzero; returns the number of calls.
+CL_API size_t cl_mesh_query_each(const cl_mesh *m, const cl_shape *s, cl_mesh_visit visit, void *ud);
+/// Writes the indices of the triangles overlapping the shape, ascending, into out[0..cap-1] and
+/// returns their number; when that exceeds cap, out holds an unspecified part of them.
+CL_API size_t cl_mesh_query(const cl_mesh *m, const cl_shape *s, unsigned *out, size_t cap);
+/// The point of the mesh closest to p and its triangle (ties to the lowest index): 1, or 0 when
+/// the mesh has no non-degenerate triangle.
+CL_API int cl_mesh_closest(const cl_mesh *m, cl_vec3 p, cl_vec3 *q, size_t *tri);
+
+#endif

@@ -1,0 +1,277 @@
+/* collide core: triangle tests. Owns the watertight ray/triangle test (after Woop, Benthin and
+ * Wald, "Watertight Ray/Triangle Intersection", JCGT 2013: the ray is sheared so that it runs
+ * along +z from the origin, each vertex is transformed once, and the three edge functions of the
+ * projected triangle decide; two triangles sharing an edge compute that edge's function from the
+ * same two transformed vertices, so their signs are exact opposites and no ray slips between them),
+ * triangle/box by separating axes, and the closest-point tests (triangle/point, triangle/sphere,
+ * triangle/segment). Triangles are three vertices a, b, c; a triangle is degenerate when
+ * cross(b - a, c - a), computed in doubles, is the zero vector, and degenerate triangles never hit.
+ * Every test is exact (up to rounding of the usual formulas) for coordinates whose magnitudes are
+ * at most 2^200 (so that products of dot products cannot overflow); callers with larger data scale
+ * it by a power of two first (mesh.c does). */
+#include "vec.h"
+
+int cl_tri_degenerate(cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a));
+    return n.x == 0 && n.y == 0 && n.z == 0;
+}
+
+void cl_tray_make(cl_tray *tr, const cl_ray *r)
+{
+    double ax = fabs(r->d.x), ay = fabs(r->d.y), az = fabs(r->d.z), dz;
+    int kz = ax >= ay ? (ax >= az ? 0 : 2) : (ay >= az ? 1 : 2);
+    tr->kz = kz;
+    tr->kx = kz == 2 ? 0 : kz + 1;
+    tr->ky = tr->kx == 2 ? 0 : tr->kx + 1;
+    dz = cl_comp(r->d, kz);
+    tr->sx = cl_comp(r->d, tr->kx) / dz;
+    tr->sy = cl_comp(r->d, tr->ky) / dz;
+    tr->sz = 1.0 / dz;
+    tr->o = r->o;
+}
+
+/* a*d - b*c with the sign of the exact value (Kahan's difference of products with fma: the result
+ * is within 1.5 ulp of the exact value, so it is zero exactly when the exact value is). */
+static double diffprod(double a, double d, double b, double c)
+{
+    double w = b * c;
+    double e = fma(-b, c, w);
+    double f = fma(a, d, -w);
+    return f + e;
+}
+
+int cl_tray_hit(const cl_tray *tr, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *t)
+{
+    double o[3], pa[3], pb[3], pc[3];
+    double ax, ay, bx, by, cx, cy, u, v, w, det, tt;
+    o[0] = tr->o.x; o[1] = tr->o.y; o[2] = tr->o.z;
+    pa[0] = a.x - o[0]; pa[1] = a.y - o[1]; pa[2] = a.z - o[2];
+    pb[0] = b.x - o[0]; pb[1] = b.y - o[1]; pb[2] = b.z - o[2];
+    pc[0] = c.x - o[0]; pc[1] = c.y - o[1]; pc[2] = c.z - o[2];
+    ax = pa[tr->kx] - tr->sx * pa[tr->kz]; ay = pa[tr->ky] - tr->sy * pa[tr->kz];
+    bx = pb[tr->kx] - tr->sx * pb[tr->kz]; by = pb[tr->ky] - tr->sy * pb[tr->kz];
+    cx = pc[tr->kx] - tr->sx * pc[tr->kz]; cy = pc[tr->ky] - tr->sy * pc[tr->kz];
+    u = cx * by - cy * bx;
+    v = ax * cy - ay * cx;
+    w = bx * ay - by * ax;
+    /* a zero may be a rounding artefact: recompute with the exact sign (same value for both
+     * triangles of a shared edge, up to sign, so watertightness is kept) */
+    if (u == 0 || v == 0 || w == 0) {
+        u = diffprod(cx, by, cy, bx);
+        v = diffprod(ax, cy, ay, cx);
+        w = diffprod(bx, ay, by, ax);
+    }
+    if ((u < 0 || v < 0 || w < 0) && (u > 0 || v > 0 || w > 0)) return 0;
+    det = u + v + w;
+    if (det == 0 || det != det) return 0;  /* ray in the triangle's plane, or degenerate */
+    tt = (u * pa[tr->kz] + v * pb[tr->kz] + w * pc[tr->kz]) * tr->sz / det;
+    if (!(tt >= 0)) return 0;
+    *t = tt;
+    return 1;
+}
+
+cl_vec3 cl_tri_normal(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 d)
+{
+    cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a));
+    double l = cl_len(n.x, n.y, n.z);
+    if (l == 0) return n;
+    n = cl_v3(n.x / l, n.y / l, n.z / l);  /* divided, not multiplied by 1/l: axis normals come out exact */
+    return cl_dot(n, d) > 0 ? cl_mul(n, -1.0) : n;
+}
+
+int cl_tri_raycast(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_ray *r, double maxt, cl_hit *out)
+{
+    cl_tray tr;
+    double t;
+    if (cl_tri_degenerate(a, b, c)) return 0;
+    cl_tray_make(&tr, r);
+    if (!cl_tray_hit(&tr, a, b, c, &t) || t > maxt) return 0;
+    out->t = t;
+    out->n = cl_tri_normal(a, b, c, r->d);
+    return 1;
+}
+
+/* The point of the three edges of abc closest to p (the first of equals). */
+static cl_vec3 edgesclosest(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p)
+{
+    double s, best, dd;
+    cl_vec3 q = cl_closest_on_segment(p, a, b, &s), r, e = cl_sub(p, q);
+    best = cl_dot(e, e);
+    r = cl_closest_on_segment(p, b, c, &s);
+    e = cl_sub(p, r);
+    dd = cl_dot(e, e);
+    if (dd < best) { best = dd; q = r; }
+    r = cl_closest_on_segment(p, c, a, &s);
+    e = cl_sub(p, r);
+    return cl_dot(e, e) < best ? r : q;
+}
+
+cl_vec3 cl_tri_closest(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p)
+{
+    /* Voronoi regions of the vertices, then the edges, then the face (as in Ericson's
+     * Real-Time Collision Detection, 5.1.5) */
+    cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), ap = cl_sub(p, a), bp, cp;
+    double d1 = cl_dot(ab, ap), d2 = cl_dot(ac, ap), d3, d4, d5, d6, va, vb, vc, den;
+    if (d1 <= 0 && d2 <= 0) return a;
+    bp = cl_sub(p, b);
+    d3 = cl_dot(ab, bp);
+    d4 = cl_dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) return b;
+    vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) return d1 - d3 > 0 ? cl_add(a, cl_mul(ab, d1 / (d1 - d3))) : edgesclosest(a, b, c, p);
+    cp = cl_sub(p, c);
+    d5 = cl_dot(ab, cp);
+    d6 = cl_dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) return c;
+    vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) return d2 - d6 > 0 ? cl_add(a, cl_mul(ac, d2 / (d2 - d6))) : edgesclosest(a, b, c, p);
+    va = d3 * d6 - d5 * d4;
+    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
+        return (d4 - d3) + (d5 - d6) > 0 ? cl_add(b, cl_mul(cl_sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6)))) : edgesclosest(a, b, c, p);
+    den = va + vb + vc;
+    if (!(den > 0)) return edgesclosest(a, b, c, p);  /* degenerate (or nearly) */
+    return cl_add(a, cl_add(cl_mul(ab, vb / den), cl_mul(ac, vc / den)));
+}
+
+/* Projection interval of the box [lo, hi] on axis n: the sum over axes of the smaller and larger
+ * of n_i lo_i and n_i hi_i. */
+static void boxproj(const cl_aabb *bx, cl_vec3 n, double *mn, double *mx)
+{
+    double l0 = n.x * bx->min.x, h0 = n.x * bx->max.x;
+    double l1 = n.y * bx->min.y, h1 = n.y * bx->max.y;
+    double l2 = n.z * bx->min.z, h2 = n.z * bx->max.z;
+    *mn = (l0 < h0 ? l0 : h0) + (l1 < h1 ? l1 : h1) + (l2 < h2 ? l2 : h2);
+    *mx = (l0 < h0 ? h0 : l0) + (l1 < h1 ? h1 : l1) + (l2 < h2 ? h2 : l2);
+}
+
+/* 1 if the triangle and box are separated along axis n (touching is not separated). */
+static int separated(const cl_vec3 v[3], const cl_aabb *bx, cl_vec3 n)
+{
+    double p0 = cl_dot(v[0], n), p1 = cl_dot(v[1], n), p2 = cl_dot(v[2], n), tmn, tmx, bmn, bmx;
+    tmn = p0 < p1 ? p0 : p1; if (p2 < tmn) tmn = p2;
+    tmx = p0 > p1 ? p0 : p1; if (p2 > tmx) tmx = p2;
+    boxproj(bx, n, &bmn, &bmx);
+    return tmx < bmn || bmx < tmn;
+}
+
+int cl_tri_overlaps_aabb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *bx)
+{
+    cl_vec3 v[3], e[3];
+    int i;
+    /* the box's three face axes: exact comparisons of coordinates */
+    if ((a.x < bx->min.x && b.x < bx->min.x && c.x < bx->min.x) || (a.x > bx->max.x && b.x > bx->max.x && c.x > bx->max.x))
+        return 0;
+    if ((a.y < bx->min.y && b.y < bx->min.y && c.y < bx->min.y) || (a.y > bx->max.y && b.y > bx->max.y && c.y > bx->max.y))
+        return 0;
+    if ((a.z < bx->min.z && b.z < bx->min.z && c.z < bx->min.z) || (a.z > bx->max.z && b.z > bx->max.z && c.z > bx->max.z))
+        return 0;
+    v[0] = a; v[1] = b; v[2] = c;
+    e[0] = cl_sub(b, a); e[1] = cl_sub(c, b); e[2] = cl_sub(a, c);
+    /* the triangle's normal */
+    if (separated(v, bx, cl_cross(e[0], cl_sub(c, a)))) return 0;
+    /* the nine edge x box-axis axes: e x x = (0, e.z, -e.y), e x y = (-e.z, 0, e.x), e x z = (e.y, -e.x, 0) */
+    for (i = 0; i < 3; i++) {
+        if (separated(v, bx, cl_v3(0, e[i].z, -e[i].y))) return 0;
+        if (separated(v, bx, cl_v3(-e[i].z, 0, e[i].x))) return 0;
+        if (separated(v, bx, cl_v3(e[i].y, -e[i].x, 0))) return 0;
+    }
+    return 1;
+}
+
+int cl_tri_overlaps_obb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_obb *o)
+{
+    cl_vec3 p[3], q[3];
+    cl_aabb bx;
+    int i;
+    p[0] = a; p[1] = b; p[2] = c;
+    for (i = 0; i < 3; i++) {
+        cl_vec3 d = cl_sub(p[i], o->c);
+        q[i] = cl_v3(cl_dot(d, o->u[0]), cl_dot(d, o->u[1]), cl_dot(d, o->u[2]));
+    }
+    bx.min = cl_mul(o->h, -1.0);
+    bx.max = o->h;
+    return cl_tri_overlaps_aabb(q[0], q[1], q[2], &bx);
+}
+
+int cl_tri_overlaps_sphere(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_sphere *s)
+{
+    cl_vec3 q = cl_tri_closest(a, b, c, s->c);
+    return cl_len_le(q.x - s->c.x, q.y - s->c.y, q.z - s->c.z, s->r);
+}
+
+/* Closest points of segments p1q1 and p2q2 (Ericson 5.1.9; zero-length segments allowed); returns
+ * the squared distance and writes the two points. */
+static double segseg(cl_vec3 p1, cl_vec3 q1, cl_vec3 p2, cl_vec3 q2, cl_vec3 *c1, cl_vec3 *c2)
+{
+    cl_vec3 d1 = cl_sub(q1, p1), d2 = cl_sub(q2, p2), r = cl_sub(p1, p2), w;
+    double a = cl_dot(d1, d1), e = cl_dot(d2, d2), f = cl_dot(d2, r), s, t;
+    if (a == 0 && e == 0) {
+        s = t = 0;
+    } else if (a == 0) {
+        s = 0;
+        t = f / e;
+        t = t < 0 ? 0 : (t > 1 ? 1 : t);
+    } else {
+        double c = cl_dot(d1, r);
+        if (e == 0) {
+            t = 0;
+            s = -c / a;
+            s = s < 0 ? 0 : (s > 1 ? 1 : s);
+        } else {
+            double b = cl_dot(d1, d2), den = a * e - b * b;
+            s = den > 0 ? (b * f - c * e) / den : 0;
+            s = s < 0 ? 0 : (s > 1 ? 1 : s);
+            t = (b * s + f) / e;
+            if (t < 0) {
+                t = 0;
+                s = -c / a;
+                s = s < 0 ? 0 : (s > 1 ? 1 : s);
+            } else if (t > 1) {
+                t = 1;
+                s = (b - c) / a;
+                s = s < 0 ? 0 : (s > 1 ? 1 : s);
+            }
+        }
+    }
+    *c1 = cl_add(p1, cl_mul(d1, s));
+    *c2 = cl_add(p2, cl_mul(d2, t));
+    w = cl_sub(*c1, *c2);
+    return cl_dot(w, w);
+}
+
+double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg)
+{
+    cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a)), t0, s0, t1, s1, w;
+    double dp = cl_dot(n, cl_sub(p, a)), dq = cl_dot(n, cl_sub(q, a)), best, d;
+    /* the segment crosses the triangle's plane inside the triangle: distance 0 */
+    if (((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0)) && dp != dq) {
+        cl_vec3 x = cl_add(p, cl_mul(cl_sub(q, p), dp / (dp - dq)));
+        double u = cl_dot(n, cl_cross(cl_sub(b, a), cl_sub(x, a)));
+        double v = cl_dot(n, cl_cross(cl_sub(c, b), cl_sub(x, b)));
+        double ww = cl_dot(n, cl_cross(cl_sub(a, c), cl_sub(x, c)));
+        if (u >= 0 && v >= 0 && ww >= 0) {
+            *ontri = x;
+            *onseg = x;
+            return 0;
+        }
+    }
+    /* otherwise the nearest of: the two endpoints to the triangle, the segment to the three edges */
+    t0 = cl_tri_closest(a, b, c, p);
+    w = cl_sub(t0, p);
+    best = cl_dot(w, w);
+    s0 = p;
+    t1 = cl_tri_closest(a, b, c, q);
+    w = cl_sub(t1, q);
+    d = cl_dot(w, w);
+    if (d < best) { best = d; t0 = t1; s0 = q; }
+    d = segseg(a, b, p, q, &t1, &s1);
+    if (d < best) { best = d; t0 = t1; s0 = s1; }
+    d = segseg(b, c, p, q, &t1, &s1);
+    if (d < best) { best = d; t0 = t1; s0 = s1; }
+    d = segseg(c, a, p, q, &t1, &s1);
+    if (d < best) { best = d; t0 = t1; s0 = s1; }
+    *ontri = t0;
+    *onseg = s0;
+    return best;
+}

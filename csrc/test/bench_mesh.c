@@ -1,0 +1,116 @@
+/* Mesh speed from C (bench/run.sh's mesh part; no Lua): building a 262,088-triangle height-field
+ * mesh (median of 5 builds, in ms), its memory per triangle, and closest-hit raycasts on it (rays
+ * per second: primary-like rays from above aimed at random points of the terrain, and rays in
+ * random directions from random points above it). Writes a markdown table to argv[1] (or stdout).
+ * Usage: build/bench-mesh [out.md] */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+#include "cl.h"
+#include "mesh.h"
+
+static unsigned long long rs = 0x9E3779B97F4A7C15ULL;
+static double rnd(void)
+{
+    rs ^= rs >> 12; rs ^= rs << 25; rs ^= rs >> 27;
+    return (double)((rs * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+static void *al(void *ud, void *p, size_t o, size_t n)
+{
+    (void)ud; (void)o;
+    if (n == 0) { free(p); return NULL; }
+    return realloc(p, n);
+}
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define G 362   /* cells per side: 2 * 362^2 = 262,088 triangles */
+#define NRAYS 1000000
+
+int main(int argc, char **argv)
+{
+    size_t nv = (size_t)(G + 1) * (G + 1), nt = (size_t)2 * G * G, i, hits = 0;
+    double *v = (double *)malloc(3 * nv * sizeof(double)), times[5], tb, tr1, tr2;
+    unsigned *idx = (unsigned *)malloc(3 * nt * sizeof(unsigned));
+    cl_ray *rays = (cl_ray *)malloc(NRAYS * sizeof(cl_ray));
+    cl_mesh m;
+    int k, j;
+    FILE *out = argc > 1 ? fopen(argv[1], "w") : stdout;
+    if (!v || !idx || !rays || !out) return 1;
+    for (j = 0; j <= G; j++)
+        for (i = 0; i <= G; i++) {
+            double *p = v + 3 * (j * (G + 1) + i);
+            p[0] = (double)i;
+            p[1] = 3 * sin(i * 0.05) * cos(j * 0.07) + rnd() * 0.3;
+            p[2] = (double)j;
+        }
+    for (j = 0; j < G; j++)
+        for (i = 0; i < G; i++) {
+            unsigned *t = idx + 6 * (j * G + i), v0 = (unsigned)(j * (G + 1) + i), v1 = v0 + 1, v2 = v0 + G + 1, v3 = v2 + 1;
+            t[0] = v0; t[1] = v1; t[2] = v3; t[3] = v0; t[4] = v3; t[5] = v2;
+        }
+    for (k = 0; k < 5; k++) {
+        double t0;
+        cl_mesh_init(&m, nv, nt, 1, al, NULL);
+        memcpy(m.v, v, 3 * nv * sizeof(double));
+        memcpy(m.idx, idx, 3 * nt * sizeof(unsigned));
+        t0 = now();
+        if (cl_mesh_build(&m) != CL_OK) return 1;
+        times[k] = (now() - t0) * 1e3;
+        if (k < 4) cl_mesh_free(&m);
+    }
+    qsort(times, 5, sizeof *times, cmpd);
+    tb = times[2];
+    /* primary-like: from a camera height above the terrain to random points on it */
+    for (k = 0; k < NRAYS; k++) {
+        cl_vec3 o = cl_v3(rnd() * G, 20 + rnd() * 10, rnd() * G), a = cl_v3(rnd() * G, 0, rnd() * G);
+        cl_ray_make(&rays[k], o, cl_v3(a.x - o.x, a.y - o.y, a.z - o.z));
+    }
+    {
+        double t0 = now();
+        for (k = 0; k < NRAYS; k++) {
+            cl_hit h;
+            size_t tri;
+            hits += (size_t)cl_mesh_raycast(&m, &rays[k], HUGE_VAL, &h, &tri);
+        }
+        tr1 = NRAYS / (now() - t0);
+    }
+    /* incoherent: random directions from random points above the terrain */
+    for (k = 0; k < NRAYS; k++) {
+        cl_vec3 o = cl_v3(rnd() * G, 5 + rnd() * 10, rnd() * G), d = cl_v3(rnd() * 2 - 1, rnd() * 2 - 1, rnd() * 2 - 1);
+        if (!cl_ray_make(&rays[k], o, d)) cl_ray_make(&rays[k], o, cl_v3(0, -1, 0));
+    }
+    {
+        double t0 = now();
+        for (k = 0; k < NRAYS; k++) {
+            cl_hit h;
+            size_t tri;
+            hits += (size_t)cl_mesh_raycast(&m, &rays[k], HUGE_VAL, &h, &tri);
+        }
+        tr2 = NRAYS / (now() - t0);
+    }
+    fprintf(out, "| mesh (C core, -O2), %lu triangles | measured | target |\n|---|---|---|\n", (unsigned long)nt);
+    fprintf(out, "| build (binned SAH, median of 5) | %.1f ms | <= 100 ms |\n", tb);
+    fprintf(out, "| memory (vertices, indices, tree) | %.1f bytes per triangle | <= 64 |\n",
+            (double)cl_mesh_bytes(&m) / (double)nt);
+    fprintf(out, "| closest-hit raycast, rays from above onto the terrain | %.2f M rays/s | >= 1.5 M/s |\n", tr1 * 1e-6);
+    fprintf(out, "| closest-hit raycast, random directions | %.2f M rays/s | |\n", tr2 * 1e-6);
+    fprintf(out, "\n(%lu of %d rays hit; tree: %lu nodes, height %d)\n", (unsigned long)hits, 2 * NRAYS,
+            (unsigned long)m.nnodes, m.depth);
+    cl_mesh_free(&m);
+    free(v); free(idx); free(rays);
+    if (out != stdout) fclose(out);
+    return 0;
+}

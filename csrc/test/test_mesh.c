@@ -1,0 +1,750 @@
+/* Plain-C test of the triangle tests (tri.c) and meshes (mesh.c), part of `make check-core`:
+ * exact cases, the triangle tests against independent references (Moller-Trumbore in long double,
+ * polygon clipping, projected closest points, ternary search), watertightness on grids, and every
+ * mesh query against brute force over all triangles on random meshes up to 200,000 triangles.
+ * COLLIDE_QUICK (set under valgrind) runs about a quarter of the random cases.
+ * Last line: "N passed, N failed". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <float.h>
+#include <string.h>
+#include "cl.h"
+#include "mesh.h"
+
+static int passed, failed;
+
+#define ENSURE(cond, what)                                                              \
+    do {                                                                                \
+        if (cond) passed++;                                                             \
+        else {                                                                          \
+            failed++;                                                                   \
+            if (failed < 40) printf("FAIL %s:%d: %s  [%s]\n", __FILE__, __LINE__, what, #cond); \
+        }                                                                               \
+    } while (0)
+
+static int quick;
+/* n, or a quarter of it under COLLIDE_QUICK. */
+static int iters(int n) { return quick ? (n + 3) / 4 : n; }
+
+/* ---- fixed-seed PRNG (xorshift64*) ---- */
+static unsigned long long rng_state = 0x2545F4914F6CDD1DULL;
+static double rnd(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+static double urand(double a, double b) { return a + (b - a) * rnd(); }
+static int irand(int n) { return (int)(rnd() * n); }
+static cl_vec3 rvec(double a, double b)
+{
+    double x = urand(a, b), y = urand(a, b), z = urand(a, b);
+    return cl_v3(x, y, z);
+}
+static double dot(cl_vec3 a, cl_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static cl_vec3 vsub(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static cl_vec3 vadd(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static cl_vec3 vmul(cl_vec3 a, double s) { return cl_v3(a.x * s, a.y * s, a.z * s); }
+static cl_vec3 vcross(cl_vec3 a, cl_vec3 b)
+{
+    return cl_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static double dist2(cl_vec3 a, cl_vec3 b) { cl_vec3 d = vsub(a, b); return dot(d, d); }
+static cl_vec3 runit(void)
+{
+    for (;;) {
+        cl_vec3 v = rvec(-1, 1);
+        double l = sqrt(dot(v, v));
+        if (l > 0.1 && l <= 1) return vmul(v, 1 / l);
+    }
+}
+static cl_ray mkray(cl_vec3 o, cl_vec3 d)
+{
+    cl_ray r;
+    r.o = o; r.d = d;
+    cl_ray_make(&r, o, d);
+    return r;
+}
+static cl_aabb mkbox(cl_vec3 lo, cl_vec3 hi) { cl_aabb b; b.min = lo; b.max = hi; return b; }
+
+/* ---- allocator: malloc with a byte count and an optional failure after n calls ---- */
+static long live_bytes;
+static int fail_after = -1;
+static void *talloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    if (nsize == 0) {
+        if (ptr) live_bytes -= (long)osize;
+        free(ptr);
+        return NULL;
+    }
+    if (fail_after == 0) return NULL;
+    if (fail_after > 0) fail_after--;
+    {
+        void *p = realloc(ptr, nsize);
+        if (p == NULL) return NULL;
+        live_bytes += (long)nsize - (ptr ? (long)osize : 0);
+        return p;
+    }
+}
+
+/* ================= references, independent of tri.c ================= */
+
+/* Moller-Trumbore in long double: 1 hit, 0 miss, -1 too close to call (an edge within rel of the
+ * hit point in barycentric terms, or the ray nearly parallel). */
+static int ref_ray(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_ray r, double *t, double rel)
+{
+    long double e1[3] = { (long double)b.x - a.x, (long double)b.y - a.y, (long double)b.z - a.z };
+    long double e2[3] = { (long double)c.x - a.x, (long double)c.y - a.y, (long double)c.z - a.z };
+    long double d[3] = { r.d.x, r.d.y, r.d.z };
+    long double p[3], q[3], s[3], det, u, v, tt, l1, l2;
+    p[0] = d[1] * e2[2] - d[2] * e2[1]; p[1] = d[2] * e2[0] - d[0] * e2[2]; p[2] = d[0] * e2[1] - d[1] * e2[0];
+    det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+    l1 = sqrtl(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+    l2 = sqrtl(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+    if (fabsl(det) <= 1e-7L * l1 * l2) return -1;
+    s[0] = (long double)r.o.x - a.x; s[1] = (long double)r.o.y - a.y; s[2] = (long double)r.o.z - a.z;
+    u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) / det;
+    q[0] = s[1] * e1[2] - s[2] * e1[1]; q[1] = s[2] * e1[0] - s[0] * e1[2]; q[2] = s[0] * e1[1] - s[1] * e1[0];
+    v = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) / det;
+    tt = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) / det;
+    *t = (double)tt;
+    if (fabsl(u) < rel || fabsl(v) < rel || fabsl(1 - u - v) < rel || fabsl(tt) < rel) return -1;
+    return u > 0 && v > 0 && u + v < 1 && tt > 0;
+}
+
+/* Component ax of v. */
+static double cl_comp3(cl_vec3 v, int ax) { return ax == 0 ? v.x : (ax == 1 ? v.y : v.z); }
+
+/* Sutherland-Hodgman: clips the polygon p[0..n-1] to the half-space s * x_ax <= s * k (inclusive);
+ * returns the new count. */
+static int clip(cl_vec3 *p, int n, int ax, double s, double k)
+{
+    cl_vec3 out[16];
+    int i, m = 0;
+    for (i = 0; i < n; i++) {
+        cl_vec3 a = p[i], b = p[(i + 1) % n];
+        double da = s * ((ax == 0 ? a.x : ax == 1 ? a.y : a.z) - k);
+        double db = s * ((ax == 0 ? b.x : ax == 1 ? b.y : b.z) - k);
+        if (da <= 0) out[m++] = a;
+        if ((da < 0 && db > 0) || (da > 0 && db < 0)) out[m++] = vadd(a, vmul(vsub(b, a), da / (da - db)));
+    }
+    memcpy(p, out, (size_t)m * sizeof *p);
+    return m;
+}
+/* Triangle/box overlap by clipping the triangle to the box's six half-spaces. */
+static int ref_tribox(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_aabb bx)
+{
+    cl_vec3 p[16];
+    int n = 3, ax;
+    p[0] = a; p[1] = b; p[2] = c;
+    for (ax = 0; ax < 3 && n > 0; ax++) {
+        n = clip(p, n, ax, 1, cl_comp3(bx.max, ax));
+        if (n > 0) n = clip(p, n, ax, -1, cl_comp3(bx.min, ax));
+    }
+    return n > 0;
+}
+/* ref_tribox of the box grown (g > 0) or shrunk (g < 0) by g on every side. */
+static int ref_tribox_g(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_aabb bx, double g)
+{
+    bx.min = vsub(bx.min, cl_v3(g, g, g));
+    bx.max = vadd(bx.max, cl_v3(g, g, g));
+    return ref_tribox(a, b, c, bx);
+}
+/* Closest point of segment ab to p (plain projection and clamp). */
+static cl_vec3 ref_seg(cl_vec3 p, cl_vec3 a, cl_vec3 b)
+{
+    cl_vec3 ab = vsub(b, a);
+    double l = dot(ab, ab), s = l > 0 ? dot(vsub(p, a), ab) / l : 0;
+    s = s < 0 ? 0 : (s > 1 ? 1 : s);
+    return vadd(a, vmul(ab, s));
+}
+/* Closest point of the triangle to p: the projection on the plane if it lies inside (signs of
+ * the three sub-areas), else the nearest of the three edges' closest points. */
+static cl_vec3 ref_closest(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p)
+{
+    cl_vec3 n = vcross(vsub(b, a), vsub(c, a)), q, best;
+    double nn = dot(n, n), d;
+    if (nn > 0) {
+        q = vsub(p, vmul(n, dot(vsub(p, a), n) / nn));
+        if (dot(vcross(vsub(b, a), vsub(q, a)), n) >= 0 && dot(vcross(vsub(c, b), vsub(q, b)), n) >= 0 &&
+            dot(vcross(vsub(a, c), vsub(q, c)), n) >= 0)
+            return q;
+    }
+    best = ref_seg(p, a, b);
+    d = dist2(best, p);
+    q = ref_seg(p, b, c);
+    if (dist2(q, p) < d) { d = dist2(q, p); best = q; }
+    q = ref_seg(p, c, a);
+    if (dist2(q, p) < d) best = q;
+    return best;
+}
+/* Distance from the segment pq to the triangle: ternary search of the convex function
+ * s -> |ref_closest(p + s(q - p)) - (p + s(q - p))|. */
+static double ref_segdist(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q)
+{
+    double lo = 0, hi = 1;
+    int k;
+    for (k = 0; k < 200; k++) {
+        double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+        cl_vec3 x1 = vadd(p, vmul(vsub(q, p), m1)), x2 = vadd(p, vmul(vsub(q, p), m2));
+        if (dist2(ref_closest(a, b, c, x1), x1) <= dist2(ref_closest(a, b, c, x2), x2)) hi = m2; else lo = m1;
+    }
+    {
+        cl_vec3 x = vadd(p, vmul(vsub(q, p), lo));
+        return sqrt(dist2(ref_closest(a, b, c, x), x));
+    }
+}
+
+/* ================= exact cases ================= */
+
+static void test_exact(void)
+{
+    cl_vec3 a = cl_v3(0, 0, 0), b = cl_v3(4, 0, 0), c = cl_v3(0, 4, 0);
+    cl_hit h;
+    cl_ray r;
+    cl_aabb bx;
+    cl_sphere s;
+    cl_obb o;
+    cl_vec3 p1, p2;
+    double d;
+
+    r = mkray(cl_v3(1, 1, 5), cl_v3(0, 0, -1));
+    ENSURE(cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h) && h.t == 5 && h.n.x == 0 && h.n.y == 0 && h.n.z == 1,
+           "ray down onto the face hits at t = 5 with the normal facing up (towards the ray)");
+    r = mkray(cl_v3(1, 1, -5), cl_v3(0, 0, 1));
+    ENSURE(cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h) && h.t == 5 && h.n.z == -1, "both sides are solid; normal faces the ray");
+    ENSURE(!cl_tri_raycast(a, b, c, &r, 4.5, &h), "maxt below the hit: miss");
+    ENSURE(cl_tri_raycast(a, b, c, &r, 5, &h), "maxt exactly the hit: hit");
+    r = mkray(cl_v3(2, 0, 3), cl_v3(0, 0, -1));
+    ENSURE(cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h) && h.t == 3, "ray onto an edge hits");
+    r = mkray(cl_v3(4, 0, 3), cl_v3(0, 0, -1));
+    ENSURE(cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h) && h.t == 3, "ray onto a vertex hits");
+    r = mkray(cl_v3(2, 2, 3), cl_v3(0, 0, -1));
+    ENSURE(cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h), "ray onto the hypotenuse hits");
+    r = mkray(cl_v3(2.0000001, 2, 3), cl_v3(0, 0, -1));
+    ENSURE(!cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h), "ray just outside the hypotenuse misses");
+    r = mkray(cl_v3(-1, 1, 0), cl_v3(1, 0, 0));
+    ENSURE(!cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h), "ray in the triangle's plane misses");
+    r = mkray(cl_v3(1, 1, 0), cl_v3(0, 0, 1));
+    ENSURE(cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h) && h.t == 0, "origin on the face: t = 0");
+    r = mkray(cl_v3(1, 1, 1), cl_v3(0, 0, 1));
+    ENSURE(!cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h), "triangle behind the ray: miss");
+    r = mkray(cl_v3(1, 0, 5), cl_v3(0, 0, -1));
+    ENSURE(!cl_tri_raycast(a, cl_v3(2, 0, 0), cl_v3(3, 0, 0), &r, HUGE_VAL, &h), "collinear triangle never hits");
+    ENSURE(!cl_tri_raycast(a, a, c, &r, HUGE_VAL, &h), "triangle with a repeated vertex never hits");
+    ENSURE(cl_tri_degenerate(a, cl_v3(2, 2, 2), cl_v3(3, 3, 3)) && !cl_tri_degenerate(a, b, c), "degeneracy");
+
+    p1 = cl_tri_closest(a, b, c, cl_v3(1, 1, 7));
+    ENSURE(p1.x == 1 && p1.y == 1 && p1.z == 0, "closest: face region projects");
+    p1 = cl_tri_closest(a, b, c, cl_v3(-3, -2, 1));
+    ENSURE(p1.x == 0 && p1.y == 0 && p1.z == 0, "closest: vertex region");
+    p1 = cl_tri_closest(a, b, c, cl_v3(2, -3, 1));
+    ENSURE(p1.x == 2 && p1.y == 0 && p1.z == 0, "closest: edge region");
+    p1 = cl_tri_closest(a, b, c, cl_v3(5, 5, 0));
+    ENSURE(p1.x == 2 && p1.y == 2 && p1.z == 0, "closest: hypotenuse region");
+    p1 = cl_tri_closest(a, cl_v3(2, 0, 0), cl_v3(4, 0, 0), cl_v3(3, 1, 0));
+    ENSURE(p1.x == 3 && p1.y == 0 && p1.z == 0, "closest on a collinear triangle: on its edges");
+    p1 = cl_tri_closest(a, a, a, cl_v3(3, 1, 0));
+    ENSURE(p1.x == 0 && p1.y == 0 && p1.z == 0, "closest on a point triangle: the point");
+
+    bx = mkbox(cl_v3(1, 1, 0), cl_v3(2, 2, 1));
+    ENSURE(cl_tri_overlaps_aabb(a, b, c, &bx), "box resting on the face overlaps");
+    bx = mkbox(cl_v3(2, 2, -1), cl_v3(3, 3, 1));
+    ENSURE(cl_tri_overlaps_aabb(a, b, c, &bx), "box touching the hypotenuse at its corner overlaps");
+    bx = mkbox(cl_v3(2 + 0x1p-40, 2, -1), cl_v3(3, 3, 1));
+    ENSURE(!cl_tri_overlaps_aabb(a, b, c, &bx), "box 2^-40 past the hypotenuse: separated (edge axis)");
+    bx = mkbox(cl_v3(1, 1, nextafter(0, 1)), cl_v3(2, 2, 1));
+    ENSURE(!cl_tri_overlaps_aabb(a, b, c, &bx), "box one ulp above the face: separated");
+    bx = mkbox(cl_v3(4, 0, 0), cl_v3(5, 1, 1));
+    ENSURE(cl_tri_overlaps_aabb(a, b, c, &bx), "box corner on the triangle's vertex overlaps");
+    bx = mkbox(cl_v3(-1, -1, -1), cl_v3(9, 9, 9));
+    ENSURE(cl_tri_overlaps_aabb(a, b, c, &bx), "box containing the triangle overlaps");
+    {   /* a tilted triangle cutting past a box corner: only the normal axis separates */
+        cl_vec3 ta = cl_v3(3, 0, 0), tb = cl_v3(0, 3, 0), tc = cl_v3(0, 0, 3);
+        bx = mkbox(cl_v3(0, 0, 0), cl_v3(1, 1, 1));
+        ENSURE(cl_tri_overlaps_aabb(ta, tb, tc, &bx), "plane x+y+z=3 touches the unit box's corner");
+        bx = mkbox(cl_v3(0, 0, 0), cl_v3(1, 1, 1 - 0x1p-40));
+        ENSURE(!cl_tri_overlaps_aabb(ta, tb, tc, &bx), "plane x+y+z=3 misses a box 2^-40 lower");
+    }
+    o.c = cl_v3(1, 1, 1); o.h = cl_v3(1, 1, 1);
+    o.u[0] = cl_v3(1, 0, 0); o.u[1] = cl_v3(0, 1, 0); o.u[2] = cl_v3(0, 0, 1);
+    ENSURE(cl_tri_overlaps_obb(a, b, c, &o), "world-axis OBB resting on the face overlaps");
+    o.c.z = nextafter(1, 2);
+    ENSURE(!cl_tri_overlaps_obb(a, b, c, &o), "world-axis OBB one ulp above: separated");
+    s.c = cl_v3(1, 1, 2); s.r = 2;
+    ENSURE(cl_tri_overlaps_sphere(a, b, c, &s), "sphere touching the face overlaps");
+    s.r = nextafter(2, 0);
+    ENSURE(!cl_tri_overlaps_sphere(a, b, c, &s), "sphere one ulp short: separated");
+    s.c = cl_v3(7, 0, 0); s.r = 3;
+    ENSURE(cl_tri_overlaps_sphere(a, b, c, &s), "sphere touching a vertex overlaps");
+
+    d = cl_tri_segment(a, b, c, cl_v3(1, 1, -1), cl_v3(1, 1, 1), &p1, &p2);
+    ENSURE(d == 0 && p1.x == 1 && p1.y == 1 && p1.z == 0, "segment through the face: distance 0 at the crossing");
+    d = cl_tri_segment(a, b, c, cl_v3(1, 1, 2), cl_v3(2, 1, 2), &p1, &p2);
+    ENSURE(d == 4 && p1.z == 0 && p2.z == 2, "segment parallel above the face: distance 2 (squared 4)");
+    d = cl_tri_segment(a, b, c, cl_v3(-1, -1, 0), cl_v3(-1, 5, 0), &p1, &p2);
+    ENSURE(d == 1 && p1.x == 0 && p2.x == -1, "segment beside an edge in the plane: distance 1");
+    d = cl_tri_segment(a, b, c, cl_v3(3, 3, 1), cl_v3(3, 3, 1), &p1, &p2);
+    ENSURE(d == 3, "zero-length segment: the point's distance (squared 1+1+1)");
+}
+
+/* ================= random differentials of the triangle tests ================= */
+
+static void test_tri_random(void)
+{
+    int i, n = iters(20000), agree = 0, called = 0;
+    for (i = 0; i < n; i++) {
+        cl_vec3 a = rvec(-2, 2), b = rvec(-2, 2), c = rvec(-2, 2), o = rvec(-4, 4);
+        cl_vec3 aim = vadd(vadd(vmul(a, urand(-0.3, 1)), vmul(b, urand(0, 1))), vmul(c, urand(0, 1)));
+        cl_ray r;
+        cl_hit h;
+        double t, tr;
+        int hit, ref;
+        if (i % 2) aim = vmul(vadd(vadd(a, b), c), 1.0 / 3);
+        if (dist2(aim, o) == 0) continue;
+        r = mkray(o, vsub(aim, o));
+        hit = cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h);
+        ref = ref_ray(a, b, c, r, &tr, 1e-9);
+        if (ref < 0) continue;
+        called++;
+        t = hit ? h.t : -1;
+        if (hit == ref && (!hit || fabs(t - tr) <= 1e-9 * (1 + tr))) agree++;
+        else if (failed < 20) printf("ray mismatch %d: hit %d ref %d t %.17g ref %.17g\n", i, hit, ref, t, tr);
+    }
+    ENSURE(agree == called && called > n / 2, "watertight ray test agrees with long-double Moller-Trumbore away from edges");
+
+    agree = called = 0;
+    for (i = 0; i < n; i++) {
+        cl_vec3 a = rvec(-2, 2), b = rvec(-2, 2), c = rvec(-2, 2), lo = rvec(-2, 1.5), p, q;
+        cl_aabb bx;
+        int got, g1, g2;
+        double ext = urand(0.01, 1.5);
+        bx.min = lo;
+        bx.max = vadd(lo, cl_v3(ext * urand(0.1, 1), ext * urand(0.1, 1), ext * urand(0.1, 1)));
+        if (i % 3 == 0) {  /* small integer data: touching cases computed exactly */
+            a = cl_v3(irand(5) - 2, irand(5) - 2, irand(5) - 2); b = cl_v3(irand(5) - 2, irand(5) - 2, irand(5) - 2);
+            c = cl_v3(irand(5) - 2, irand(5) - 2, irand(5) - 2);
+            bx.min = cl_v3(irand(4) - 2, irand(4) - 2, irand(4) - 2);
+            bx.max = vadd(bx.min, cl_v3(irand(2) + 1, irand(2) + 1, irand(2) + 1));
+        }
+        got = cl_tri_overlaps_aabb(a, b, c, &bx);
+        g1 = ref_tribox_g(a, b, c, bx, 1e-9);
+        g2 = ref_tribox_g(a, b, c, bx, -1e-9);
+        if (g1 == g2) {
+            called++;
+            if (got == g1) agree++;
+            else if (failed < 20) printf("tri/aabb mismatch %d: got %d ref %d\n", i, got, g1);
+        } else if (i % 3 == 0 && !cl_tri_degenerate(a, b, c)) {
+            /* exactly touching (integer data): the inclusive test must say overlap */
+            called++;
+            if (got) agree++;
+            else if (failed < 20) printf("tri/aabb touching %d: got %d\n", i, got);
+        }
+        {   /* sphere: the distance to the reference closest point decides, away from the boundary */
+            cl_sphere s;
+            double dd;
+            s.c = rvec(-3, 3); s.r = urand(0, 2);
+            p = ref_closest(a, b, c, s.c);
+            dd = sqrt(dist2(p, s.c));
+            q = cl_tri_closest(a, b, c, s.c);
+            called++;
+            if (fabs(sqrt(dist2(q, s.c)) - dd) <= 1e-12 * (1 + dd)) agree++;
+            else if (failed < 20) printf("closest mismatch %d: %.17g vs %.17g\n", i, sqrt(dist2(q, s.c)), dd);
+            if (fabs(dd - s.r) > 1e-9) {
+                called++;
+                if (cl_tri_overlaps_sphere(a, b, c, &s) == (dd <= s.r)) agree++;
+            }
+        }
+    }
+    ENSURE(agree == called && called > n, "tri/AABB agrees with polygon clipping; closest and tri/sphere with the projected reference");
+
+    agree = called = 0;
+    for (i = 0; i < iters(4000); i++) {  /* OBB: clipping in the box's frame with an independent frame */
+        cl_vec3 a = rvec(-2, 2), b = rvec(-2, 2), c = rvec(-2, 2), u0 = runit(), u1, u2, la, lb, lc;
+        cl_obb o;
+        cl_aabb bx;
+        int got, g1, g2;
+        u1 = vcross(u0, runit());
+        u1 = vmul(u1, 1 / sqrt(dot(u1, u1)));
+        u2 = vcross(u0, u1);
+        o.c = rvec(-1.5, 1.5); o.h = rvec(0.05, 1);
+        o.u[0] = u0; o.u[1] = u1; o.u[2] = u2;
+        got = cl_tri_overlaps_obb(a, b, c, &o);
+        /* the reference clips in long-double-free double frame coordinates taken by projection */
+        la = cl_v3(dot(vsub(a, o.c), u0), dot(vsub(a, o.c), u1), dot(vsub(a, o.c), u2));
+        lb = cl_v3(dot(vsub(b, o.c), u0), dot(vsub(b, o.c), u1), dot(vsub(b, o.c), u2));
+        lc = cl_v3(dot(vsub(c, o.c), u0), dot(vsub(c, o.c), u1), dot(vsub(c, o.c), u2));
+        bx.min = vmul(o.h, -1); bx.max = o.h;
+        g1 = ref_tribox_g(la, lb, lc, bx, 1e-9);
+        g2 = ref_tribox_g(la, lb, lc, bx, -1e-9);
+        if (g1 != g2) continue;
+        called++;
+        if (got == g1) agree++;
+    }
+    ENSURE(agree == called && called > iters(4000) / 2, "tri/OBB agrees with clipping in the box's frame");
+
+    agree = called = 0;
+    for (i = 0; i < iters(3000); i++) {
+        cl_vec3 a = rvec(-2, 2), b = rvec(-2, 2), c = rvec(-2, 2), p = rvec(-3, 3), q = rvec(-3, 3), x, y;
+        double d, rd;
+        if (i % 4 == 0) q = p;
+        if (i % 4 == 1) q = vadd(p, vmul(vsub(q, p), 1e-3));
+        d = sqrt(cl_tri_segment(a, b, c, p, q, &x, &y));
+        rd = ref_segdist(a, b, c, p, q);
+        called++;
+        if (fabs(d - rd) <= 1e-9 * (1 + rd) && fabs(sqrt(dist2(x, y)) - d) <= 1e-12 * (1 + d) &&
+            fabs(sqrt(dist2(cl_tri_closest(a, b, c, x), x))) <= 1e-9 * (1 + d))
+            agree++;
+        else if (failed < 20) printf("segment mismatch %d: %.17g vs %.17g\n", i, d, rd);
+    }
+    ENSURE(agree == called, "triangle/segment distance agrees with a ternary search; its points are consistent");
+}
+
+/* ================= meshes ================= */
+
+/* A mesh from arrays (copied), built with talloc; returns CL_OK or the build's error. */
+static int mkmesh(cl_mesh *m, const double *v, size_t nv, const unsigned *idx, size_t nt)
+{
+    int rc = cl_mesh_init(m, nv, nt, idx != NULL, talloc, NULL);
+    if (rc != CL_OK) return rc;
+    memcpy(m->v, v, 3 * nv * sizeof(double));
+    if (idx) memcpy(m->idx, idx, 3 * nt * sizeof(unsigned));
+    return cl_mesh_build(m);
+}
+
+/* A height-field grid of n x n cells (2 triangles each) over [0, n*step]^2 in x, z; heights from
+ * hf (0: flat y = 0; 1: random integers; 2: random reals). Writes v and idx (caller frees). */
+static void grid(int n, double step, int hf, double **v, size_t *nv, unsigned **idx, size_t *nt)
+{
+    int i, j;
+    *nv = (size_t)(n + 1) * (n + 1);
+    *nt = (size_t)2 * n * n;
+    *v = (double *)malloc(3 * *nv * sizeof(double));
+    *idx = (unsigned *)malloc(3 * *nt * sizeof(unsigned));
+    for (j = 0; j <= n; j++)
+        for (i = 0; i <= n; i++) {
+            double *p = *v + 3 * (j * (n + 1) + i);
+            p[0] = i * step;
+            p[1] = hf == 0 ? 0 : (hf == 1 ? irand(3) : urand(-1, 1) * step);
+            p[2] = j * step;
+        }
+    for (j = 0; j < n; j++)
+        for (i = 0; i < n; i++) {
+            unsigned *t = *idx + 6 * (j * n + i), v0 = (unsigned)(j * (n + 1) + i), v1 = v0 + 1,
+                     v2 = v0 + (unsigned)(n + 1), v3 = v2 + 1;
+            int flip = (i + j) % 2;  /* alternate diagonals: vertices shared by 4 and 8 triangles */
+            t[0] = v0; t[1] = v1; t[2] = flip ? v2 : v3;
+            t[3] = flip ? v1 : v0; t[4] = v3; t[5] = v2;
+        }
+}
+
+/* Brute-force closest hit over all triangles: the same tests, the same tie rule. */
+static int brute_ray(const cl_mesh *m, const cl_ray *r, double maxt, double *t, size_t *tri)
+{
+    size_t i;
+    int found = 0;
+    for (i = 0; i < m->nt; i++) {
+        cl_vec3 a, b, c;
+        cl_hit h;
+        cl_mesh_triangle(m, i, &a, &b, &c);
+        if (cl_tri_raycast(a, b, c, r, maxt, &h) && (!found || h.t < *t)) { *t = h.t; *tri = i; found = 1; }
+    }
+    return found;
+}
+
+/* Brute-force query: writes the overlapping triangles ascending, returns their count. */
+static size_t brute_query(const cl_mesh *m, const cl_shape *s, unsigned *out)
+{
+    size_t i, n = 0;
+    for (i = 0; i < m->nt; i++) {
+        cl_vec3 a, b, c;
+        int hit;
+        cl_mesh_triangle(m, i, &a, &b, &c);
+        if (cl_tri_degenerate(a, b, c)) continue;
+        switch (s->kind) {
+        case CL_AABB: hit = cl_tri_overlaps_aabb(a, b, c, &s->u.aabb); break;
+        case CL_OBB:  hit = cl_tri_overlaps_obb(a, b, c, &s->u.obb); break;
+        default:      hit = cl_tri_overlaps_sphere(a, b, c, &s->u.sphere); break;
+        }
+        if (hit) out[n++] = (unsigned)i;
+    }
+    return n;
+}
+
+/* Brute-force closest point: smallest squared distance, ties to the lowest index. */
+static int brute_closest(const cl_mesh *m, cl_vec3 p, cl_vec3 *q, size_t *tri)
+{
+    size_t i;
+    double best = HUGE_VAL;
+    int found = 0;
+    for (i = 0; i < m->nt; i++) {
+        cl_vec3 a, b, c, x;
+        cl_mesh_triangle(m, i, &a, &b, &c);
+        if (cl_tri_degenerate(a, b, c)) continue;
+        x = cl_tri_closest(a, b, c, p);
+        if (!found || dist2(x, p) < best) { best = dist2(x, p); *q = x; *tri = i; found = 1; }
+    }
+    return found;
+}
+
+/* A random query shape around the mesh box [lo, hi], of a size near sz. */
+static cl_shape rshape(cl_vec3 lo, cl_vec3 hi, double sz)
+{
+    cl_shape s;
+    cl_vec3 c = cl_v3(urand(lo.x, hi.x), urand(lo.y, hi.y), urand(lo.z, hi.z)), u0, u1;
+    int k = irand(3);
+    s.kind = (cl_kind)k;
+    if (k == CL_AABB) {
+        s.u.aabb.min = vsub(c, rvec(0, sz));
+        s.u.aabb.max = vadd(c, rvec(0, sz));
+    } else if (k == CL_OBB) {
+        u0 = runit();
+        u1 = vcross(u0, runit());
+        u1 = vmul(u1, 1 / sqrt(dot(u1, u1)));
+        s.u.obb.c = c; s.u.obb.h = rvec(0, sz);
+        s.u.obb.u[0] = u0; s.u.obb.u[1] = u1; s.u.obb.u[2] = vcross(u0, u1);
+    } else {
+        s.u.sphere.c = c; s.u.sphere.r = urand(0, sz);
+    }
+    return s;
+}
+
+/* Checks every query of m against brute force: nq random queries (rays aimed at random vertices,
+ * edge points and triangle centres; shapes; points). */
+static void check_mesh(const cl_mesh *m, int nq, const char *what)
+{
+    int q, rays = 0, rayok = 0, qok = 0, cok = 0, ook = 0, hits = 0;
+    unsigned *bq = (unsigned *)malloc((m->nt + 1) * sizeof(unsigned)), *mq = (unsigned *)malloc((m->nt + 1) * sizeof(unsigned));
+    cl_vec3 lo = m->box.min, hi = m->box.max, ext = vsub(hi, lo);
+    double sz = cl_v3(0, 0, 0).x + (ext.x + ext.y + ext.z) / 3;
+    lo = vsub(lo, vmul(ext, 0.1));
+    hi = vadd(hi, vmul(ext, 0.1));
+    for (q = 0; q < nq; q++) {
+        size_t t = (size_t)irand((int)m->nt), ti, bi = 0, mi = 0, nb, nm;
+        cl_vec3 a, b, c, aim, o, bp, mp;
+        cl_ray r;
+        cl_hit h;
+        double bt = 0, maxt = (q % 5 == 0) ? urand(0, sz * 2) : HUGE_VAL;
+        int bh, mh, k;
+        cl_shape s;
+        cl_mesh_triangle(m, t, &a, &b, &c);
+        switch (q % 4) {
+        case 0: aim = a; break;                                    /* through a vertex */
+        case 1: aim = vadd(a, vmul(vsub(b, a), 0.5)); break;       /* a shared edge's midpoint */
+        case 2: aim = vmul(vadd(vadd(a, b), c), 1.0 / 3); break;   /* a centre */
+        default: aim = rvec(-1, 1); aim = cl_v3(lo.x + (aim.x + 1) / 2 * (hi.x - lo.x), lo.y + (aim.y + 1) / 2 * (hi.y - lo.y),
+                                                lo.z + (aim.z + 1) / 2 * (hi.z - lo.z)); break;
+        }
+        o = vadd(aim, vmul(runit(), sz * urand(0.01, 2)));
+        if (q % 8 == 5) o = vadd(a, vmul(vsub(b, a), -urand(0.1, 2)));  /* along an edge's line */
+        if (dist2(o, aim) > 0) {
+            r = mkray(o, vsub(aim, o));
+            bh = brute_ray(m, &r, maxt, &bt, &bi);
+            mh = cl_mesh_raycast(m, &r, maxt, &h, &mi);
+            rays++;
+            hits += bh;
+            if (bh == mh && (!bh || (h.t == bt && mi == bi))) rayok++;
+            else if (failed < 20) printf("%s: ray %d: brute %d t %.17g tri %lu, mesh %d t %.17g tri %lu\n", what, q, bh,
+                                         bt, (unsigned long)bi, mh, mh ? h.t : 0, (unsigned long)mi);
+        }
+        s = rshape(lo, hi, sz * (q % 3 == 0 ? 0.02 : 0.2));
+        nb = brute_query(m, &s, bq);
+        nm = cl_mesh_query(m, &s, mq, m->nt + 1);
+        if (nb == nm && memcmp(bq, mq, nb * sizeof *bq) == 0) qok++;
+        else if (failed < 20) printf("%s: query %d: brute %lu mesh %lu\n", what, q, (unsigned long)nb, (unsigned long)nm);
+        if (cl_mesh_overlaps(m, &s) == (nb > 0)) ook++;
+        k = brute_closest(m, s.u.sphere.c, &bp, &bi);
+        if (k == cl_mesh_closest(m, s.u.sphere.c, &mp, &ti) && (!k || (dist2(bp, mp) == 0 && bi == ti))) cok++;
+        else if (failed < 20) printf("%s: closest %d: tri %lu vs %lu\n", what, q, (unsigned long)bi, (unsigned long)ti);
+    }
+    ENSURE(rayok == rays, what);
+    ENSURE(qok == nq, what);
+    ENSURE(ook == nq, what);
+    ENSURE(cok == nq, what);
+    ENSURE(m->nprim == 0 || hits > 0, what);
+    free(bq);
+    free(mq);
+}
+
+static void test_meshes(void)
+{
+    static const int sizes[] = { 1, 2, 3, 17, 300, 5000, 60000, 200000 };
+    size_t k;
+    for (k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        int n = sizes[k], kind;
+        for (kind = 0; kind < 3; kind++) {
+            cl_mesh m;
+            double *v;
+            unsigned *idx = NULL;
+            size_t nv, nt, i;
+            char what[96];
+            int nq = n >= 60000 ? iters(12) : iters(n >= 5000 ? 60 : 300);
+            if (kind == 0) {  /* triangle soup with clusters, slivers and degenerate ones, unindexed */
+                nt = (size_t)n;
+                nv = 3 * nt;
+                v = (double *)malloc(3 * nv * sizeof(double));
+                for (i = 0; i < nt; i++) {
+                    cl_vec3 c = rvec(-50, 50), p0, p1, p2;
+                    double s = urand(0.1, 5);
+                    if (i % 7 == 0) c = rvec(-1, 1);            /* a dense cluster */
+                    p0 = vadd(c, rvec(-s, s)); p1 = vadd(c, rvec(-s, s)); p2 = vadd(c, rvec(-s, s));
+                    if (i % 11 == 3) p2 = p1;                   /* degenerate: repeated vertex */
+                    if (i % 13 == 5) p2 = vadd(p0, vmul(vsub(p1, p0), 2));  /* nearly collinear */
+                    memcpy(v + 9 * i, &p0, sizeof p0);
+                    memcpy(v + 9 * i + 3, &p1, sizeof p1);
+                    memcpy(v + 9 * i + 6, &p2, sizeof p2);
+                }
+            } else {  /* grids: flat with integer heights (kind 1) or a random height field (kind 2) */
+                int g = (int)ceil(sqrt(n / 2.0));
+                grid(g, kind == 1 ? 1.0 : 0.37, kind, &v, &nv, &idx, &nt);
+            }
+            ENSURE(mkmesh(&m, v, nv, idx, nt) == CL_OK, "mesh builds");
+            snprintf(what, sizeof what, "mesh kind %d, %lu triangles: every query equals brute force", kind, (unsigned long)nt);
+            check_mesh(&m, nq, what);
+            ENSURE(m.depth < CL_MESH_STACK - 1, "tree height fits the traversal stacks");
+            cl_mesh_free(&m);
+            free(v);
+            free(idx);
+        }
+    }
+    ENSURE(live_bytes == 0, "every mesh block freed");
+}
+
+/* Watertightness: rays aimed exactly at shared edges' points and vertices of grids never miss. */
+static void test_watertight(void)
+{
+    int kind, q, misses = 0, rays = 0;
+    for (kind = 0; kind < 3; kind++) {
+        double *v;
+        unsigned *idx;
+        size_t nv, nt;
+        cl_mesh m;
+        int n = 24;
+        double step = kind == 2 ? 0.1 : 1.0 / 3;  /* 1/3: edge points are not representable */
+        grid(n, step, kind, &v, &nv, &idx, &nt);
+        mkmesh(&m, v, nv, idx, nt);
+        for (q = 0; q < iters(20000); q++) {
+            int i = 1 + irand(n - 1), j = 1 + irand(n - 1);   /* an interior vertex */
+            const double *p = v + 3 * (j * (n + 1) + i), *p2;
+            cl_vec3 aim = cl_v3(p[0], p[1], p[2]), o;
+            cl_ray r;
+            cl_hit h;
+            size_t tri, t;
+            int any = 0;
+            if (q % 2) {  /* a point on an edge from that vertex to a neighbour */
+                int di = irand(3) - 1, dj = di == 0 ? (irand(2) ? 1 : -1) : irand(3) - 1;
+                double s = rnd();
+                p2 = v + 3 * ((j + dj) * (n + 1) + (i + di));
+                aim = cl_v3(p[0] + s * (p2[0] - p[0]), p[1] + s * (p2[1] - p[1]), p[2] + s * (p2[2] - p[2]));
+            }
+            /* from above, crossing the surface: any direction onto the flat grid; onto the height
+             * fields, steeper than every slope (a shallower ray may only graze a peak) */
+            o = vadd(aim, vmul(runit(), urand(0.01, 10)));
+            if (o.y <= aim.y) o.y = 2 * aim.y - o.y;
+            if (o.y == aim.y) o.y += 1;
+            if (kind > 0) o = cl_v3(aim.x + (o.x - aim.x) * 0.02, aim.y + urand(1, 10), aim.z + (o.z - aim.z) * 0.02);
+            r = mkray(o, vsub(aim, o));
+            for (t = 0; t < nt && !any; t++) {
+                cl_vec3 a, b, c;
+                cl_mesh_triangle(&m, t, &a, &b, &c);
+                any = cl_tri_raycast(a, b, c, &r, HUGE_VAL, &h);
+            }
+            rays++;
+            if (!any || !cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri)) misses++;
+        }
+        cl_mesh_free(&m);
+        free(v);
+        free(idx);
+    }
+    ENSURE(misses == 0 && rays > 0, "no ray aimed at a grid's shared edge or vertex misses every triangle");
+}
+
+/* Data far from 1: huge meshes scale for the tests, tiny ones still work, nothing turns NaN. */
+static void test_extremes(void)
+{
+    static const double scales[] = { 1e-300, 1e-150, 1e150, 1e250, 1e300 };
+    size_t k;
+    for (k = 0; k < sizeof scales / sizeof *scales; k++) {
+        double S = scales[k], *v;
+        unsigned *idx;
+        size_t nv, nt, tri, i;
+        cl_mesh m;
+        cl_ray r;
+        cl_hit h;
+        cl_vec3 q;
+        cl_shape s;
+        unsigned out[64];
+        grid(4, 1, 0, &v, &nv, &idx, &nt);
+        for (i = 0; i < 3 * nv; i++) v[i] *= S;
+        mkmesh(&m, v, nv, idx, nt);
+        r = mkray(cl_v3(1.5 * S, 2 * S, 1.25 * S), cl_v3(0, -1, 0));
+        ENSURE(cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri) && fabs(h.t - 2 * S) <= 1e-12 * S && h.n.y == 1,
+               "ray onto a mesh of huge or tiny coordinates hits at the scaled distance");
+        ENSURE(cl_mesh_closest(&m, cl_v3(1.5 * S, 3 * S, 1.25 * S), &q, &tri) && q.y == 0 &&
+               fabs(q.x - 1.5 * S) <= 1e-12 * S, "closest point on a mesh of huge or tiny coordinates");
+        s.kind = CL_SPHERE; s.u.sphere.c = cl_v3(2 * S, S, 2 * S); s.u.sphere.r = S;
+        ENSURE(cl_mesh_query(&m, &s, out, 64) == 8, "sphere touching a huge or tiny grid at a vertex: its 8 triangles");
+        s.u.sphere.c = cl_v3(1 * S, S, 2 * S);
+        ENSURE(cl_mesh_query(&m, &s, out, 64) == 4, "sphere touching a huge or tiny grid at a vertex: its 4 triangles");
+        r = mkray(cl_v3(-DBL_MAX, DBL_MAX, 0), cl_v3(1, -1, 0.5));
+        ENSURE(!cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri) || (h.t == h.t && h.n.x == h.n.x),
+               "a ray from near DBL_MAX gives no NaN");
+        ENSURE(cl_mesh_closest(&m, cl_v3(DBL_MAX, -DBL_MAX, DBL_MAX), &q, &tri) && q.x == q.x && q.y == q.y,
+               "closest to a point near DBL_MAX gives no NaN");
+        cl_mesh_free(&m);
+        free(v);
+        free(idx);
+    }
+}
+
+/* Memory: at most 64 bytes per triangle on a 262,144-triangle grid; allocation failures. */
+static void test_memory(void)
+{
+    double *v;
+    unsigned *idx;
+    size_t nv, nt;
+    cl_mesh m;
+    int k, fails = 0;
+    grid(362, 1, 2, &v, &nv, &idx, &nt);
+    mkmesh(&m, v, nv, idx, nt);
+    printf("mesh memory: %lu triangles, %lu nodes, %.1f bytes per triangle, depth %d\n", (unsigned long)nt,
+           (unsigned long)m.nnodes, (double)cl_mesh_bytes(&m) / (double)nt, m.depth);
+    ENSURE(cl_mesh_bytes(&m) <= 64 * nt, "a 262,000-triangle indexed mesh takes at most 64 bytes per triangle");
+    ENSURE(live_bytes == (long)cl_mesh_bytes(&m), "cl_mesh_bytes counts every block");
+    cl_mesh_free(&m);
+    free(v);
+    free(idx);
+    grid(6, 1, 1, &v, &nv, &idx, &nt);
+    for (k = 0; k < 6; k++) {
+        int rc;
+        fail_after = k;
+        rc = cl_mesh_init(&m, nv, nt, 1, talloc, NULL);
+        if (rc == CL_OK) {
+            memcpy(m.v, v, 3 * nv * sizeof(double));
+            memcpy(m.idx, idx, 3 * nt * sizeof(unsigned));
+            rc = cl_mesh_build(&m);
+        }
+        if (rc != CL_OK) fails++;
+        cl_mesh_free(&m);
+        fail_after = -1;
+    }
+    ENSURE(fails >= 4 && live_bytes == 0, "allocation failures are reported and leak nothing");
+    free(v);
+    free(idx);
+}
+
+int main(void)
+{
+    quick = getenv("COLLIDE_QUICK") != NULL;
+    test_exact();
+    test_tri_random();
+    test_watertight();
+    test_extremes();
+    test_meshes();
+    test_memory();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
