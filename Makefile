@@ -84,8 +84,9 @@ test-rockspec:
 	  -e 'local c = require "collide"; assert(c.AABB(0,0,0,1,1,1):contains(1,1,1)); require "collide.love"; print("rockspec: installed and loaded collide " .. c._VERSION)'
 
 # The plain-C test of the core: no Lua involved.
-check-core: build/check-core build/check-world build/check-inline build/check-mesh
+check-core: build/check-core build/check-world build/check-inline build/check-mesh build/check-narrow
 	./build/check-core
+	./build/check-narrow
 	./build/check-world
 	./build/check-inline
 	./build/check-mesh
@@ -101,6 +102,10 @@ build/check-world: csrc/test/test_world.c $(CORE_SRC) $(CORE_HDR)
 build/check-mesh: csrc/test/test_mesh.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_mesh.c $(CORE_SRC) -lm
+
+build/check-narrow: csrc/test/test_narrow.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_narrow.c $(CORE_SRC) -lm
 
 # The World's inline copies of core tests, checked against the core (test_inline.c includes every
 # csrc/core/world*.c file itself, so they are left out of the link; a new world*.c file must be

@@ -11,6 +11,29 @@
 #define CL_API __attribute__((visibility("hidden")))
 #else
 #define CL_API
+/* ---- penetration (penetration.c) ---- */
+/* The minimum translation of a out of b: moving a by depth * n (unit n, out of b toward a) leaves
+ * the two just touching and no shorter translation does. Interiors are open as in the sweeps:
+ * touching or apart returns 0 (nothing written). An axis where both boxes are flat at the same
+ * coordinate (2D use) overlaps but is no way out. */
+/// AABB pair: the smallest of the six face pushes (exact). 0 when touching, apart, or when every
+/// overlapping axis is flat at the same coordinate (two equal points).
+CL_API int cl_penetration_aabb_aabb(const cl_aabb *a, const cl_aabb *b, double *depth, cl_vec3 *n);
+/// Box pair: the smallest push over the 15 separating axes (they hold every face normal of the
+/// Minkowski difference, so this is the true minimum up to rounding).
+CL_API int cl_penetration_obb_obb(const cl_obb *a, const cl_obb *b, double *depth, cl_vec3 *n);
+/// Sphere pair: r1 + r2 minus the centre distance along the centre offset (exact); equal centres
+/// push along +x.
+CL_API int cl_penetration_sphere_sphere(const cl_sphere *a, const cl_sphere *b, double *depth, cl_vec3 *n);
+/// Sphere s out of box b (exact): centre outside, r minus its distance along the closest point's
+/// offset; centre inside (or on the surface), r plus the distance to the nearest face, through that
+/// face (ties: lowest axis, + before -). A point sphere (r = 0) overlaps only a box it is strictly inside.
+CL_API int cl_penetration_sphere_aabb(const cl_sphere *s, const cl_aabb *b, double *depth, cl_vec3 *n);
+/// Sphere s out of oriented box b: cl_penetration_sphere_aabb in the box's frame.
+CL_API int cl_penetration_sphere_obb(const cl_sphere *s, const cl_obb *b, double *depth, cl_vec3 *n);
+/// Any pair of cl_shape kinds (a box out of a sphere is the sphere's push reversed).
+CL_API int cl_penetration(const cl_shape *a, const cl_shape *b, double *depth, cl_vec3 *n);
+
 #endif
 
 /// A 3D vector or point.
@@ -194,5 +217,28 @@ CL_API int cl_point_in_polygon_e(const double *xy, size_t n, const double *e, do
 /// (Added.) cl_point_in_polygon for coordinates that may not be finite (x and y must be): -1 if
 /// one of xy[0..2n-1] is not finite, else the same answer.
 CL_API int cl_point_in_polygon_finite(const double *xy, size_t n, double x, double y);
+
+/* ---- penetration (penetration.c) ---- */
+/* The minimum translation of a out of b: moving a by depth * n (unit n, out of b toward a) leaves
+ * the two just touching and no shorter translation does. Interiors are open as in the sweeps:
+ * touching or apart returns 0 (nothing written). An axis where both boxes are flat at the same
+ * coordinate (2D use) overlaps but is no way out. */
+/// AABB pair: the smallest of the six face pushes (exact). 0 when touching, apart, or when every
+/// overlapping axis is flat at the same coordinate (two equal points).
+CL_API int cl_penetration_aabb_aabb(const cl_aabb *a, const cl_aabb *b, double *depth, cl_vec3 *n);
+/// Box pair: the smallest push over the 15 separating axes (they hold every face normal of the
+/// Minkowski difference, so this is the true minimum up to rounding).
+CL_API int cl_penetration_obb_obb(const cl_obb *a, const cl_obb *b, double *depth, cl_vec3 *n);
+/// Sphere pair: r1 + r2 minus the centre distance along the centre offset (exact); equal centres
+/// push along +x.
+CL_API int cl_penetration_sphere_sphere(const cl_sphere *a, const cl_sphere *b, double *depth, cl_vec3 *n);
+/// Sphere s out of box b (exact): centre outside, r minus its distance along the closest point's
+/// offset; centre inside (or on the surface), r plus the distance to the nearest face, through that
+/// face (ties: lowest axis, + before -). A point sphere (r = 0) overlaps only a box it is strictly inside.
+CL_API int cl_penetration_sphere_aabb(const cl_sphere *s, const cl_aabb *b, double *depth, cl_vec3 *n);
+/// Sphere s out of oriented box b: cl_penetration_sphere_aabb in the box's frame.
+CL_API int cl_penetration_sphere_obb(const cl_sphere *s, const cl_obb *b, double *depth, cl_vec3 *n);
+/// Any pair of cl_shape kinds (a box out of a sphere is the sphere's push reversed).
+CL_API int cl_penetration(const cl_shape *a, const cl_shape *b, double *depth, cl_vec3 *n);
 
 #endif
