@@ -901,10 +901,10 @@ static int w_project(lua_State *L) {
     return 2;
 }
 
-/* Runs bump's candidate query of the cells q into s (grown); returns the count. */
-static int candidates(lua_State *L, bcore *c, bscratch *s, int own, const double q[4]) {
+/* Runs bump's candidate query of the cells q near box (x0, y0, x1, y1) into s (grown); returns the count. */
+static int candidates(lua_State *L, bcore *c, bscratch *s, int own, const double box[4], const double q[4]) {
     for (;;) {
-        int n = cl_bump_cellcands(&c->b, q, s->cand, s->cap);
+        int n = cl_bump_cellcands(&c->b, box[0], box[1], box[2], box[3], q, s->cand, s->cap);
         if (n >= 0 && n <= s->cap) return n;
         if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) {
             if (own) c->busy = 0;
@@ -940,7 +940,7 @@ static int w_queryrect(lua_State *L) {
     bcore *c;
     bscratch *s;
     int ci, u, own, n, k, m = 0, resi;
-    double r[4], q[4];
+    double r[4], q[4], box[4];
     lua_settop(L, 6);
     if (!lua_toboolean(L, 6)) {
         lua_pushnil(L);
@@ -954,7 +954,11 @@ static int w_queryrect(lua_State *L) {
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
     cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
-    n = candidates(L, c, s, own, q);
+    box[0] = r[0];
+    box[1] = r[1];
+    box[2] = r[0] + r[2];
+    box[3] = r[1] + r[3];
+    n = candidates(L, c, s, own, box, q);
     for (k = 0; k < n; k++) {
         const double *o = c->b.rect + 4 * s->cand[k];
         /* bump's rect.isIntersecting: strict */
@@ -974,7 +978,7 @@ static int w_querypoint(lua_State *L) {
     bcore *c;
     bscratch *s;
     int ci, u, own, n, k, m = 0, resi;
-    double x, y, q[4];
+    double x, y, q[4], box[4];
     lua_settop(L, 4);
     if (!lua_toboolean(L, 4)) {
         lua_pushnil(L);
@@ -990,7 +994,9 @@ static int w_querypoint(lua_State *L) {
     s = takescratch(L, c, &own);
     q[0] = q[2] = floor(x / c->cellsize) + 1;
     q[1] = q[3] = floor(y / c->cellsize) + 1;
-    n = candidates(L, c, s, own, q);
+    box[0] = box[2] = x;
+    box[1] = box[3] = y;
+    n = candidates(L, c, s, own, box, q);
     for (k = 0; k < n; k++) {
         const double *o = c->b.rect + 4 * s->cand[k];
         /* bump's rect.containsPoint */

@@ -108,8 +108,8 @@ void cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h) 
      * so comparing doubles with it is conservative) */
     if (fb->lo[0] <= x && fb->lo[1] <= y && x + w <= fb->hi[0] && y + h <= fb->hi[1]) return;
     {
-        /* moved out: a new leaf box with a margin of a quarter of the larger side */
-        double m = 0.25 * (w > h ? w : h);
+        /* moved out: a new leaf box with a margin of half the larger side */
+        double m = 0.5 * (w > h ? w : h);
         cl_aabb box = bump_box(r, m);
         b->leaf[id] = cl_tree_move(&b->tree, leaf, &box);
     }
@@ -147,13 +147,8 @@ void cl_bump_cellrect(double cs, double x, double y, double w, double h, double 
     c[3] = ceil((y + h) / cs);
 }
 
-int cl_bump_cellcands(cl_bump *b, const double q[4], int *out, int cap) {
-    double pad;
-    int n, i, m = 0;
-    /* the box of those cells, padded for the rounding of the products; the cell test decides */
-    pad = b->cellsize * 1e-6;
-    n = cl_bump_candidates(b, (q[0] - 1) * b->cellsize - pad, (q[1] - 1) * b->cellsize - pad,
-                           q[2] * b->cellsize + pad, q[3] * b->cellsize + pad, out, cap);
+int cl_bump_cellcands(cl_bump *b, double x0, double y0, double x1, double y1, const double q[4], int *out, int cap) {
+    int n = cl_bump_candidates(b, x0, y0, x1, y1, out, cap), i, m = 0;
     if (n < 0 || n > cap) return n;
     for (i = 0; i < n; i++) {
         const double *r = b->rect + 4 * out[i];
@@ -303,10 +298,13 @@ int cl_bump_project(cl_bump *b, const double r[4], double gx, double gy, const i
     double x0 = gx < r[0] ? gx : r[0], y0 = gy < r[1] ? gy : r[1];
     double x1 = gx + r[2] > r[0] + r[2] ? gx + r[2] : r[0] + r[2];
     double y1 = gy + r[3] > r[1] + r[3] ? gy + r[3] : r[1] + r[3];
-    double q[4];
+    double q[4], pad;
     int nc, i, k, n = 0;
     cl_bump_cellrect(b->cellsize, x0, y0, x1 - x0, y1 - y0, q);
-    nc = cl_bump_cellcands(b, q, cand, candcap);
+    /* items farther than this from the move's box cannot collide (bump's margin is 1e-10 of the
+     * move); the tree box is padded by more than that */
+    pad = 1e-9 * (fabs(gx - r[0]) + fabs(gy - r[1]) + r[2] + r[3]);
+    nc = cl_bump_cellcands(b, x0 - pad, y0 - pad, x1 + pad, y1 + pad, q, cand, candcap);
     if (nc < 0) return nc;
     if (nc > candcap || nc > outcap) return nc > candcap ? nc : outcap + 1;
     for (i = 0; i < nc; i++) {
@@ -358,13 +356,10 @@ static void trav_init(double cs, double ct, double t1, double t2, double *step, 
 }
 
 /* Marks (seen = 1) the hits whose grid cells contain cell (cx, cy). */
-static void trav_visit(const cl_bump *b, cl_bseg *g, int n, double cx, double cy) {
+static void trav_visit(cl_bseg *g, int n, double cx, double cy) {
     int i;
     for (i = 0; i < n; i++) {
-        const double *r = b->rect + 4 * g[i].id;
-        double c[4];
-        if (g[i].seen) continue;
-        cl_bump_cellrect(b->cellsize, r[0], r[1], r[2], r[3], c);
+        const double *c = g[i].cells;
         if (c[0] <= cx && cx <= c[2] && c[1] <= cy && cy <= c[3]) g[i].seen = 1;
     }
 }
@@ -374,25 +369,30 @@ static void trav_visit(const cl_bump *b, cl_bseg *g, int n, double cx, double cy
  * would walk forever. */
 static void trav(const cl_bump *b, double x1, double y1, double x2, double y2, cl_bseg *g, int n) {
     double cs = b->cellsize;
+    int i;
     double cx1 = floor(x1 / cs) + 1, cy1 = floor(y1 / cs) + 1, cx2 = floor(x2 / cs) + 1, cy2 = floor(y2 / cs) + 1;
     double sx, sy, dx, dy, tx, ty, cx = cx1, cy = cy1, steps;
     trav_init(cs, cx1, x1, x2, &sx, &dx, &tx);
     trav_init(cs, cy1, y1, y2, &sy, &dy, &ty);
     steps = 4 * (fabs(cx2 - cx1) + fabs(cy2 - cy1)) + 64;
-    trav_visit(b, g, n, cx, cy);
+    for (i = 0; i < n; i++) {
+        const double *r = b->rect + 4 * g[i].id;
+        cl_bump_cellrect(cs, r[0], r[1], r[2], r[3], g[i].cells);
+    }
+    trav_visit(g, n, cx, cy);
     while (fabs(cx - cx2) + fabs(cy - cy2) > 1 && steps-- > 0) {
         if (tx < ty) {
             tx += dx;
             cx += sx;
-            trav_visit(b, g, n, cx, cy);
+            trav_visit(g, n, cx, cy);
         } else {
-            if (tx == ty) trav_visit(b, g, n, cx + sx, cy);
+            if (tx == ty) trav_visit(g, n, cx + sx, cy);
             ty += dy;
             cy += sy;
-            trav_visit(b, g, n, cx, cy);
+            trav_visit(g, n, cx, cy);
         }
     }
-    if (cx != cx2 || cy != cy2) trav_visit(b, g, n, cx2, cy2);
+    if (cx != cx2 || cy != cy2) trav_visit(g, n, cx2, cy2);
 }
 
 int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,

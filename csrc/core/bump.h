@@ -28,6 +28,7 @@ typedef struct cl_bcol {
 /// and the sort weight (the entry fraction along the infinite line).
 typedef struct cl_bseg {
     double ti1, ti2, weight;
+    double cells[4];   /* its grid cells (scratch of the traversal) */
     int id, seen;
 } cl_bseg;
 
@@ -64,10 +65,11 @@ CL_API int cl_bump_candidates(cl_bump *b, double x0, double y0, double x1, doubl
 /// Sets c to bump's cells of the rectangle (grid_toCellRect): first and last column, first and
 /// last row (c[0], c[1], c[2], c[3]), cells numbered from 1 as bump numbers them.
 CL_API void cl_bump_cellrect(double cs, double x, double y, double w, double h, double c[4]);
-/// bump's candidates for the cells q (first and last column, first and last row): the items with
-/// a grid cell among them, exactly the items bump's grid would list; count and capacity as
-/// cl_bump_candidates.
-CL_API int cl_bump_cellcands(cl_bump *b, const double q[4], int *out, int cap);
+/// bump's candidates near the box [x0, x1] x [y0, y1] for the cells q (first and last column,
+/// first and last row): the items touching the box with a grid cell among q, that is the items
+/// bump's grid would list for q that can touch the box; count and capacity as cl_bump_candidates.
+CL_API int cl_bump_cellcands(cl_bump *b, double x0, double y0, double x1, double y1, const double q[4], int *out,
+                             int cap);
 /// bump's rect.detectCollision(x1,y1,w1,h1, x2,y2,w2,h2, gx,gy): 1 and *c filled (all but id and
 /// dist) when the first rectangle moving to (gx, gy) collides with the second, else 0.
 CL_API int cl_bump_detect(const double r1[4], const double r2[4], double gx, double gy, cl_bcol *c);

@@ -2,7 +2,8 @@
 -- or collide.bump): spec/29 compares their answers frame by frame, bench/bump.lua times them.
 -- Every scene is deterministic (its own PRNG, game logic driven only by the world's answers).
 -- scene.new(bump, opts) returns an object with :frame() (plays one frame) and, when opts.log is
--- a table, appends one string per world answer to opts.log[frame] (numbers in %.17g).
+-- a table, appends one string per world answer to opts.log[frame] (numbers in %.17g); without
+-- opts.log nothing is formatted (the benchmark's case).
 
 local scenes = {}
 
@@ -28,7 +29,7 @@ end
 -- Returns a logger: log(...) appends the values' text to the current frame's list (or nothing).
 local function logger(opts)
   local out = opts.log
-  if not out then return function() end, function() end end
+  if not out then return nil, function() end end
   local frame = 0
   local cur
   local function newframe()
@@ -46,6 +47,7 @@ end
 
 -- Logs every field of a move/check answer.
 local function logmove(log, what, item, x, y, cols, len)
+  if not log then return end
   log(what, item, x, y, len, #cols)
   for i = 1, len do
     local c = cols[i]
@@ -58,6 +60,7 @@ end
 
 -- Logs a list of items as a set (sorted names): bump's order of these is its hash order.
 local function logset(log, what, items, len)
+  if not log then return end
   local names = {}
   for i = 1, len do names[i] = items[i].name end
   table.sort(names)
@@ -67,6 +70,7 @@ end
 -- Logs a segment query: the set, then the items sorted by (entry along the line, name), so that
 -- ties in bump's order do not matter; checks that the order given is sorted by that entry.
 local function logsegment(log, bump, world, what, items, len, x1, y1, x2, y2, infos)
+  if not log then return end
   local rows = {}
   local prevw = -math.huge
   local sorted = true
@@ -181,7 +185,7 @@ function scenes.platformer(bump, opts)
     newframe()
     collectgarbage()
     collectgarbage()
-    log("end", world:countItems(), world:countCells())
+    if log then log("end", world:countItems(), world:countCells()) end
   end
   return scene
 end
@@ -264,7 +268,7 @@ function scenes.crowd(bump, opts)
     newframe()
     collectgarbage()
     collectgarbage()
-    log("end", world:countItems(), world:countCells())
+    if log then log("end", world:countItems(), world:countCells()) end
   end
   return scene
 end
@@ -349,7 +353,7 @@ function scenes.bullets(bump, opts)
     newframe()
     collectgarbage()
     collectgarbage()
-    log("end", world:countItems(), world:countCells())
+    if log then log("end", world:countItems(), world:countCells()) end
   end
   return scene
 end
@@ -404,7 +408,7 @@ function scenes.querymap(bump, opts)
     newframe()
     collectgarbage()
     collectgarbage()
-    log("end", world:countItems(), world:countCells())
+    if log then log("end", world:countItems(), world:countCells()) end
   end
   return scene
 end
