@@ -316,22 +316,24 @@ end
 -- ---- a brute-force "world" for move: a plain array of AABB tables ----
 
 -- First contact of box m moved by (dx, dy, dz) with any other box of the list (open interiors,
--- items overlapping at the start ignored): t, axis (1..3), index; or nil.
+-- items overlapping at the start ignored): t, axis (1..3), index; or nil. Contacts at the same t:
+-- the fewest axes entering at that t first (a face before an edge before a corner: the seams
+-- rule), then list order.
 local function firsthit(list, m, dx, dy, dz)
-  local best, bestaxis, besti = huge, 0, nil
+  local best, bestaxis, besti, bestrank = huge, 0, nil, 4
   local mminx, mminy, mminz, mmaxx, mmaxy, mmaxz = m.minx, m.miny, m.minz, m.maxx, m.maxy, m.maxz
   for i = 1, #list do
     local o = list[i]
     if o ~= m then
       -- per-axis open interval of times when the interiors overlap
       local enter, exit, axis = -huge, huge, 0
-      local ok = true
+      local ok, ex, ey, ez = true, nil, nil, nil
       if dx == 0 then
         ok = mminx < o.maxx and o.minx < mmaxx
       else
         local t1, t2 = (o.minx - mmaxx) / dx, (o.maxx - mminx) / dx
         if t1 > t2 then t1, t2 = t2, t1 end
-        enter, exit, axis = t1, t2, 1
+        enter, exit, axis, ex = t1, t2, 1, t1
       end
       if ok then
         if dy == 0 then
@@ -339,6 +341,7 @@ local function firsthit(list, m, dx, dy, dz)
         else
           local t1, t2 = (o.miny - mmaxy) / dy, (o.maxy - mminy) / dy
           if t1 > t2 then t1, t2 = t2, t1 end
+          ey = t1
           if t1 > enter then enter, axis = t1, 2 end
           if t2 < exit then exit = t2 end
         end
@@ -349,12 +352,16 @@ local function firsthit(list, m, dx, dy, dz)
         else
           local t1, t2 = (o.minz - mmaxz) / dz, (o.maxz - mminz) / dz
           if t1 > t2 then t1, t2 = t2, t1 end
+          ez = t1
           if t1 > enter then enter, axis = t1, 3 end
           if t2 < exit then exit = t2 end
         end
       end
-      if ok and enter < exit and enter >= 0 and enter <= 1 and enter < best then
-        best, bestaxis, besti = enter, axis, i
+      if ok and enter < exit and enter >= 0 and enter <= 1 and enter <= best then
+        local rank = (ex == enter and 1 or 0) + (ey == enter and 1 or 0) + (ez == enter and 1 or 0)
+        if enter < best or rank < bestrank then
+          best, bestaxis, besti, bestrank = enter, axis, i, rank
+        end
       end
     end
   end

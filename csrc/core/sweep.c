@@ -35,9 +35,11 @@ static int axis_interval(double a0, double a1, double b0, double b1, double v, i
     return 1;
 }
 
-/* Returns the sweep state of the overall open contact interval (lo, hi). */
-static cl_sweep finish(double lo, double hi, cl_vec3 n) {
+/* Returns the sweep state of the overall open contact interval (lo, hi), with the contact's
+ * rank (1 face, 2 edge, 3 corner). */
+static cl_sweep finish(double lo, double hi, cl_vec3 n, int rank) {
     cl_sweep s;
+    s.rank = rank;
     if (lo < 0 && hi > 0) {
         s.state = CL_TOI_OVERLAPPED; s.t = 0; s.n = cl_v3(0, 0, 0);
     } else if (lo < hi && lo >= 0 && lo < 1) {
@@ -48,18 +50,19 @@ static cl_sweep finish(double lo, double hi, cl_vec3 n) {
     return s;
 }
 
-static cl_sweep separated(void) { return finish(1, 0, cl_v3(0, 0, 0)); }
+static cl_sweep separated(void) { return finish(1, 0, cl_v3(0, 0, 0), 0); }
 
 /* Returns the sweep of AABB a moved by d against AABB b (per-axis intervals). */
 static cl_sweep sweep_aabb(const cl_aabb *a, cl_vec3 d, const cl_aabb *b) {
-    double lo = -HUGE_VAL, hi = HUGE_VAL, l, h;
-    int i, best = -1;
+    double lo = -HUGE_VAL, hi = HUGE_VAL, l, h, ls[3];
+    int i, best = -1, ties = 0;
     cl_vec3 n = cl_v3(0, 0, 0);
     for (i = 0; i < 3; i++) {
         double v = v3get(d, i);
         if (!axis_interval(v3get(a->min, i), v3get(a->max, i), v3get(b->min, i), v3get(b->max, i),
                            v, 1, &l, &h))
             return separated();
+        ls[i] = l;
         if (l > lo) { lo = l; best = i; }
         if (h < hi) hi = h;
     }
@@ -67,14 +70,15 @@ static cl_sweep sweep_aabb(const cl_aabb *a, cl_vec3 d, const cl_aabb *b) {
         double s = v3get(d, best) > 0 ? -1.0 : 1.0;
         n = cl_v3(best == 0 ? s : 0, best == 1 ? s : 0, best == 2 ? s : 0);
     }
-    return finish(lo, hi, n);
+    for (i = 0; i < 3; i++) ties += ls[i] == lo;
+    return finish(lo, hi, n, ties);
 }
 
 /* Returns the sweep of box a moved by d against box b by the 15-axis SAT over time. */
 static cl_sweep sweep_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
     cl_vec3 axes[15], n = cl_v3(0, 0, 0);
-    double lo = -HUGE_VAL, hi = HUGE_VAL, l, h;
-    int na = 0, i, j, best = -1;
+    double lo = -HUGE_VAL, hi = HUGE_VAL, l, h, ls[15];
+    int na = 0, i, j, best = -1, rank = 0;
     for (i = 0; i < 3; i++) axes[na++] = a->u[i];
     for (i = 0; i < 3; i++) axes[na++] = b->u[i];
     for (i = 0; i < 3; i++)
@@ -90,6 +94,7 @@ static cl_sweep sweep_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
         double rb = b->h.x * fabs(v3dot(b->u[0], L)) + b->h.y * fabs(v3dot(b->u[1], L)) +
                     b->h.z * fabs(v3dot(b->u[2], L));
         if (!axis_interval(ca - ra, ca + ra, cb - rb, cb + rb, v, 1, &l, &h)) return separated();
+        ls[i] = l;
         if (l > lo) { lo = l; best = i; }
         if (h < hi) hi = h;
     }
@@ -97,13 +102,32 @@ static cl_sweep sweep_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
         cl_vec3 L = axes[best];
         double len = sqrt(v3dot(L, L)), s = v3dot(d, L) > 0 ? -1.0 : 1.0;
         n = cl_v3(s * L.x / len, s * L.y / len, s * L.z / len);
+        /* the rank: the distinct directions among the axes reaching lo (world-axis boxes
+         * repeat directions among the 15 axes) */
+        for (i = 0; i < na && rank < 3; i++) {
+            if (ls[i] != lo) continue;
+            for (j = 0; j < i; j++) {
+                cl_vec3 c = v3cross(axes[i], axes[j]);
+                if (ls[j] == lo && v3dot(c, c) <= 1e-12 * v3dot(axes[i], axes[i]) * v3dot(axes[j], axes[j]))
+                    break;
+            }
+            if (j == i) rank++;
+        }
     }
-    return finish(lo, hi, n);
+    return finish(lo, hi, n, rank);
 }
 
 /* Returns 1 and the open interval of t where |m + t w|^2 < rr (a = w.w, b = m.w, c = m.m - rr),
- * 0 when never (a graze, where the discriminant is 0, never enters). */
-static int quad_interval(double a, double b, double c, double *t0, double *t1) {
+ * 0 when never: a graze, where the path's closest approach to the centre is r, never enters.
+ * That approach is tested on its own, as the length of m + t w at t = -b/a: the discriminant
+ * b*b - a*c cancels, and c = m.m - rr already loses the digits that tell a graze from a dip when
+ * |m| is near r (a sphere rolling over the corner two floor tiles share hit it: the seams rule).
+ * Dips below 2^-40 of rr are grazes. */
+static int quad_interval(const double m[3], const double w[3], double rr, double *t0,
+                         double *t1) {
+    double a = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+    double b = m[0] * w[0] + m[1] * w[1] + m[2] * w[2];
+    double c = m[0] * m[0] + m[1] * m[1] + m[2] * m[2] - rr;
     double disc, s, q;
     if (a == 0) {
         if (c < 0) { *t0 = -HUGE_VAL; *t1 = HUGE_VAL; return 1; }
@@ -111,6 +135,10 @@ static int quad_interval(double a, double b, double c, double *t0, double *t1) {
     }
     disc = b * b - a * c;
     if (!(disc > 0)) return 0;
+    if (c >= 0) {
+        double tc = -b / a, p0 = m[0] + tc * w[0], p1 = m[1] + tc * w[1], p2 = m[2] + tc * w[2];
+        if (p0 * p0 + p1 * p1 + p2 * p2 >= rr - ldexp(rr, -40)) return 0;
+    }
     s = sqrt(disc);
     if (b >= 0) { q = -(b + s); *t0 = q / a; *t1 = c / q; }
     else { q = s - b; *t0 = c / q; *t1 = q / a; }
@@ -157,11 +185,12 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
     double first = HUGE_VAL, l, h, t0, t1;
     int inside = 0, i, k, s1, s2, s3;
     if (r == 0) {
-        double L = -HUGE_VAL, H = HUGE_VAL;
-        int best = -1;
+        double L = -HUGE_VAL, H = HUGE_VAL, ls[3];
+        int best = -1, ties = 0;
         cl_vec3 n = cl_v3(0, 0, 0);
         for (i = 0; i < 3; i++) {
             if (!axis_interval(p[i], p[i], lo[i], hi[i], v[i], 1, &l, &h)) return separated();
+            ls[i] = l;
             if (l > L) { L = l; best = i; }
             if (h < H) H = h;
         }
@@ -169,7 +198,8 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
             double s = v[best] > 0 ? -1.0 : 1.0;
             n = cl_v3(best == 0 ? s : 0, best == 1 ? s : 0, best == 2 ? s : 0);
         }
-        return finish(L, H, n);
+        for (i = 0; i < 3; i++) ties += ls[i] == L;
+        return finish(L, H, n, ties);
     }
     /* slabs: the box grown by r along one axis */
     for (k = 0; k < 3; k++) {
@@ -188,10 +218,10 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
         if (!axis_interval(p[k], p[k], lo[k], hi[k], v[k], 0, &l, &h) || !(l < h)) continue;
         for (s1 = 0; s1 < 2; s1++)
             for (s2 = 0; s2 < 2; s2++) {
-                double mj = p[j] - (s1 ? hi[j] : lo[j]), mm = p[m] - (s2 ? hi[m] : lo[m]);
-                if (!quad_interval(v[j] * v[j] + v[m] * v[m], mj * v[j] + mm * v[m],
-                                   mj * mj + mm * mm - r * r, &t0, &t1))
-                    continue;
+                double mv[3], wv[3];
+                mv[0] = p[j] - (s1 ? hi[j] : lo[j]); mv[1] = p[m] - (s2 ? hi[m] : lo[m]); mv[2] = 0;
+                wv[0] = v[j]; wv[1] = v[m]; wv[2] = 0;
+                if (!quad_interval(mv, wv, r * r, &t0, &t1)) continue;
                 t0 = t0 > l ? t0 : l;
                 t1 = t1 < h ? t1 : h;
                 if (t0 < t1) piece(t0, t1, &first, &inside);
@@ -201,14 +231,12 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
     for (s1 = 0; s1 < 2; s1++)
         for (s2 = 0; s2 < 2; s2++)
             for (s3 = 0; s3 < 2; s3++) {
-                double mx = p[0] - (s1 ? hi[0] : lo[0]), my = p[1] - (s2 ? hi[1] : lo[1]);
-                double mz = p[2] - (s3 ? hi[2] : lo[2]);
-                if (quad_interval(v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
-                                  mx * v[0] + my * v[1] + mz * v[2],
-                                  mx * mx + my * my + mz * mz - r * r, &t0, &t1))
-                    piece(t0, t1, &first, &inside);
+                double mv[3];
+                mv[0] = p[0] - (s1 ? hi[0] : lo[0]); mv[1] = p[1] - (s2 ? hi[1] : lo[1]);
+                mv[2] = p[2] - (s3 ? hi[2] : lo[2]);
+                if (quad_interval(mv, v, r * r, &t0, &t1)) piece(t0, t1, &first, &inside);
             }
-    if (inside) return finish(-1, 1, cl_v3(0, 0, 0));
+    if (inside) return finish(-1, 1, cl_v3(0, 0, 0), 0);
     if (!(first < 1)) return separated();
     {
         /* normal: from the closest box point to the contact point */
@@ -220,7 +248,10 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
         }
         /* the contact point on the box itself: against the motion (v is not zero here) */
         if (!unit_dir(q[0], q[1], q[2], &n)) (void)unit_dir(-v[0], -v[1], -v[2], &n);
-        return finish(first, HUGE_VAL, n);
+        /* the rank: the axes the contact point lies beyond (a sphere on the corner four tiles
+         * share touches each one's face plane only: 1, as it does the merged floor) */
+        k = (q[0] != 0) + (q[1] != 0) + (q[2] != 0);
+        return finish(first, HUGE_VAL, n, k > 1 ? k : 1);
     }
 }
 
@@ -259,15 +290,16 @@ static cl_sweep sweep_sphere_box(const cl_sphere *s, cl_vec3 d, const cl_shape *
 /* Returns the sweep of sphere a moved by d against sphere b. */
 static cl_sweep sweep_spheres(const cl_sphere *a, cl_vec3 d, const cl_sphere *b) {
     cl_vec3 m = v3sub(a->c, b->c), q, n;
-    double rr = a->r + b->r, t0, t1;
-    if (!quad_interval(v3dot(d, d), v3dot(m, d), v3dot(m, m) - rr * rr, &t0, &t1))
-        return separated();
-    if (t0 < 0 && t1 > 0) return finish(-1, 1, cl_v3(0, 0, 0));
+    double rr = a->r + b->r, t0, t1, mv[3], wv[3];
+    mv[0] = m.x; mv[1] = m.y; mv[2] = m.z;
+    wv[0] = d.x; wv[1] = d.y; wv[2] = d.z;
+    if (!quad_interval(mv, wv, rr * rr, &t0, &t1)) return separated();
+    if (t0 < 0 && t1 > 0) return finish(-1, 1, cl_v3(0, 0, 0), 0);
     if (!(t0 >= 0 && t0 < 1)) return separated();
     q = cl_v3(m.x + t0 * d.x, m.y + t0 * d.y, m.z + t0 * d.z);
     n = cl_v3(0, 0, 0);
     if (!unit_dir(q.x, q.y, q.z, &n)) (void)unit_dir(-d.x, -d.y, -d.z, &n);
-    return finish(t0, t1, n);
+    return finish(t0, t1, n, 1);
 }
 
 /* Returns the shape as an OBB (AABB converted; OBB as is). */

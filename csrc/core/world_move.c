@@ -132,6 +132,7 @@ int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double a
 
 #define MC_IGNORED 1
 #define MC_CROSSED 2
+#define MC_RANKED 4     /* s.rank is known (the seams rule) */
 
 /* 1 if other was crossed earlier in this move. */
 static int was_crossed(const cl_world *w, int other) {
@@ -223,6 +224,26 @@ WINLINE int end_cand(const cl_world *w, const cl_mcand *m, const cl_shape *cur, 
         return 0;
     }
     return 1;
+}
+
+/* Returns the contact rank of touching candidate m (mover cur moved along rem; 1 face, 2 edge,
+ * 3 corner), computed once: sweep_boxes leaves it unset, and ties are rare enough to find it
+ * only for them. */
+static int mc_rank(const cl_world *w, const cl_shape *cur, cl_vec3 rem, cl_mcand *m) {
+    if (!(m->flags & MC_RANKED)) {
+        cl_sweep s = cl_sweep_shapes(cur, rem, &w->items[m->item].shape);
+        m->flags |= MC_RANKED;
+        m->s.rank = s.rank;
+    }
+    return m->s.rank;
+}
+
+/* The seams rule: 1 when touching candidate m goes before p, which touches at the same t: the
+ * lower rank first (a face before an edge before a corner), then add order. */
+static int tie_first(const cl_world *w, const cl_shape *cur, cl_vec3 rem, cl_mcand *m, cl_mcand *p) {
+    int rm = mc_rank(w, cur, rem, m), rp = mc_rank(w, cur, rem, p);
+    if (rm != rp) return rm < rp;
+    return w->items[m->item].seq < w->items[p->item].seq;
 }
 
 /* Orders move candidates by add order. */
@@ -395,9 +416,9 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
             m->flags = 0;
             sweep_pair(cur, rem, &w->items[o].shape, &m->s);
             if (m->s.state == CL_TOI_TOUCHING) {
-                double st = m->s.t, sq = w->items[o].seq;
+                double st = m->s.t;
                 for (j = nt++; j > 0 && (st < w->mc[j - 1].s.t ||
-                                         (st == w->mc[j - 1].s.t && sq < w->items[w->mc[j - 1].item].seq));
+                                         (st == w->mc[j - 1].s.t && tie_first(w, cur, rem, m, &w->mc[j - 1])));
                      j--)
                     w->mc[j] = w->mc[j - 1];
                 w->mc[j] = *m;
