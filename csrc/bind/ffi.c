@@ -16,11 +16,16 @@
  * plane: side + 1, toi: the state) with the results in out[]. Each computes exactly what the
  * classic function computes, with the same core calls, so results are bit for bit the same.
  *
- * Safety. A wrapper passes a value to C only if type(v) == "userdata", getmetatable(v) is that class's
- * metatable and the light userdata metatable is not (so v is a full userdata; the FFI would pass a
- * light userdata's raw address). The C side then checks the class tag, as the classic check does; the
- * classic check also compares the payload size (lua_rawlen), which the FFI does not expose.
- * - Without the debug library only collide can give a full userdata a collide metatable
+ * Safety. A wrapper passes a value to C only if type(v) == "userdata", its real metatable (read with
+ * debug.getmetatable, which ignores a __metatable field: getmetatable would return a field that any
+ * script can set on its own userdata's metatable, e.g. a newproxy's) is that class's metatable and
+ * the light userdata metatable is not (so v is a full userdata; the FFI would pass a light userdata's
+ * raw address). The C side then checks the class tag, as the classic check does; the classic check
+ * also compares the payload size (lua_rawlen), which the FFI does not expose.
+ * - debug.getmetatable is taken once, when collide is loaded, from the registry's loaded-library
+ *   table (package.loaded.debug), so removing or replacing the global debug later changes nothing;
+ *   when it is not there, or is not a C function, the FFI path stays off (module._ffi is false).
+ * - Without debug.setmetatable only collide can give a full userdata a collide metatable
  *   (setmetatable works on tables only), so v is a real shape and the tag is in bounds.
  * - With debug.setmetatable a script can put a collide metatable on a foreign full userdata. The C
  *   side then reads the first 8 bytes of its payload (the tag; never writes, and the payload is read
@@ -509,11 +514,12 @@ static const struct { const char *name; anyfn fn; } fast[] = {
 static const char *const chunk[] = {
     "-- collide.ffi (embedded in csrc/bind/ffi.c): replaces the hot shape methods and free functions by\n"
     "-- Lua wrappers calling the C fast functions through the LuaJIT FFI. Arguments: the module table,\n"
-    "-- the shape metatables by short name, and the fast functions by name (light userdata pointing at a\n"
-    "-- C function pointer). Returns true when the wrappers are installed, false when the FFI or the JIT\n"
-    "-- is unavailable. Replaces nothing unless every wrapper was built.\n"
-    "local M, MT, FAST = ...\n"
-    "local getmetatable, type, pcall, require, loadstring = getmetatable, type, pcall, require, loadstring\n"
+    "-- the shape metatables by short name, the fast functions by name (light userdata pointing at a\n"
+    "-- C function pointer) and debug.getmetatable. Returns true when the wrappers are installed, false\n"
+    "-- when the FFI or the JIT is unavailable. Replaces nothing unless every wrapper was built.\n"
+    "-- getmetatable below is debug.getmetatable: the real metatable, whatever its __metatable says.\n"
+    "local M, MT, FAST, getmetatable = ...\n"
+    "local type, pcall, require, loadstring = type, pcall, require, loadstring\n"
     "local ok, ffi = pcall(require, \"ffi\")\n"
     "if not ok or type(ffi) ~= \"table\" then return false end\n"
     "-- Interpreted FFI calls cost more than classic C calls: without the JIT keep the classic path.\n"
@@ -741,8 +747,30 @@ static const char *readchunk(lua_State *L, void *data, size_t *size) {
     return chunk[(*i)++];
 }
 
-/* Runs the chunk with (module, metatables, fast functions, disabled); sets module._ffi. Any error
- * in the chunk leaves the classic functions in place (it replaces them only at its very end). */
+/* Pushes debug.getmetatable as loaded (package.loaded.debug, from the registry) and returns 1, or
+ * returns 0 (nothing pushed) when the debug library is not loaded or that is not a C function. */
+static int pushrealgetmt(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "debug");
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "getmetatable");
+            if (lua_iscfunction(L, -1)) {
+                lua_replace(L, -3);
+                lua_pop(L, 1);
+                return 1;
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* Runs the chunk with (module, metatables, fast functions, debug.getmetatable); sets module._ffi.
+ * Any error in the chunk leaves the classic functions in place (it replaces them only at its very
+ * end); so does a missing debug library (see the header: the real metatable is needed). */
 void cl_open_ffi(lua_State *L) {
     static const char *const classes[] = { CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_POLYGON };
     static const char *const short_names[] = { "AABB", "Ray", "OBB", "Sphere", "Polygon" };
@@ -763,9 +791,9 @@ void cl_open_ffi(lua_State *L) {
                 lua_pushlightuserdata(L, (void *)&fast[i].fn);
                 lua_setfield(L, -2, fast[i].name);
             }
-            on = lua_pcall(L, 3, 1, 0) == 0 && lua_toboolean(L, -1);
+            if (pushrealgetmt(L)) on = lua_pcall(L, 4, 1, 0) == 0 && lua_toboolean(L, -1);
         }
-        lua_settop(L, mod);  /* drops the chunk's result or error message */
+        lua_settop(L, mod);  /* drops the chunk (and its arguments) or its result or error message */
     }
     lua_pushboolean(L, on);
     lua_setfield(L, mod, "_ffi");

@@ -120,6 +120,12 @@ CL_API cl_aabb cl_obb_aabb(const cl_obb *b);
 CL_API int cl_obb_raycast(const cl_obb *b, const cl_ray *r, double maxt, cl_hit *out);
 /// An OBB equal to the AABB (world axes).
 CL_API cl_obb cl_obb_from_aabb(const cl_aabb *a);
+/// (Added.) 1 and *box = the box b covers when every axis of b is a world axis (one component
+/// +-1, the others 0: b is an AABB, corners c -+ the matching half extents), else 0 (*box unchanged).
+CL_API int cl_obb_worldbox(const cl_obb *b, cl_aabb *box);
+/// (Added.) 1 and *box = the shape's box when it is an AABB or a world-axis OBB (cl_obb_worldbox),
+/// else 0: such shapes take the exact AABB paths of the sweeps and the World's move.
+CL_API int cl_shape_boxlike(const cl_shape *s, cl_aabb *box);
 /// Inclusive separating-axis overlap (15 axes; near-parallel edge axes are skipped safely).
 CL_API int cl_obb_overlaps_obb(const cl_obb *a, const cl_obb *b);
 /// Inclusive overlap with an AABB.

@@ -144,6 +144,31 @@ cl_obb cl_obb_from_aabb(const cl_aabb *a)
     return o;
 }
 
+int cl_obb_worldbox(const cl_obb *b, cl_aabb *box)
+{
+    double hw[3] = { 0, 0, 0 };
+    int k, seen = 0;
+    for (k = 0; k < 3; k++) {
+        const cl_vec3 *u = &b->u[k];
+        double h = k == 0 ? b->h.x : k == 1 ? b->h.y : b->h.z;
+        int a = fabs(u->x) == 1 && u->y == 0 && u->z == 0 ? 0
+              : u->x == 0 && fabs(u->y) == 1 && u->z == 0 ? 1
+              : u->x == 0 && u->y == 0 && fabs(u->z) == 1 ? 2 : -1;
+        if (a < 0 || (seen & (1 << a))) return 0;
+        seen |= 1 << a;
+        hw[a] = h;
+    }
+    box->min = cl_v3(b->c.x - hw[0], b->c.y - hw[1], b->c.z - hw[2]);
+    box->max = cl_v3(b->c.x + hw[0], b->c.y + hw[1], b->c.z + hw[2]);
+    return 1;
+}
+
+int cl_shape_boxlike(const cl_shape *s, cl_aabb *box)
+{
+    if (s->kind == CL_AABB) { *box = s->u.aabb; return 1; }
+    return s->kind == CL_OBB && cl_obb_worldbox(&s->u.obb, box);
+}
+
 /* Cross-product axes shorter than this (squared; the edges are unit) are parallel edges, which
  * the face axes already decide; testing them would compare rounding noise. */
 #define CL_PARALLEL_SQ 1e-12

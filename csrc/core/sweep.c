@@ -255,12 +255,13 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
     }
 }
 
-/* Returns the sweep of sphere s moved by d against box b (AABB or OBB). */
+/* Returns the sweep of sphere s moved by d against box b (AABB or OBB; a world-axis OBB as its box). */
 static cl_sweep sweep_sphere_box(const cl_sphere *s, cl_vec3 d, const cl_shape *b) {
     double p[3], v[3], lo[3], hi[3];
     cl_sweep r;
-    if (b->kind == CL_AABB) {
-        const cl_aabb *a = &b->u.aabb;
+    cl_aabb box;
+    if (cl_shape_boxlike(b, &box)) {           /* an AABB or a world-axis OBB: exact, as AABBs */
+        const cl_aabb *a = &box;
         p[0] = s->c.x; p[1] = s->c.y; p[2] = s->c.z;
         v[0] = d.x; v[1] = d.y; v[2] = d.z;
         lo[0] = a->min.x; lo[1] = a->min.y; lo[2] = a->min.z;
@@ -318,7 +319,11 @@ cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
         r.n = cl_v3(-r.n.x + 0.0, -r.n.y + 0.0, -r.n.z + 0.0);
         return r;
     }
-    if (a->kind == CL_AABB && b->kind == CL_AABB) return sweep_aabb(&a->u.aabb, d, &b->u.aabb);
+    {
+        cl_aabb ba, bb;
+        /* AABBs and world-axis OBBs: the per-axis intervals, exact (the SAT's rounding differs) */
+        if (cl_shape_boxlike(a, &ba) && cl_shape_boxlike(b, &bb)) return sweep_aabb(&ba, d, &bb);
+    }
     {
         cl_obb oa = as_obb(a), ob = as_obb(b);
         return sweep_obb(&oa, d, &ob);

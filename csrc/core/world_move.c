@@ -212,14 +212,15 @@ static double shape_scale(const cl_shape *s) {
 
 /* One candidate m of a leg_end pass over next: 0 when it is skipped (overlapped at the leg's
  * start, ignored, crossed), clear of next, or an AABB pair next was pushed out of (*changed
- * set); 1 when next stays inside it. */
+ * set; a world-axis OBB counts as its box); 1 when next stays inside it. */
 WINLINE int end_cand(const cl_world *w, const cl_mcand *m, const cl_shape *cur, cl_vec3 rem,
                      cl_shape *next, int *changed) {
     const cl_shape *o = &w->items[m->item].shape;
+    cl_aabb ob;
     if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) return 0;
     if (!interiors_overlap(next, o)) return 0;
-    if (next->kind == CL_AABB && o->kind == CL_AABB &&
-        snap_out(&next->u.aabb, &cur->u.aabb, rem, &o->u.aabb) && !interiors_overlap(next, o)) {
+    if (next->kind == CL_AABB && cl_shape_boxlike(o, &ob) &&
+        snap_out(&next->u.aabb, &cur->u.aabb, rem, &ob) && !interiors_overlap(next, o)) {
         *changed = 1;
         return 0;
     }
@@ -272,7 +273,7 @@ static int end_clear(const cl_world *w, const cl_shape *next, int nt, int base, 
 /* Sets *next (not cur; for an AABB mover a shape whose other bytes are already cur's, see
  * cl_world_move) to where the mover cur ends a leg along rem that stops at t (blocking candidate
  * blk or -1), never leaving its interior inside a candidate it has not ignored or crossed: AABB
- * pairs are snapped face to face; other contacts keep a tiny gap along the normal and back off.
+ * pairs (an AABB mover and an AABB or world-axis OBB) are snapped face to face; other contacts keep a tiny gap along the normal and back off.
  * The candidates are visited in the order the responses were asked (w->mc[0..nt): the touching
  * ones by t, ties by add order), then the others (the non-touching ones of w->mc[base..base+k),
  * which cl_world_move leaves in query order: they are sorted by add order here, only when next
@@ -282,11 +283,12 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
     double tt = t, delta = 0;
     double gap = 0;
     cl_vec3 n = cl_v3(0, 0, 0);
+    cl_aabb ob;                             /* the blocker's box when it is box-like */
     int iter, i, pass, sorted = 0;
     if (blk >= 0) {
         const cl_shape *o = &w->items[w->mc[blk].item].shape;
         n = w->mc[blk].s.n;
-        if (!(cur->kind == CL_AABB && o->kind == CL_AABB)) gap = ldexp(shape_scale(cur), -40);
+        if (!(cur->kind == CL_AABB && cl_shape_boxlike(o, &ob))) gap = ldexp(shape_scale(cur), -40);
     }
     for (iter = 0; iter < 80; iter++) {
         int bad = 0;
@@ -303,8 +305,8 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
             *next = moved(cur, dd);
         }
         if (blk >= 0 && tt == t && gap == 0) {
-            /* AABB on AABB: put the face exactly on the obstacle's face */
-            const cl_aabb *c = &w->items[w->mc[blk].item].shape.u.aabb;
+            /* AABB on an AABB or a world-axis OBB: put the face exactly on the obstacle's face */
+            const cl_aabb *c = &ob;
             int a = n.x != 0 ? 0 : n.y != 0 ? 1 : 2;
             double f = vget(n, a) > 0 ? vget(c->max, a) : vget(c->min, a);
             snap_face(&next->u.aabb, a, -vget(n, a), f);

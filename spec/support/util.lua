@@ -33,4 +33,24 @@ function M.finalizable(f)
   return setmetatable({}, { __gc = f })
 end
 
+-- The command that starts this Lua: $COLLIDE_LUA, else luajit or lua5.N by the running version.
+function M.luacommand()
+  return os.getenv("COLLIDE_LUA") or (jit and "luajit") or ("lua" .. _VERSION:match("%d+%.%d+"))
+end
+
+-- Runs the Lua source src in a child process of the same Lua, with this process's package.path
+-- and package.cpath (so it loads the same collide); returns everything it printed (stdout and
+-- stderr) and its exit status line "exit N" appended by the shell.
+function M.runlua(src)
+  local name = os.tmpname()
+  local f = assert(io.open(name, "w"))
+  f:write(("package.path = %q\npackage.cpath = %q\n"):format(package.path, package.cpath), src)
+  f:close()
+  local p = assert(io.popen(M.luacommand() .. " " .. name .. " 2>&1; echo \"exit $?\""))
+  local out = p:read("*a")
+  p:close()
+  os.remove(name)
+  return out
+end
+
 return M
