@@ -5,11 +5,13 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cl_bump_init(cl_bump *b, double cellsize, cl_alloc alloc, void *ud) {
     cl_tree_init(&b->tree, alloc, ud);
     b->cellsize = cellsize;
     b->rect = NULL;
+    b->cells = NULL;
     b->leaf = NULL;
     b->nextfree = NULL;
     b->cap = b->count = 0;
@@ -21,6 +23,7 @@ void cl_bump_free(cl_bump *b) {
     void *ud = b->tree.ud;
     if (b->cap) {
         a(ud, b->rect, (size_t)b->cap * 4 * sizeof(double), 0);
+        a(ud, b->cells, (size_t)b->cap * 4 * sizeof(double), 0);
         a(ud, b->leaf, (size_t)b->cap * sizeof(int), 0);
         a(ud, b->nextfree, (size_t)b->cap * sizeof(int), 0);
     }
@@ -33,7 +36,7 @@ static int bump_grow(cl_bump *b, int need) {
     cl_alloc a = b->tree.alloc;
     void *ud = b->tree.ud;
     int ncap = b->cap ? b->cap : 16;
-    double *r;
+    double *r, *c;
     int *l, *f;
     while (ncap < need) {
         if (ncap > (1 << 28)) return CL_ENOMEM;
@@ -43,6 +46,9 @@ static int bump_grow(cl_bump *b, int need) {
     r = (double *)a(ud, b->rect, (size_t)b->cap * 4 * sizeof(double), (size_t)ncap * 4 * sizeof(double));
     if (!r) return CL_ENOMEM;
     b->rect = r;
+    c = (double *)a(ud, b->cells, (size_t)b->cap * 4 * sizeof(double), (size_t)ncap * 4 * sizeof(double));
+    if (!c) return CL_ENOMEM;
+    b->cells = c;
     l = (int *)a(ud, b->leaf, (size_t)b->cap * sizeof(int), (size_t)ncap * sizeof(int));
     if (!l) return CL_ENOMEM;  /* rect grew: harmless, cap still says the old size */
     b->leaf = l;
@@ -80,6 +86,7 @@ int cl_bump_add(cl_bump *b, double x, double y, double w, double h) {
     b->rect[4 * id + 1] = y;
     b->rect[4 * id + 2] = w;
     b->rect[4 * id + 3] = h;
+    cl_bump_cellrect(b->cellsize, x, y, w, h, b->cells + 4 * id);
     box = bump_box(b->rect + 4 * id, 0);
     leaf = cl_tree_insert(&b->tree, &box, id);
     if (leaf == CL_NULLNODE) return CL_ENOMEM;
@@ -100,44 +107,112 @@ void cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h) 
     double *r = b->rect + 4 * id;
     int leaf = b->leaf[id];
     const cl_fbox *fb = &b->tree.nodes[leaf].box;
+    double dx = x - r[0], dy = y - r[1];
     r[0] = x;
     r[1] = y;
     r[2] = w;
     r[3] = h;
+    cl_bump_cellrect(b->cellsize, x, y, w, h, b->cells + 4 * id);
     /* the leaf box still encloses the rectangle: nothing to do (the float box is rounded outward,
      * so comparing doubles with it is conservative) */
     if (fb->lo[0] <= x && fb->lo[1] <= y && x + w <= fb->hi[0] && y + h <= fb->hi[1]) return;
     {
-        /* moved out: a new leaf box with a margin of half the larger side */
+        /* moved out: a new leaf box with a margin of half the larger side, stretched four times
+         * this move's displacement ahead (fast items keep their leaf for a few moves) */
         double m = 0.5 * (w > h ? w : h);
         cl_aabb box = bump_box(r, m);
+        if (dx > 0) box.max.x += 4 * dx;
+        else box.min.x += 4 * dx;
+        if (dy > 0) box.max.y += 4 * dy;
+        else box.min.y += 4 * dy;
         b->leaf[id] = cl_tree_move(&b->tree, leaf, &box);
     }
 }
 
-int cl_bump_candidates(cl_bump *b, double x0, double y0, double x1, double y1, int *out, int cap) {
+/* Depth of the local traversal stack; deeper trees continue on a cl_stack. */
+#define BUMP_STACK 64
+
+/* Returns 1 when the float box may touch the segment p + t d, t in [0, 1] (slab test padded by
+ * eps, so rounding never drops a box the exact test would keep). */
+static int seg_touches(const cl_fbox *f, const double p[2], const double d[2], double eps) {
+    double t0 = 0, t1 = 1;
+    int k;
+    for (k = 0; k < 2; k++) {
+        double lo = (double)f->lo[k] - eps, hi = (double)f->hi[k] + eps;
+        if (d[k] == 0) {
+            if (p[k] < lo || p[k] > hi) return 0;
+        } else {
+            double a = (lo - p[k]) / d[k], c = (hi - p[k]) / d[k];
+            if (a > c) { double tmp = a; a = c; c = tmp; }
+            if (a > t0) t0 = a;
+            if (c < t1) t1 = c;
+            if (t0 > t1) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Returns 1 when the node's box passes the query: the box q (seg == NULL) or the segment. */
+static int node_passes(const cl_fbox *f, const double *q, const double *seg, double eps) {
+    if (seg) return seg_touches(f, seg, seg + 2, eps);
+    return !(f->lo[0] > q[2] || f->hi[0] < q[0] || f->lo[1] > q[3] || f->hi[1] < q[1]);
+}
+
+/* Writes the slots of the leaves passing the query to out (at most cap); returns how many pass,
+ * or CL_ENOMEM. */
+static int bump_walk(cl_bump *b, const double *q, const double *seg, double eps, int *out, int cap) {
     cl_tree *t = &b->tree;
-    cl_stack s;
-    int n = 0;
+    int stack[BUMP_STACK], sp = 0, n = 0;
+    cl_stack big;
+    int usebig = 0;
     if (t->root == CL_NULLNODE) return 0;
-    cl_stack_init(&s);
-    s.p[s.n++].node = t->root;
-    while (s.n > 0) {
-        int i = s.p[--s.n].node;
-        const cl_tnode *nd = &t->nodes[i];
-        if (nd->box.lo[0] > x1 || nd->box.hi[0] < x0 || nd->box.lo[1] > y1 || nd->box.hi[1] < y0) continue;
+    stack[sp++] = t->root;
+    for (;;) {
+        int i;
+        const cl_tnode *nd;
+        if (usebig) {
+            if (big.n == 0) break;
+            i = big.p[--big.n].node;
+        } else {
+            if (sp == 0) break;
+            i = stack[--sp];
+        }
+        nd = &t->nodes[i];
+        if (!node_passes(&nd->box, q, seg, eps)) continue;
         if (nd->child1 == CL_NULLNODE) {
             if (n < cap) out[n] = nd->child2;
             n++;
             continue;
         }
-        if (!cl_stack_push(t, &s, nd->child1, 0) || !cl_stack_push(t, &s, nd->child2, 0)) {
-            cl_stack_free(t, &s);
+        if (!usebig && sp + 2 <= BUMP_STACK) {
+            stack[sp++] = nd->child2;
+            stack[sp++] = nd->child1;
+            continue;
+        }
+        if (!usebig) {
+            /* the local stack is full: move it to a growable one */
+            int k;
+            cl_stack_init(&big);
+            usebig = 1;
+            for (k = 0; k < sp; k++)
+                if (!cl_stack_push(t, &big, stack[k], 0)) { cl_stack_free(t, &big); return CL_ENOMEM; }
+        }
+        if (!cl_stack_push(t, &big, nd->child2, 0) || !cl_stack_push(t, &big, nd->child1, 0)) {
+            cl_stack_free(t, &big);
             return CL_ENOMEM;
         }
     }
-    cl_stack_free(t, &s);
+    if (usebig) cl_stack_free(t, &big);
     return n;
+}
+
+int cl_bump_candidates(cl_bump *b, double x0, double y0, double x1, double y1, int *out, int cap) {
+    double q[4];
+    q[0] = x0;
+    q[1] = y0;
+    q[2] = x1;
+    q[3] = y1;
+    return bump_walk(b, q, NULL, 0, out, cap);
 }
 
 void cl_bump_cellrect(double cs, double x, double y, double w, double h, double c[4]) {
@@ -151,9 +226,7 @@ int cl_bump_cellcands(cl_bump *b, double x0, double y0, double x1, double y1, co
     int n = cl_bump_candidates(b, x0, y0, x1, y1, out, cap), i, m = 0;
     if (n < 0 || n > cap) return n;
     for (i = 0; i < n; i++) {
-        const double *r = b->rect + 4 * out[i];
-        double c[4];
-        cl_bump_cellrect(b->cellsize, r[0], r[1], r[2], r[3], c);
+        const double *c = b->cells + 4 * out[i];
         if (c[0] <= q[2] && q[0] <= c[2] && c[1] <= q[3] && q[1] <= c[3]) out[m++] = out[i];
     }
     return m;
@@ -375,10 +448,7 @@ static void trav(const cl_bump *b, double x1, double y1, double x2, double y2, c
     trav_init(cs, cx1, x1, x2, &sx, &dx, &tx);
     trav_init(cs, cy1, y1, y2, &sy, &dy, &ty);
     steps = 4 * (fabs(cx2 - cx1) + fabs(cy2 - cy1)) + 64;
-    for (i = 0; i < n; i++) {
-        const double *r = b->rect + 4 * g[i].id;
-        cl_bump_cellrect(cs, r[0], r[1], r[2], r[3], g[i].cells);
-    }
+    for (i = 0; i < n; i++) memcpy(g[i].cells, b->cells + 4 * g[i].id, sizeof g[i].cells);
     trav_visit(g, n, cx, cy);
     while (fabs(cx - cx2) + fabs(cy - cy2) > 1 && steps-- > 0) {
         if (tx < ty) {
@@ -397,9 +467,15 @@ static void trav(const cl_bump *b, double x1, double y1, double x2, double y2, c
 
 int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
                     int *cand, int candcap, cl_bseg *out, int outcap) {
-    int nc = cl_bump_candidates(b, x1 < x2 ? x1 : x2, y1 < y2 ? y1 : y2, x1 < x2 ? x2 : x1, y1 < y2 ? y2 : y1,
-                                cand, candcap);
-    int i, j, n = 0;
+    double seg[4], eps;
+    int nc, i, j, n = 0;
+    seg[0] = x1;
+    seg[1] = y1;
+    seg[2] = x2 - x1;
+    seg[3] = y2 - y1;
+    /* padding of the node test: far above the rounding of the slab divisions at these magnitudes */
+    eps = 1e-9 * (1 + fabs(x1) + fabs(y1) + fabs(x2) + fabs(y2));
+    nc = bump_walk(b, NULL, seg, eps, cand, candcap);
     if (nc < 0) return nc;
     if (nc > candcap || nc > outcap) return nc > candcap ? nc : outcap + 1;
     for (i = 0; i < nc; i++) {

@@ -36,6 +36,7 @@ typedef struct cl_bseg {
 typedef struct cl_bump {
     cl_tree tree;
     double *rect;      /* 4 doubles per slot: x, y, w, h */
+    double *cells;     /* 4 doubles per slot: its bump grid cells (cl_bump_cellrect) */
     int *leaf;         /* per slot: tree leaf, or CL_NULLNODE when the slot is free */
     int *nextfree;     /* per slot: next free slot (free slots only) */
     int cap, count, freelist;
