@@ -105,6 +105,8 @@ void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->freelist = CL_NULLNODE;
     t->root = CL_NULLNODE;
     t->leaves = 0;
+    t->pend = NULL;
+    t->npend = t->pendcap = 0;
     t->alloc = alloc;
     t->ud = ud;
 }
@@ -116,6 +118,7 @@ static size_t pool_bytes(int cap) {
 
 void cl_tree_free(cl_tree *t) {
     if (t->nodes) t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
+    if (t->pend) t->alloc(t->ud, t->pend, (size_t)t->pendcap * sizeof(int), 0);
     cl_tree_init(t, t->alloc, t->ud);
 }
 
@@ -153,8 +156,26 @@ static int tree_grow(cl_tree *t, int need) {
     return CL_OK;
 }
 
+/* Pending leaf k is marked by parent PEND_MARK(k) (below CL_NULLNODE): its slot in t->pend. */
+#define PEND_MARK(k) (-2 - (k))
+#define PENDING(t, i) ((t)->meta[i].parent < CL_NULLNODE)
+
 int cl_tree_reserve(cl_tree *t, int nleaves) {
-    return tree_grow(t, 2 * nleaves);
+    /* each pending leaf holds one node and needs one more when it is linked */
+    if (tree_grow(t, 2 * nleaves + t->npend) != CL_OK) return CL_ENOMEM;
+    if (t->npend + nleaves > t->pendcap) {
+        int ncap = t->pendcap ? t->pendcap : 64;
+        int *np;
+        while (ncap < t->npend + nleaves) {
+            if (ncap > (1 << 28)) return CL_ENOMEM;
+            ncap *= 2;
+        }
+        np = (int *)t->alloc(t->ud, t->pend, (size_t)t->pendcap * sizeof(int), (size_t)ncap * sizeof(int));
+        if (!np) return CL_ENOMEM;
+        t->pend = np;
+        t->pendcap = ncap;
+    }
+    return CL_OK;
 }
 
 /* Takes a node off the free list (the caller made sure one is there); returns its index. */
@@ -375,7 +396,7 @@ static void unlink_leaf(cl_tree *t, int leaf) {
 
 int cl_tree_insert(cl_tree *t, const cl_aabb *box, int data) {
     int leaf;
-    if (tree_grow(t, 2) != CL_OK) return CL_NULLNODE;
+    if (tree_grow(t, 2 + t->npend) != CL_OK) return CL_NULLNODE;
     leaf = node_alloc(t);
     t->nodes[leaf].box = cl_fbox_from(box);
     t->nodes[leaf].child2 = data;
@@ -384,7 +405,57 @@ int cl_tree_insert(cl_tree *t, const cl_aabb *box, int data) {
     return leaf;
 }
 
+int cl_tree_insert_lazy(cl_tree *t, const cl_aabb *box, int data) {
+    int leaf;
+    if (tree_grow(t, 2 + t->npend) != CL_OK) return CL_NULLNODE;
+    if (t->npend == t->pendcap) {
+        int ncap = t->pendcap ? 2 * t->pendcap : 64;
+        int *np;
+        if (t->pendcap > (1 << 28)) return CL_NULLNODE;
+        np = (int *)t->alloc(t->ud, t->pend, (size_t)t->pendcap * sizeof(int), (size_t)ncap * sizeof(int));
+        if (!np) return CL_NULLNODE;
+        t->pend = np;
+        t->pendcap = ncap;
+    }
+    leaf = node_alloc(t);
+    t->nodes[leaf].box = cl_fbox_from(box);
+    t->nodes[leaf].child2 = data;
+    t->meta[leaf].parent = PEND_MARK(t->npend);
+    t->pend[t->npend++] = leaf;
+    t->leaves++;
+    return leaf;
+}
+
+/* Forgets the pending list (its leaves are linked or built in); a large list block is freed. */
+static void pend_clear(cl_tree *t) {
+    t->npend = 0;
+    if (t->pendcap > 1024) {
+        t->alloc(t->ud, t->pend, (size_t)t->pendcap * sizeof(int), 0);
+        t->pend = NULL;
+        t->pendcap = 0;
+    }
+}
+
+void cl_tree_link_pending(cl_tree *t) {
+    int k;
+    for (k = 0; k < t->npend; k++) {
+        int leaf = t->pend[k];
+        t->meta[leaf].parent = CL_NULLNODE;
+        insert_leaf(t, leaf);       /* the node it needs was reserved with the leaf */
+    }
+    pend_clear(t);
+}
+
 void cl_tree_remove(cl_tree *t, int leaf) {
+    if (PENDING(t, leaf)) {         /* swap the last pending leaf into its slot */
+        int k = -2 - t->meta[leaf].parent, last = t->pend[--t->npend];
+        t->pend[k] = last;
+        t->meta[last].parent = PEND_MARK(k);
+        t->meta[leaf].parent = CL_NULLNODE;
+        node_release(t, leaf);
+        t->leaves--;
+        return;
+    }
     unlink_leaf(t, leaf);
     node_release(t, leaf);
     t->leaves--;
@@ -605,15 +676,16 @@ int cl_tree_rebuild(cl_tree *t) {
     cl_tnode *p;
     cl_tmeta *m;
     rtask st[64];           /* depth <= hmax of the root = ceil(log2(leaves)) + 2 < 64 */
-    if (n < 2) return CL_OK;
+    if (n < 2) {
+        cl_tree_link_pending(t);
+        return CL_OK;
+    }
     lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * sizeof(rleaf));
     if (!lv) return CL_ENOMEM;
-    p = (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(cap));
-    if (!p) {
-        t->alloc(t->ud, lv, (size_t)n * sizeof(rleaf), 0);
-        return CL_ENOMEM;
-    }
-    m = (cl_tmeta *)(void *)(p + cap);
+    /* the leaves' boxes and payloads are all in lv once gathered, so the new tree is written
+     * over the pool in place (no second pool: half the memory traffic and no fresh pages) */
+    p = t->nodes;
+    m = t->meta;
     for (i = 0; i < cap; i++)
         if (t->meta[i].height == 0) {
             const cl_fbox *b = &t->nodes[i].box;
@@ -657,9 +729,6 @@ int cl_tree_rebuild(cl_tree *t) {
         }
     }
     t->alloc(t->ud, lv, (size_t)n * sizeof(rleaf), 0);
-    t->alloc(t->ud, t->nodes, pool_bytes(cap), 0);
-    t->nodes = p;
-    t->meta = m;
     t->freelist = CL_NULLNODE;
     for (i = cap - 1; i >= k; i--) {
         m[i].height = -1;
@@ -668,6 +737,7 @@ int cl_tree_rebuild(cl_tree *t) {
         t->freelist = i;
     }
     t->nfree = cap - k;
+    pend_clear(t);
     return CL_OK;
 }
 
@@ -682,6 +752,12 @@ int cl_tree_validate(const cl_tree *t) {
         const cl_tmeta *m = &t->meta[i];
         if (m->height < 0) { nfree++; continue; }
         used++;
+        if (m->parent < CL_NULLNODE) {       /* pending leaf: its slot points back */
+            int k = -2 - m->parent;
+            if (k >= t->npend || t->pend[k] != i || n->child1 != CL_NULLNODE || m->height != 0) return 0;
+            leaves++;
+            continue;
+        }
         if (m->parent == CL_NULLNODE) {
             if (t->root != i) return 0;
         } else {
@@ -702,13 +778,14 @@ int cl_tree_validate(const cl_tree *t) {
     }
     for (i = t->freelist; i != CL_NULLNODE; i = t->meta[i].parent) nfree--;
     return nfree == 0 && leaves == t->leaves && used == t->cap - t->nfree &&
-           (t->leaves == 0 ? t->root == CL_NULLNODE : used == 2 * t->leaves - 1);
+           (t->leaves == t->npend ? t->root == CL_NULLNODE : used == 2 * (t->leaves - t->npend) - 1 + t->npend) &&
+           t->nfree >= t->npend;
 }
 
 double cl_tree_cost(const cl_tree *t) {
     double sum = 0, rc;
     int i;
-    if (t->leaves < 2) return 0;
+    if (t->leaves - t->npend < 2) return 0;
     for (i = 0; i < t->cap; i++)
         if (t->meta[i].height > 0) sum += fb_cost(&t->nodes[i].box);
     rc = fb_cost(&t->nodes[t->root].box);

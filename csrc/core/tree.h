@@ -57,7 +57,9 @@ typedef struct cl_tree {
     int nfree;          /* nodes on the free list */
     int freelist;
     int root;
-    int leaves;
+    int leaves;         /* every leaf, pending ones included */
+    int *pend;          /* pending leaves (cl_tree_insert_lazy): allocated, not yet linked */
+    int npend, pendcap;
     cl_alloc alloc;
     void *ud;
 } cl_tree;
@@ -85,12 +87,21 @@ CL_API cl_aabb cl_fbox_to(const cl_fbox *f);
 CL_API void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud);
 /// Frees every node; the tree is empty and reusable afterwards.
 CL_API void cl_tree_free(cl_tree *t);
-/// Ensures room for nleaves more inserts without allocating; CL_OK or CL_ENOMEM (tree unchanged).
+/// Ensures room for nleaves more inserts (lazy or not) and the linking of every pending leaf
+/// without allocating; CL_OK or CL_ENOMEM (tree unchanged).
 CL_API int cl_tree_reserve(cl_tree *t, int nleaves);
 /// Inserts a leaf with the given (already fattened) box and payload; returns its node index, or
 /// CL_NULLNODE when memory runs out (tree unchanged). Never allocates after cl_tree_reserve.
 CL_API int cl_tree_insert(cl_tree *t, const cl_aabb *box, int data);
-/// Removes the leaf; never allocates or fails.
+/// Allocates a leaf with the given box and payload without linking it into the tree (it is
+/// pending: no traversal from the root finds it until cl_tree_link_pending or cl_tree_rebuild);
+/// returns its node index, or CL_NULLNODE when memory runs out (tree unchanged). Never allocates
+/// after cl_tree_reserve. cl_tree_remove takes a pending leaf too; other calls need it linked.
+CL_API int cl_tree_insert_lazy(cl_tree *t, const cl_aabb *box, int data);
+/// Links every pending leaf into the tree one by one (as cl_tree_insert, keeping their node
+/// indices), oldest first. Never allocates or fails.
+CL_API void cl_tree_link_pending(cl_tree *t);
+/// Removes the leaf (linked or pending); never allocates or fails.
 CL_API void cl_tree_remove(cl_tree *t, int leaf);
 /// Gives the leaf a new box (remove then reinsert, reusing the same two nodes); returns the
 /// leaf's node index (unchanged). Never allocates or fails.
@@ -108,13 +119,13 @@ CL_API void cl_tree_refit(cl_tree *t);
 /// a usable bin split, split at the median of the widest centre axis), restricted so that the height stays within ceil(log2(leaves)) + 2 and siblings differ
 /// by at most CL_TREE_SLACK, into a fresh pool in depth-first order (a node's first child
 /// follows it), so traversals walk memory forward. Deterministic. Leaves keep their boxes and payloads
-/// but get new node indices (the caller re-reads them from the leaves). CL_OK, or CL_ENOMEM
-/// with the tree unchanged.
+/// but get new node indices (the caller re-reads them from the leaves); pending leaves are built
+/// in too. CL_OK, or CL_ENOMEM with the tree unchanged.
 CL_API int cl_tree_rebuild(cl_tree *t);
 /// Height of the tree (0 for one leaf, -1 when empty).
 CL_API int cl_tree_height(const cl_tree *t);
 /// 1 if every structural invariant holds (parents, heights, children heights within
-/// CL_TREE_SLACK, boxes enclose children, counts, free list).
+/// CL_TREE_SLACK, boxes enclose children, counts, free list, pending leaves).
 CL_API int cl_tree_validate(const cl_tree *t);
 /// Surface-area cost of the tree: sum of internal node areas over the root's area (lower is
 /// better for queries); 0 for fewer than two leaves.

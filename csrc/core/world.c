@@ -78,9 +78,11 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     it->vel = cl_v3(0, 0, 0);
     /* a new item gets a tight leaf (its box and rounding allowance, no margin): items that are
      * never moved (level geometry, bulk-added scenery) keep the tightest tree for queries and
-     * rays; the first update that leaves it fattens the leaf as usual (clw_flush_tree) */
+     * rays; the first update that leaves it fattens the leaf as usual (clw_flush_tree). The leaf
+     * waits off the tree until the next traversal links the new leaves (clw_link_tree: built in
+     * bulk when they are many, so bulk adds cost no tree search each) */
     fat = widen(&it->box, 0, shape_tol(&it->shape, &it->box));
-    it->proxy = cl_tree_insert(&w->tree, &fat, id);   /* cannot fail after the reserve */
+    it->proxy = cl_tree_insert_lazy(&w->tree, &fat, id);   /* cannot fail after the reserve */
     clw_set_fat(w, it, &w->tree.nodes[it->proxy].box);
     w->tchg += 8;
     w->tver++;

@@ -230,6 +230,8 @@ CL_API void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b);
 CL_API void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb);
 /* world_tree.c: rebuilds the tree, re-reads leaf indices (refits instead when memory runs out). */
 CL_API void clw_tree_rebuild(cl_world *w);
+/* world_tree.c: links the leaves of the items added since the last traversal into the tree. */
+CL_API void clw_link_tree(cl_world *w);
 /* world_tree.c: refits the stale leaves of the items updated out of their fat boxes. */
 CL_API void clw_flush_tree(cl_world *w);
 /* world_tree.c: builds the raycast snapshot; CL_OK or CL_ENOMEM. Needs at least two leaves. */
@@ -257,6 +259,7 @@ static inline void tree_maint(cl_world *w) {
 /* Refits the tree when more than DIRTY_MAX leaves are stale; otherwise traversals skip the
  * stale leaves and test those few items directly (a lone mover is then never reinserted). */
 static inline void settle_tree(cl_world *w) {
+    if (w->tree.npend > 0) clw_link_tree(w);
     if (w->dlen > DIRTY_MAX) clw_flush_tree(w);
     tree_maint(w);
 }

@@ -58,8 +58,9 @@ static cl_aabb fat_box(const cl_world *w, const cl_item *it) {
     return f;
 }
 
-/* Rebuilds the tree (cl_tree_rebuild) and re-reads the items' leaf indices; when memory runs
- * out, refits every internal box instead (the tree stays valid, only slower to search). */
+/* Rebuilds the tree (cl_tree_rebuild, pending leaves built in) and re-reads the items' leaf
+ * indices; when memory runs out, links the pending leaves one by one and refits every internal
+ * box instead (the tree stays valid, only slower to search). */
 void clw_tree_rebuild(cl_world *w) {
     cl_tree *t = &w->tree;
     int i;
@@ -67,12 +68,25 @@ void clw_tree_rebuild(cl_world *w) {
     w->tver++;
     w->nenl = 0;
     if (cl_tree_rebuild(t) != CL_OK) {
+        cl_tree_link_pending(t);
         cl_tree_refit(t);
         return;
     }
     w->refcost = cl_tree_cost(t);
     for (i = 0; i < 2 * t->leaves - 1; i++)
         if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
+}
+
+/* Links the leaves of the items added since the last traversal: one by one while they are
+ * few, else by rebuilding the whole tree with them (a binned-SAH build of every leaf costs less
+ * than a tree search per new leaf once they are a fifth of the tree, and it leaves a better
+ * tree). Leaves linked one by one keep their node indices. */
+void clw_link_tree(cl_world *w) {
+    cl_tree *t = &w->tree;
+    if (t->npend == 0) return;
+    w->tver++;
+    if (t->leaves >= 64 && 5L * t->npend >= t->leaves) clw_tree_rebuild(w);
+    else cl_tree_link_pending(t);
 }
 
 /* Copies tree node i's box into its box-query snapshot slot s (4 * node + slot). */
@@ -120,11 +134,13 @@ void clw_flush_tree(cl_world *w) {
     /* more than half the leaves stale (bulk updates, the first step of items added tight): set
      * them in place and refit the whole tree, far cheaper than as many reinsertions; rebuild it
      * if that left it much worse than after the last rebuild (teleports, long drifts) */
-    int bulk = w->tree.leaves >= 64 && w->dlen > w->tree.leaves / 2;
+    int bulk, qsync;
+    clw_link_tree(w);               /* new leaves first: stale ones may be among them */
+    bulk = w->tree.leaves >= 64 && w->dlen > w->tree.leaves / 2;
     /* a valid box-query snapshot is kept valid through enlargements and refits (its structure
      * is the tree's until a leaf is reinserted or the tree rebuilt): far cheaper than rebuilding
      * it for the next pairs' queries */
-    int qsync = w->qn != NULL && w->qnver == w->tver && w->tree.cap <= w->qslotcap;
+    qsync = w->qn != NULL && w->qnver == w->tver && w->tree.cap <= w->qslotcap;
     while (w->dhead >= 0) {
         int id = w->dhead;
         cl_item *it = &w->items[id];

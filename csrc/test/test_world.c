@@ -975,8 +975,81 @@ static void test_rebuild_sah(void) {
     ENSURE(bad == 0, "SAH rebuild keeps the tree valid and at most 2 above a balanced height");
 }
 
+/* Counts the leaves reachable from the root whose payload is marked in live[] (each at most
+ * once: a second visit counts as a miss); -1 when a reachable leaf is not live. */
+static int reach_leaves(const cl_tree *t, int i, unsigned char *seen, const unsigned char *live) {
+    int a, b;
+    if (i == CL_NULLNODE) return 0;
+    if (t->nodes[i].child1 == CL_NULLNODE) {
+        int d = t->nodes[i].child2;
+        if (!live[d] || seen[d]) return -1;
+        seen[d] = 1;
+        return 1;
+    }
+    a = reach_leaves(t, t->nodes[i].child1, seen, live);
+    b = reach_leaves(t, t->nodes[i].child2, seen, live);
+    return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/* ---- pending leaves (cl_tree_insert_lazy): removable while pending, linked one by one or
+ * built in by a rebuild, with allocation failures; the tree stays valid throughout ---- */
+static void test_pending(void) {
+    static unsigned char live[4000], seen[4000];
+    static int leafof[4000];
+    cl_tree t;
+    int op, bad = 0, nlive = 0, fails = 0;
+    cl_tree_init(&t, talloc, NULL);
+    memset(live, 0, sizeof live);
+    for (op = 0; op < 40000; op++) {
+        double k = rnd();
+        int d = (int)(rnd() * 4000);
+        if (k < 0.6) {
+            if (!live[d]) {
+                cl_aabb b;
+                double x = rnd() * 100, y = rnd() * 100, z = rnd() * 100;
+                b.min = cl_v3(x, y, z);
+                b.max = cl_v3(x + 1 + rnd(), y + 1, z + 1);
+                fail_after = (long)(rnd() * 3);
+                leafof[d] = rnd() < 0.8 ? cl_tree_insert_lazy(&t, &b, d) : cl_tree_insert(&t, &b, d);
+                fail_after = -1;
+                if (leafof[d] == CL_NULLNODE) fails++;
+                else { live[d] = 1; nlive++; }
+            } else {
+                cl_tree_remove(&t, leafof[d]);
+                live[d] = 0;
+                nlive--;
+            }
+        } else if (k < 0.62) {
+            cl_tree_link_pending(&t);
+            if (t.npend != 0) bad++;
+        } else if (k < 0.625) {
+            int i;
+            fail_after = (long)(rnd() * 3);
+            if (cl_tree_rebuild(&t) == CL_OK) {
+                if (t.npend != 0) bad++;
+                for (i = 0; i < t.cap; i++)
+                    if (t.meta[i].height == 0) leafof[t.nodes[i].child2] = i;
+            }
+            fail_after = -1;
+        }
+        if (op % 97 == 0) {
+            if (t.leaves != nlive || !cl_tree_validate(&t)) bad++;
+            memset(seen, 0, sizeof seen);
+            if (reach_leaves(&t, t.root, seen, live) != t.leaves - t.npend) bad++;
+        }
+    }
+    cl_tree_link_pending(&t);
+    memset(seen, 0, sizeof seen);
+    if (!cl_tree_validate(&t) || reach_leaves(&t, t.root, seen, live) != nlive) bad++;
+    printf("pending leaves: %d allocation failures, %d bad\n", fails, bad);
+    ENSURE(bad == 0 && fails > 0, "pending leaves: valid tree, every live leaf reachable once linked");
+    cl_tree_free(&t);
+    ENSURE(live_bytes == 0, "no leak with pending leaves");
+}
+
 int main(void) {
     test_tree();
+    test_pending();
     test_fbox();
     test_sweeps();
     test_differential(1);
