@@ -40,6 +40,11 @@ local Sphere = {}
 ---@class collide.Polygon
 local Polygon = {}
 
+---Static triangle mesh with its own bounding volume hierarchy (binned SAH), built once; immutable.
+---Triangles are numbered from 1; degenerate ones (zero area) are kept but never hit.
+---@class collide.Mesh
+local Mesh = {}
+
 ---A set of items (any Lua value but nil and NaN), each with a copied shape, on a dynamic AABB tree.
 ---@class collide.World
 local World = {}
@@ -120,9 +125,9 @@ function collide.Sphere(cx, cy, cz, r) end
 ---@return collide.World
 function collide.World(options) end
 
----Returns "AABB", "Ray", "OBB", "Sphere", "World" or "Polygon" for collide values, nil for anything else.
+---Returns "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" or "Mesh" for collide values, nil for anything else.
 ---@param v any
----@return "AABB"|"Ray"|"OBB"|"Sphere"|"World"|"Polygon"|nil
+---@return "AABB"|"Ray"|"OBB"|"Sphere"|"World"|"Polygon"|"Mesh"|nil
 function collide.type(v) end
 
 ---Time of impact of two AABBs moved by displacements over one step (seed 003).
@@ -179,6 +184,15 @@ function collide.pointinpolygon(poly, x, y) end
 ---@param xy number[] at least 3 vertices, every coordinate a finite number
 ---@return collide.Polygon
 function collide.Polygon(xy) end
+
+---Creates a static triangle mesh: vertices {x1,y1,z1, ...} (finite numbers) and, optionally, indices
+---{i1,j1,k1, ...} (1-based vertex numbers, three per triangle); without indices the vertices are
+---taken three at a time. Errors: empty, a count not a multiple of 3, a non-finite coordinate, an
+---index that is not an integer or is out of range.
+---@param vertices number[]
+---@param indices? integer[]
+---@return collide.Mesh
+function collide.Mesh(vertices, indices) end
 
 -- ---------------------------------------------------------------- AABB
 
@@ -521,6 +535,55 @@ function Polygon:count() end
 ---Returns a new flat array {x1,y1, x2,y2, ...} with a copy of the coordinates.
 ---@return number[]
 function Polygon:vertices() end
+
+-- ---------------------------------------------------------------- Mesh
+
+---Returns the number of triangles.
+---@return integer
+function Mesh:count() end
+
+---Returns the three vertices of triangle i (1-based).
+---@param i integer
+---@return number ax, number ay, number az, number bx, number by, number bz, number cx, number cy, number cz
+function Mesh:triangle(i) end
+
+---The AABB enclosing every triangle.
+---@return collide.AABB
+function Mesh:aabb() end
+
+---Closest hit (watertight: no ray slips between triangles sharing an edge; both sides solid):
+---t, the unit normal facing the ray, and the triangle (ties in t to the lowest index); nil on a miss.
+---@param ray collide.Ray
+---@param maxt? number default math.huge
+---@return number? t
+---@return number nx
+---@return number ny
+---@return number nz
+---@return integer i
+function Mesh:raycast(ray, maxt) end
+
+---True if some triangle overlaps the shape (inclusive).
+---@param shape collide.AABB|collide.OBB|collide.Sphere
+---@return boolean
+function Mesh:overlaps(shape) end
+
+---The triangles overlapping the shape (inclusive), ascending, and their count; out is cleared and filled.
+---@param shape collide.AABB|collide.OBB|collide.Sphere
+---@param out? integer[]
+---@return integer[] triangles
+---@return integer n
+function Mesh:query(shape, out) end
+
+---The closest point of the mesh to (x, y, z) and its triangle (ties to the lowest index); nil if
+---every triangle is degenerate.
+---@param x number
+---@param y number
+---@param z number
+---@return number? x
+---@return number y
+---@return number z
+---@return integer i
+function Mesh:closest(x, y, z) end
 
 -- ---------------------------------------------------------------- World
 

@@ -49,8 +49,9 @@ local instances = {
   Sphere = function() return collide.Sphere(0, 0, 0, 1) end,
   World = function() return collide.World() end,
   Polygon = function() return collide.Polygon { 0, 0, 1, 0, 0, 1 } end,
+  Mesh = function() return collide.Mesh { 0, 0, 0, 1, 0, 0, 0, 1, 0 } end,
 }
-local TYPES = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" }
+local TYPES = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh" }
 
 -- Returns the sorted public method names of the type's instances (functions in __index).
 local function methods(typename)

@@ -17,6 +17,7 @@
 #define CL_MT_SPHERE "collide.Sphere"
 #define CL_MT_WORLD  "collide.World"
 #define CL_MT_POLYGON "collide.Polygon"
+#define CL_MT_MESH   "collide.Mesh"
 
 /// Raises "bad argument #arg to 'fname' (msg)". arg counts self as 1 for methods. Never returns.
 int cl_argerror(lua_State *L, int arg, const char *fname, const char *msg);
@@ -203,6 +204,12 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
 void cl_open_shapes(lua_State *L);   /* AABB, Ray, OBB, Sphere and the free functions */
 void cl_open_world(lua_State *L);    /* World */
 void cl_open_polygon(lua_State *L);  /* Polygon (polygon.c) */
+void cl_open_mesh(lua_State *L);     /* Mesh (mesh.c) */
+
+struct cl_mesh;
+/// The mesh (core struct, mesh.h) of the collide.Mesh at idx, or NULL for any other value (size and
+/// tag checked as for shapes; never raises).
+const struct cl_mesh *cl_tomesh(lua_State *L, int idx);
 void cl_open_bump(lua_State *L);     /* module._bump, the C half of collide.bump (bump.c) */
 
 #endif

@@ -21,12 +21,12 @@
 #include "bind.h"
 
 /* Polygon comes after World so that the fixed-size shape classes stay K_AABB..K_SPHERE < K_WORLD. */
-enum { K_AABB, K_RAY, K_OBB, K_SPHERE, K_WORLD, K_POLYGON, K_COUNT };
+enum { K_AABB, K_RAY, K_OBB, K_SPHERE, K_WORLD, K_POLYGON, K_MESH, K_COUNT };
 
 /* One byte per class; only the addresses matter. */
-static const char class_keys[K_COUNT] = { 0, 0, 0, 0, 0, 0 };
+static const char class_keys[K_COUNT] = { 0, 0, 0, 0, 0, 0, 0 };
 static const char *const class_names[K_COUNT] = {
-    CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_WORLD, CL_MT_POLYGON
+    CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_WORLD, CL_MT_POLYGON, CL_MT_MESH
 };
 
 /* The class tags (bind.h): one byte per tagged class, only the addresses matter. The K_* order
@@ -62,6 +62,7 @@ static int classof(lua_State *L, int idx) {
     if (found >= 0 && found < K_WORLD && cl_toclass(L, idx, found, class_sizes[found] - sizeof(cl_udhead)) == NULL)
         return -1;
     if (found == K_POLYGON && cl_topolygon(L, idx) == NULL) return -1;
+    if (found == K_MESH && cl_tomesh(L, idx) == NULL) return -1;
     return found;
 }
 
@@ -200,7 +201,7 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
 
 /* collide.type(v): "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" for collide values, else nil. */
 int cl_bind_type(lua_State *L) {
-    static const char *const short_names[K_COUNT] = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" };
+    static const char *const short_names[K_COUNT] = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh" };
     int k = classof(L, 1);
     if (k < 0) lua_pushnil(L);
     else lua_pushstring(L, short_names[k]);

@@ -77,7 +77,7 @@ cl_vec3 cl_tri_normal(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 d)
     double l = cl_len(n.x, n.y, n.z);
     if (l == 0) return n;
     n = cl_v3(n.x / l, n.y / l, n.z / l);  /* divided, not multiplied by 1/l: axis normals come out exact */
-    return cl_dot(n, d) > 0 ? cl_mul(n, -1.0) : n;
+    return cl_dot(n, d) > 0 ? cl_v3(0.0 - n.x, 0.0 - n.y, 0.0 - n.z) : n;  /* 0 - x: no -0 */
 }
 
 int cl_tri_raycast(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_ray *r, double maxt, cl_hit *out)
