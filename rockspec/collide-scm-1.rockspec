@@ -37,6 +37,7 @@ build = {
     },
     ["collide.love"] = "lua/collide/love.lua",
     ["collide.bump"] = "lua/collide/bump.lua",
+    ["collide.obj"] = "lua/collide/obj.lua",
   },
   copy_directories = { "library", "examples" },
 }
