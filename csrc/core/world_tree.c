@@ -193,24 +193,31 @@ void clw_flush_tree(cl_world *w) {
     }
     if (qsync) w->qnver = w->tver;
 }
+
+/* Returns the array of a snapshot: cur when its block (*blk, *cap elements of size sz) holds
+ * need elements, else a new block's first 64-byte aligned address (the old block freed), or
+ * NULL when memory runs out (*blk NULL, *cap 0). */
+static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, size_t sz) {
+    void *b;
+    if (need <= *cap) return cur;
+    if (*blk) w->alloc(w->ud, *blk, (size_t)*cap * sz + 64, 0);
+    *blk = NULL;
+    *cap = 0;
+    b = w->alloc(w->ud, NULL, 0, (size_t)need * sz + 64);
+    if (!b) return NULL;
+    *blk = b;
+    *cap = need;
+    return (char *)b + (64 - (uintptr_t)b % 64) % 64;
+}
+
 /* Builds the raycast snapshot of the tree (internal nodes in depth-first order, each holding
  * both children's boxes); CL_OK or CL_ENOMEM (no snapshot). Needs at least two leaves. */
 int clw_snap_build(cl_world *w) {
     cl_tree *t = &w->tree;
     cl_stack st;
     int need = t->leaves - 1, k = 0;
-    if (need > w->wncap) {
-        void *blk;
-        if (w->wnblock) w->alloc(w->ud, w->wnblock, (size_t)w->wncap * sizeof(cl_wnode) + 64, 0);
-        w->wnblock = NULL;
-        w->wn = NULL;
-        w->wncap = 0;
-        blk = w->alloc(w->ud, NULL, 0, (size_t)need * sizeof(cl_wnode) + 64);
-        if (!blk) return CL_ENOMEM;
-        w->wnblock = blk;
-        w->wncap = need;
-        w->wn = (cl_wnode *)(void *)((char *)blk + (64 - (uintptr_t)blk % 64) % 64);
-    }
+    w->wn = (cl_wnode *)snap_block(w, w->wn, &w->wnblock, &w->wncap, need, sizeof(cl_wnode));
+    if (!w->wn) return CL_ENOMEM;
     /* stack entries: tree node, and (t) the slot that gets its snapshot index: 2 * parent + side */
     cl_stack_init(&st);
     st.p[st.n].node = t->root;
@@ -258,18 +265,8 @@ int clw_qsnap_build(cl_world *w) {
     cl_tree *t = &w->tree;
     cl_stack st;
     int need = 2 * t->leaves / 3 + 1, k = 0;
-    if (need > w->qncap) {
-        void *blk;
-        if (w->qnblock) w->alloc(w->ud, w->qnblock, (size_t)w->qncap * sizeof(cl_qnode) + 64, 0);
-        w->qnblock = NULL;
-        w->qn = NULL;
-        w->qncap = 0;
-        blk = w->alloc(w->ud, NULL, 0, (size_t)need * sizeof(cl_qnode) + 64);
-        if (!blk) return CL_ENOMEM;
-        w->qnblock = blk;
-        w->qncap = need;
-        w->qn = (cl_qnode *)(void *)((char *)blk + (64 - (uintptr_t)blk % 64) % 64);
-    }
+    w->qn = (cl_qnode *)snap_block(w, w->qn, &w->qnblock, &w->qncap, need, sizeof(cl_qnode));
+    if (!w->qn) return CL_ENOMEM;
     if (t->cap > w->qslotcap) {             /* the slot of every tree node (qsnap_path) */
         free_buf(w, w->qslot, w->qslotcap, sizeof(int));
         w->qslotcap = 0;
