@@ -2,7 +2,8 @@
  * csrc/core/bump.c. Owns the core userdata (module._bump.new), the item <-> slot tables, the scratch
  * buffers, and every world method whose work is in C: add, remove, update, getRect, hasItem,
  * countItems, getItems, countCells, project, check, move, queryRect, queryPoint, querySegment and
- * querySegmentWithCoords. Methods take the world table as self and find the core at self._core.
+ * querySegmentWithCoords. Methods take the world table as self and find the core at self[1] (an
+ * integer key: the quickest lookup; bump's world has no array part).
  * Errors use bump's wording (no position prefix); non-finite numbers, which would corrupt bump's
  * grid or hang it, raise "<name> must be a finite number, ...". Every Lua call made in the middle
  * of an operation (filters, custom responses) is protected: on error the scratch is released and
@@ -28,6 +29,10 @@
 #define b_setuv(L, i) ((void)lua_setiuservalue((L), (i), 1))
 #endif
 
+static const char core_key = 'b';      /* registry: the core metatable; its address tags cores */
+static const char builtin_key = 'r';   /* registry: builtin response function -> kind */
+static const char tostring_key = 's';  /* registry: the global tostring at load time */
+
 /* Scratch buffers of one operation: candidates, collisions, segment hits, visited slots. */
 typedef struct bscratch {
     int *cand;
@@ -41,6 +46,8 @@ typedef struct bscratch {
 /* The core userdata. Its user value U holds the items: U[id + 1] = item, U[0] = item -> id + 1,
  * U[-1] = a weak-valued table whose [1] disappears at the next garbage collection (countCells). */
 typedef struct bcore {
+    const char *tag;    /* &core_key: marks a real core (checked with the size) */
+    unsigned calls;     /* Lua callbacks made so far (a move re-finds its item only after one) */
     cl_bump b;
     bscratch s;
     int busy;           /* s is in use by an operation that called Lua */
@@ -49,9 +56,6 @@ typedef struct bcore {
     int nghost, ghostcap;
 } bcore;
 
-static const char core_key = 'b';      /* registry: the core metatable */
-static const char builtin_key = 'r';   /* registry: builtin response function -> kind */
-static const char tostring_key = 's';  /* registry: the global tostring at load time */
 
 enum { R_CUSTOM = 0, R_TOUCH = 1, R_CROSS = 2, R_SLIDE = 3, R_BOUNCE = 4 };
 
@@ -138,22 +142,15 @@ static void pushtostring(lua_State *L, int idx) {
     }
 }
 
-/* The core of the world at index 1 (self._core), pushed just above the nargs arguments (the stack is
+/* The core of the world at index 1 (self[1]), pushed just above the nargs arguments (the stack is
  * cut or padded to nargs first); raises if self is no world. */
 static bcore *getcore(lua_State *L, int nargs) {
     bcore *c = NULL;
     lua_settop(L, nargs);
     if (lua_type(L, 1) == LUA_TTABLE) {
-        lua_pushliteral(L, "_core");
-        lua_rawget(L, 1);
+        lua_rawgeti(L, 1, 1);
         c = (bcore *)lua_touserdata(L, -1);
-        if (c && lua_getmetatable(L, -1)) {
-            cl_rawgetp(L, LUA_REGISTRYINDEX, &core_key);
-            if (!lua_rawequal(L, -1, -2)) c = NULL;
-            lua_pop(L, 2);
-        } else {
-            c = NULL;
-        }
+        if (c && (lua_rawlen(L, -1) != sizeof(bcore) || c->tag != &core_key)) c = NULL;
     }
     if (!c) luaL_error(L, "bad self: expected a world made by bump.newWorld");
     return c;
@@ -207,7 +204,7 @@ static double checkpos(lua_State *L, int idx, const char *name) {
     double v = lua_type(L, idx) == LUA_TNUMBER ? (double)lua_tonumber(L, idx) : 0;
     if (!(v > 0) || v - v != 0) {
         pushtostring(L, idx);
-        if (lua_type(L, idx) == LUA_TNUMBER && v > 0)
+        if (lua_type(L, idx) == LUA_TNUMBER && !(v <= 0))
             lua_pushfstring(L, "%s must be a finite number, but was %s(number)", name, lua_tostring(L, -1));
         else
             lua_pushfstring(L, "%s must be a positive integer, but was %s(%s)", name, lua_tostring(L, -1),
@@ -265,6 +262,7 @@ static bscratch *takescratch(lua_State *L, bcore *c, int *own) {
 /* Calls the function below nargs arguments with nres results, protected: on error releases the
  * core's scratch if this operation owns it and raises the error again. */
 static void pcallback(lua_State *L, bcore *c, int own, int nargs, int nres) {
+    c->calls++;
     if (lua_pcall(L, nargs, nres, 0) != 0) {
         if (own) c->busy = 0;
         lua_error(L);
@@ -373,11 +371,6 @@ static void addghost(lua_State *L, bcore *c, int u, const double *cr) {
     memcpy(c->ghost + 4 * c->nghost++, cr, 4 * sizeof(double));
 }
 
-/* Sets cr to bump's cell rect (first and last cell on each axis) of rectangle r. */
-static void cellrect(double cs, const double *r, double cr[4]) {
-    cl_bump_cellrect(cs, r[0], r[1], r[2], r[3], cr);
-}
-
 /* Pushes the user value of the core at index ci, returns its absolute index. */
 static int pushuv(lua_State *L, int ci) {
     b_getuv(L, ci);
@@ -392,6 +385,7 @@ static int b_new(lua_State *L) {
     lua_Alloc af = lua_getallocf(L, &ud);
     c = (bcore *)b_newuserdata(L, sizeof(bcore));
     memset(c, 0, sizeof *c);
+    c->tag = &core_key;
     cl_bump_init(&c->b, cs, (cl_alloc)af, ud);
     c->cellsize = cs;
     cl_rawgetp(L, LUA_REGISTRYINDEX, &core_key);
@@ -461,7 +455,7 @@ static int w_remove(lua_State *L) {
     int ci = lua_gettop(L), u = pushuv(L, ci), id = findid(L, u, 2);
     double cr[4];
     if (id < 0) return notadded(L, 2);
-    cellrect(c->cellsize, c->b.rect + 4 * id, cr);
+    memcpy(cr, c->b.cells + 4 * id, sizeof cr);
     addghost(L, c, u, cr);
     cl_bump_remove(&c->b, id);
     lua_rawgeti(L, u, 0);
@@ -477,11 +471,8 @@ static int w_remove(lua_State *L) {
 static void doupdate(lua_State *L, bcore *c, int u, int id, const double *n) {
     double *r = c->b.rect + 4 * id;
     if (r[0] != n[0] || r[1] != n[1] || r[2] != n[2] || r[3] != n[3]) {
-        double a[4], b[4];
-        cellrect(c->cellsize, r, a);
-        cellrect(c->cellsize, n, b);
-        if (a[0] < b[0] || a[1] < b[1] || a[2] > b[2] || a[3] > b[3]) addghost(L, c, u, a);
-        cl_bump_update(&c->b, id, n[0], n[1], n[2], n[3]);
+        double old[4];
+        if (cl_bump_update(&c->b, id, n[0], n[1], n[2], n[3], old)) addghost(L, c, u, old);
     }
 }
 
@@ -570,7 +561,6 @@ static void addcells(lua_State *L, int t, const double *cr) {
 static int w_countcells(lua_State *L) {
     bcore *c = getcore(L, 1);
     int ci = lua_gettop(L), u = pushuv(L, ci), t, id, i, n = 0;
-    double cr[4];
     lua_rawgeti(L, u, -1);
     lua_rawgeti(L, -1, 1);
     if (lua_isnil(L, -1)) c->nghost = 0;
@@ -579,8 +569,7 @@ static int w_countcells(lua_State *L) {
     t = lua_gettop(L);
     for (id = 0; id < c->b.count; id++) {
         if (c->b.leaf[id] == CL_NULLNODE) continue;
-        cellrect(c->cellsize, c->b.rect + 4 * id, cr);
-        addcells(L, t, cr);
+        addcells(L, t, c->b.cells + 4 * id);
     }
     for (i = 0; i < c->nghost; i++) addcells(L, t, c->ghost + 4 * i);
     lua_pushnil(L);
@@ -659,6 +648,7 @@ static void visit(lua_State *L, bcore *c, bscratch *s, int own, int *nv, int id)
 static int checkmove(lua_State *L, int domove) {
     bcore *c;
     bscratch *s;
+    unsigned calls;
     int ci, u, id, own, nv = 0, len = 0, fi = 5, gxi = 3, gyi = 4, colsi, respi, builti, vfi, coli, typei, n, k;
     double r0[4], pr[4], gx, gy, dx = 0, dy = 0, tx = 0, ty = 0, nx = 0;
     lua_settop(L, 5);
@@ -672,11 +662,12 @@ static int checkmove(lua_State *L, int domove) {
     id = findid(L, u, 2);
     if (id < 0) return notadded(L, 2);
     memcpy(r0, c->b.rect + 4 * id, sizeof r0);
+    calls = c->calls;
     if (lua_toboolean(L, 3)) checkn(L, 3, "goalX");
     if (lua_toboolean(L, 4)) checkn(L, 4, "goalY");
-    lua_getfield(L, 1, "responses");
+    lua_pushnil(L);                  /* world.responses and the builtin table, read at the first collision */
     respi = lua_gettop(L);
-    cl_rawgetp(L, LUA_REGISTRYINDEX, &builtin_key);
+    lua_pushnil(L);
     builti = lua_gettop(L);
     lua_pushnil(L);                  /* the visited filter, made when a custom response needs it */
     vfi = lua_gettop(L);
@@ -705,6 +696,12 @@ static int checkmove(lua_State *L, int domove) {
             lua_rawset(L, vfi + 1);
         } else {
             lua_pop(L, 1);
+        }
+        if (lua_isnil(L, builti)) {
+            lua_getfield(L, 1, "responses");
+            lua_replace(L, respi);
+            cl_rawgetp(L, LUA_REGISTRYINDEX, &builtin_key);
+            lua_replace(L, builti);
         }
         lua_pushvalue(L, typei);
         lua_gettable(L, respi);
@@ -831,8 +828,10 @@ static int checkmove(lua_State *L, int domove) {
         nr[2] = c->b.rect[4 * id + 2];
         nr[3] = c->b.rect[4 * id + 3];
         /* the item may have been removed by a callback: bump's update would raise */
-        id = findid(L, u, 2);
-        if (id < 0) return notadded(L, 2);
+        if (calls != c->calls) {
+            id = findid(L, u, 2);
+            if (id < 0) return notadded(L, 2);
+        }
         doupdate(L, c, u, id, nr);
     }
     lua_pushvalue(L, gxi);

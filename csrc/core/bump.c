@@ -103,8 +103,9 @@ void cl_bump_remove(cl_bump *b, int id) {
     b->freelist = id;
 }
 
-void cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h) {
-    double *r = b->rect + 4 * id;
+int cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h, double oldcells[4]) {
+    double *r = b->rect + 4 * id, *c = b->cells + 4 * id;
+    int left;
     int leaf = b->leaf[id];
     const cl_fbox *fb = &b->tree.nodes[leaf].box;
     double dx = x - r[0], dy = y - r[1];
@@ -112,10 +113,12 @@ void cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h) 
     r[1] = y;
     r[2] = w;
     r[3] = h;
-    cl_bump_cellrect(b->cellsize, x, y, w, h, b->cells + 4 * id);
+    memcpy(oldcells, c, 4 * sizeof(double));
+    cl_bump_cellrect(b->cellsize, x, y, w, h, c);
+    left = oldcells[0] < c[0] || oldcells[1] < c[1] || oldcells[2] > c[2] || oldcells[3] > c[3];
     /* the leaf box still encloses the rectangle: nothing to do (the float box is rounded outward,
      * so comparing doubles with it is conservative) */
-    if (fb->lo[0] <= x && fb->lo[1] <= y && x + w <= fb->hi[0] && y + h <= fb->hi[1]) return;
+    if (fb->lo[0] <= x && fb->lo[1] <= y && x + w <= fb->hi[0] && y + h <= fb->hi[1]) return left;
     {
         /* moved out: a new leaf box with a margin of half the larger side, stretched four times
          * this move's displacement ahead (fast items keep their leaf for a few moves) */
@@ -127,6 +130,7 @@ void cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h) 
         else box.min.y += 4 * dy;
         b->leaf[id] = cl_tree_move(&b->tree, leaf, &box);
     }
+    return left;
 }
 
 /* Depth of the local traversal stack; deeper trees continue on a cl_stack. */

@@ -53,8 +53,9 @@ CL_API void cl_bump_free(cl_bump *b);
 CL_API int cl_bump_add(cl_bump *b, double x, double y, double w, double h);
 /// Removes the item in slot id (a live slot).
 CL_API void cl_bump_remove(cl_bump *b, int id);
-/// Gives the item in slot id a new rectangle; never allocates or fails.
-CL_API void cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h);
+/// Gives the item in slot id a new rectangle; returns 1 when it left some of its grid cells
+/// (oldcells then holds its previous cells), else 0. Never allocates or fails.
+CL_API int cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h, double oldcells[4]);
 /// 1 if slot id holds an item.
 CL_API int cl_bump_live(const cl_bump *b, int id);
 

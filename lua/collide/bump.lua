@@ -230,9 +230,9 @@ function bump.newWorld(cellSize)
     error('cellSize must be a finite number, but was ' .. tostring(cellSize) .. '(number)', 2)
   end
   local world = setmetatable({
+    C.new(cellSize), -- the C core, at [1] (the quickest key for the C methods)
     cellSize  = cellSize,
     responses = {},
-    _core     = C.new(cellSize),
   }, World_mt)
   world:addResponse('touch', responses.touch)
   world:addResponse('cross', responses.cross)

@@ -190,8 +190,9 @@ function scenes.platformer(bump, opts)
   return scene
 end
 
--- Top-down crowd: agents walk a walled room with blocks (slide), bouncers (bounce), pads (touch)
--- and each other (slide); some moves are checked and projected before moving.
+-- Top-down crowd: agents walk a walled room with blocks (slide), bouncers (bounce), pads (touch,
+-- or a custom "stick") and each other (slide, or a custom "skid" built on bump.responses.slide);
+-- some moves are checked and projected before moving.
 function scenes.crowd(bump, opts)
   local rand = prng(opts.seed or 2)
   local log, newframe = logger(opts)
@@ -223,11 +224,31 @@ function scenes.crowd(bump, opts)
       agents[#agents + 1] = a
     end
   end
+  -- two custom responses: "stick" stops at the touch point (as touch, written by the game),
+  -- "skid" delegates to bump's slide and halves what is left of the move
+  world:addResponse("stick", function(w, col, x, y, ww, hh, goalX, goalY, filt)
+    return col.touch.x, col.touch.y, {}, 0
+  end)
+  world:addResponse("skid", function(w, col, x, y, ww, hh, goalX, goalY, filt)
+    local gx, gy = bump.responses.slide(w, col, x, y, ww, hh, goalX, goalY, filt)
+    gx = col.touch.x + (gx - col.touch.x) / 2
+    gy = col.touch.y + (gy - col.touch.y) / 2
+    local cols, len = w:project(col.item, col.touch.x, col.touch.y, ww, hh, gx, gy, filt)
+    return gx, gy, cols, len
+  end)
   local function filter(it, other)
     local k = other.kind
     if k == "bouncer" then return "bounce" end
-    if k == "pad" then return "touch" end
+    if k == "pad" then return other.sticky and "stick" or "touch" end
+    if k == "agent" and other.skid then return "skid" end
     return "slide"
+  end
+  -- the same flags on both libraries (getItems' order is bump's hash order)
+  local all = world:getItems()
+  table.sort(all, function(a, b) return a.name < b.name end)
+  for _, it in ipairs(all) do
+    it.sticky = rand() < 0.5
+    it.skid = rand() < 0.3
   end
   local dt = 1 / 60
   local scene = { world = world }
@@ -255,7 +276,7 @@ function scenes.crowd(bump, opts)
         if c.type == "bounce" then
           if c.normal.x ~= 0 then a.vx = -a.vx end
           if c.normal.y ~= 0 then a.vy = -a.vy end
-        elseif c.type == "touch" then
+        elseif c.type == "touch" or c.type == "stick" then
           a.vx, a.vy = -a.vx, -a.vy
         end
       end
