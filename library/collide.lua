@@ -49,6 +49,17 @@ local Mesh = {}
 ---@class collide.World
 local World = {}
 
+---A kinematic character controller for an item of a world (collide.Character).
+---@class collide.Character
+local Character = {}
+
+---Options of collide.Character; unknown options are errors.
+---@class collide.CharacterOptions
+---@field up? number[] {x, y, z}, the up direction (default {0, 1, 0}; a 2D game with y down passes {0, -1, 0}); normalised
+---@field maxslope? number radians in [0, pi/2] (default 50 degrees): steeper surfaces are walls
+---@field step? number highest ledge it steps onto while walking (>= 0, default 0)
+---@field snap? number how far it follows the ground down slopes and steps while walking (>= 0, default 0)
+
 ---One hit of world:raycastall.
 ---@class collide.RayHit
 ---@field item any the item hit
@@ -125,9 +136,18 @@ function collide.Sphere(cx, cy, cz, r) end
 ---@return collide.World
 function collide.World(options) end
 
----Returns "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" or "Mesh" for collide values, nil for anything else.
+---A character controller for an item already in the world: walks on walkable ground without
+---drifting down slopes, follows it down (snap), climbs steps (step), treats surfaces steeper than
+---maxslope as walls and is carried by the ground it stands on. Errors name the bad option.
+---@param world collide.World
+---@param item any an item of the world
+---@param options? collide.CharacterOptions
+---@return collide.Character
+function collide.Character(world, item, options) end
+
+---Returns "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh" or "Character" for collide values, nil for anything else.
 ---@param v any
----@return "AABB"|"Ray"|"OBB"|"Sphere"|"World"|"Polygon"|"Mesh"|nil
+---@return "AABB"|"Ray"|"OBB"|"Sphere"|"World"|"Polygon"|"Mesh"|"Character"|nil
 function collide.type(v) end
 
 ---Time of impact of two AABBs moved by displacements over one step (seed 003).
@@ -726,5 +746,28 @@ function World:check(item, dx, dy, dz, filter, out) end
 
 ---Frees the world now; any later method call is an error.
 function World:destroy() end
+
+---Moves the character's item by up to the displacement (carried first by ground that moved since
+---the last move; walking with step-up and snap on walkable ground; sliding through the air
+---otherwise). Returns what world:move returns. Errors if the item left the world.
+---@param dx number
+---@param dy number
+---@param dz number
+---@param filter? fun(item: any, other: any): collide.Response
+---@param out? collide.Collision[] cleared and filled with the collisions, and returned (its tables are reused)
+---@return number ax
+---@return number ay
+---@return number az
+---@return collide.Collision[] cols
+---@return integer n
+function Character:move(dx, dy, dz, filter, out) end
+
+---As of the last move: true, the ground item and its unit normal, or false.
+---@return boolean grounded
+---@return any item
+---@return number nx
+---@return number ny
+---@return number nz
+function Character:grounded() end
 
 return collide

@@ -50,8 +50,13 @@ local instances = {
   World = function() return collide.World() end,
   Polygon = function() return collide.Polygon { 0, 0, 1, 0, 0, 1 } end,
   Mesh = function() return collide.Mesh { 0, 0, 0, 1, 0, 0, 0, 1, 0 } end,
+  Character = function()
+    local w = collide.World()
+    w:add(1, collide.AABB(0, 0, 0, 1, 1, 1))
+    return collide.Character(w, 1)
+  end,
 }
-local TYPES = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh" }
+local TYPES = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh", "Character" }
 
 -- Returns the sorted public method names of the type's instances (functions in __index).
 local function methods(typename)
@@ -148,7 +153,7 @@ end)
 -- the same function must be the same number (an optional one forgotten in library/ shows here).
 describe("library/collide.lua against the README's API tables", function()
   local OWNER = { box = "AABB", ray = "Ray", obb = "OBB", sphere = "Sphere", world = "World",
-                  poly = "Polygon", collide = "collide" }
+                  poly = "Polygon", character = "Character", collide = "collide" }
 
   -- Returns { {key =, count =, row =} } for every call in the README's tables whose arguments
   -- are written out (rows with "..." abbreviations are skipped).

@@ -203,6 +203,7 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
 /* Each part adds its constructors and functions to the module table at the top of the stack. */
 void cl_open_shapes(lua_State *L);   /* AABB, Ray, OBB, Sphere and the free functions */
 void cl_open_world(lua_State *L);    /* World */
+void cl_open_character(lua_State *L); /* Character (character.c) */
 void cl_open_polygon(lua_State *L);  /* Polygon (polygon.c) */
 void cl_open_mesh(lua_State *L);     /* Mesh (mesh.c) */
 

@@ -21,12 +21,13 @@
 #include "bind.h"
 
 /* Polygon comes after World so that the fixed-size shape classes stay K_AABB..K_SPHERE < K_WORLD. */
-enum { K_AABB, K_RAY, K_OBB, K_SPHERE, K_WORLD, K_POLYGON, K_MESH, K_COUNT };
+enum { K_AABB, K_RAY, K_OBB, K_SPHERE, K_WORLD, K_POLYGON, K_MESH, K_CHARACTER, K_COUNT };
 
 /* One byte per class; only the addresses matter. */
-static const char class_keys[K_COUNT] = { 0, 0, 0, 0, 0, 0, 0 };
+static const char class_keys[K_COUNT] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 static const char *const class_names[K_COUNT] = {
-    CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_WORLD, CL_MT_POLYGON, CL_MT_MESH
+    CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_WORLD, CL_MT_POLYGON, CL_MT_MESH,
+    "collide.Character"
 };
 
 /* The class tags (bind.h): one byte per tagged class, only the addresses matter. The K_* order
@@ -199,9 +200,11 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
     lua_pop(L, 1);
 }
 
-/* collide.type(v): "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" for collide values, else nil. */
+/* collide.type(v): "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Character" for collide
+ * values, else nil. */
 int cl_bind_type(lua_State *L) {
-    static const char *const short_names[K_COUNT] = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh" };
+    static const char *const short_names[K_COUNT] = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon",
+                                                      "Mesh", "Character" };
     int k = classof(L, 1);
     if (k < 0) lua_pushnil(L);
     else lua_pushstring(L, short_names[k]);

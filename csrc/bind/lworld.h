@@ -17,6 +17,7 @@
 
 #include "bind.h"
 #include "world.h"
+#include "character.h"
 
 /* User values of full userdata: the only LUA_VERSION_NUM difference the World binding needs,
  * kept here because compat.h has no user-value helpers (5.1/LuaJIT use the environment table). */
@@ -156,6 +157,11 @@ CL_API int lw_b_querypoint(lua_State *L);
 CL_API int lw_b_raycast(lua_State *L);
 CL_API int lw_b_raycastall(lua_State *L);
 CL_API int lw_b_sweep(lua_State *L);
+/* world.c: pushes the hot upvalues every World method (and a Character's) gets; their count */
+CL_API int lw_pushhotupvalues(lua_State *L);
+/* world_move.c: character:move's body (character.c) on the stack world, item, dx, dy, dz, filter,
+ * out, character */
+CL_API int lw_charmove(lua_State *L, lworld *lw, int id, cl_char *c, const char *fname);
 /* world_move.c: move and check, and their bodies */
 CL_API int lw_move(lua_State *L);
 CL_API int lw_check(lua_State *L);

@@ -34,6 +34,7 @@ __attribute__((visibility("default"))) int luaopen_collide(lua_State *L) {
     lua_setfield(L, -2, "_VERSION");
     cl_open_shapes(L);
     cl_open_world(L);
+    cl_open_character(L);
     cl_open_bump(L);
     cl_open_ffi(L);
     return 1;

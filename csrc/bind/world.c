@@ -58,7 +58,7 @@ static const char *const uv_names[] = { "other", "type", "t", "nx", "ny", "nz",
                                         "ignore", "slide", "touch", "cross", "bounce" };
 
 /* Pushes the upvalues above (4 shape metatables, World metatable, strings); returns their count. */
-static int pushhotupvalues(lua_State *L) {
+int lw_pushhotupvalues(lua_State *L) {
     int n = cl_pushclassupvalues(L), i;
     cl_rawgetp(L, LUA_REGISTRYINDEX, &lw_world_key);
     for (i = 0; i < UV_LAST - UV_WORLD; i++) lua_pushstring(L, uv_names[i]);
@@ -444,7 +444,7 @@ static int w_tostring(lua_State *L) {
     return 1;
 }
 
-/* Every method is registered with the hot upvalues (pushhotupvalues): hotworld compares the
+/* Every method is registered with the hot upvalues (lw_pushhotupvalues): hotworld compares the
  * metatable with an upvalue instead of looking it up in the registry. */
 static const luaL_Reg world_methods[] = {
     { "add", w_add }, { "remove", w_remove }, { "update", w_update }, { "translate", w_translate },
@@ -470,11 +470,11 @@ void cl_open_world(lua_State *L) {
     lua_pushvalue(L, -1);
     cl_rawsetp(L, LUA_REGISTRYINDEX, &lw_world_key);
     lua_getfield(L, -1, "__index");
-    luaL_setfuncs(L, world_methods, pushhotupvalues(L));
+    luaL_setfuncs(L, world_methods, lw_pushhotupvalues(L));
     lua_pop(L, 2);
     lua_createtable(L, B_COUNT, 0);
     for (i = 1; i < B_COUNT; i++) {
-        int nup = pushhotupvalues(L);
+        int nup = lw_pushhotupvalues(L);
         lua_pushcclosure(L, body_fns[i], nup);
         lua_rawseti(L, -2, i);
     }

@@ -10,6 +10,7 @@
 typedef struct movectx {
     lua_State *L;
     int u;              /* index of the id -> item table */
+    int farg;           /* the filter's argument number in errors (6; a character's move: 5) */
     const char *fname;
 } movectx;
 
@@ -34,7 +35,7 @@ static cl_resp respond(void *ctx, int mover, int other) {
         else if (lua_type(L, -1) == LUA_TBOOLEAN) s = "true";
         else s = luaL_typename(L, -1);
         lua_pushfstring(L, "filter returned an unknown response '%s'", s);
-        cl_argerror(L, 6, c->fname, lua_tostring(L, -1));
+        cl_argerror(L, c->farg, c->fname, lua_tostring(L, -1));
     }
     return CL_RESP_IGNORE;
 }
@@ -115,6 +116,45 @@ static void pooltail(lua_State *L, lworld *lw, int u, int t, int n) {
     }
 }
 
+/* Pushes ax, ay, az and the collision table of cols[0..n-1] (into out at 7 when hasout, with
+ * the spare tables; else a new table, or the spare empty one for none). U at u; gen as fresh. */
+static void pushresults(lua_State *L, lworld *lw, int u, cl_vec3 a, const cl_col *cols, int n,
+                        int hasout, unsigned gen, const char *fname) {
+    int t, i;
+    lua_pushnumber(L, a.x);
+    lua_pushnumber(L, a.y);
+    lua_pushnumber(L, a.z);
+    if (hasout) {
+        lua_pushvalue(L, 7);
+    } else if (n == 0) {
+        lua_rawgeti(L, u, -1);          /* the spare empty table: no garbage */
+        lw_cleartail(L, lua_gettop(L), 0);
+    } else {
+        lua_createtable(L, n, 0);
+    }
+    t = lua_gettop(L);
+    for (i = 0; i < n; i++) {
+        cl_col c;
+        fresh(L, lw, gen, fname);           /* the tables allocate; nothing committed yet */
+        c = cols[i];
+        if (hasout) poolinner(L, lw, u, t, i + 1);
+        else lua_createtable(L, 0, 6);
+        lua_pushvalue(L, lua_upvalueindex(UV_OTHER));
+        lua_rawgeti(L, u, c.other + 1);
+        lua_rawset(L, -3);
+        lua_pushvalue(L, lua_upvalueindex(UV_TYPE));
+        lua_pushvalue(L, lua_upvalueindex(UV_RESP + (int)c.type));
+        lua_rawset(L, -3);
+        hotnum(L, UV_T, c.t);
+        hotnum(L, UV_NX, c.n.x);
+        hotnum(L, UV_NY, c.n.y);
+        hotnum(L, UV_NZ, c.n.z);
+        if (hasout) lua_pop(L, 1);
+        else lua_rawseti(L, t, i + 1);
+    }
+    if (hasout) pooltail(L, lw, u, t, n);
+}
+
 /* Shared body of move and check on the world lw at 1 (a function with the hot upvalues):
  * -> ax, ay, az, cols, n.
  * Failure leaves the world unchanged: filter errors and CL_ENOMEM happen inside the core, which
@@ -132,7 +172,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     cl_vec3 d, a;
     cl_shape end;
     double seq = 0;
-    int u, id, filter, hasout, n, t, i;
+    int u, id, filter, hasout, n;
     unsigned gen;
     movectx ctx;
     id = hotid(L, lw, 2, fname);
@@ -144,6 +184,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     u = pushitems(L);
     ctx.L = L;
     ctx.u = u;
+    ctx.farg = 6;
     ctx.fname = fname;
     /* with a filter this runs locked inside run(); the lock check above saw the caller's state */
     lw->gen++;
@@ -159,38 +200,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
             seq = lw->w.items[id].seq;
         }
     }
-    lua_pushnumber(L, a.x);
-    lua_pushnumber(L, a.y);
-    lua_pushnumber(L, a.z);
-    if (hasout) {
-        lua_pushvalue(L, 7);
-    } else if (n == 0) {
-        lua_rawgeti(L, u, -1);          /* the spare empty table: no garbage */
-        lw_cleartail(L, lua_gettop(L), 0);
-    } else {
-        lua_createtable(L, n, 0);
-    }
-    t = lua_gettop(L);
-    for (i = 0; i < n; i++) {
-        cl_col c;
-        fresh(L, lw, gen, fname);           /* the tables allocate; nothing committed yet */
-        c = lw->w.cols[i];
-        if (hasout) poolinner(L, lw, u, t, i + 1);
-        else lua_createtable(L, 0, 6);
-        lua_pushvalue(L, lua_upvalueindex(UV_OTHER));
-        lua_rawgeti(L, u, c.other + 1);
-        lua_rawset(L, -3);
-        lua_pushvalue(L, lua_upvalueindex(UV_TYPE));
-        lua_pushvalue(L, lua_upvalueindex(UV_RESP + (int)c.type));
-        lua_rawset(L, -3);
-        hotnum(L, UV_T, c.t);
-        hotnum(L, UV_NX, c.n.x);
-        hotnum(L, UV_NY, c.n.y);
-        hotnum(L, UV_NZ, c.n.z);
-        if (hasout) lua_pop(L, 1);
-        else lua_rawseti(L, t, i + 1);
-    }
-    if (hasout) pooltail(L, lw, u, t, n);
+    pushresults(L, lw, u, a, lw->w.cols, n, hasout, gen, fname);
     /* nothing below raises: the caller commits the redo (redo) once nothing can fail any more */
     if (commit && n > 0) {
         lw->redo = 1;
@@ -225,3 +235,39 @@ int lw_check(lua_State *L) {
 }
 
 /* Frees the core world and drops the item tables. */
+
+/* character:move's body (see character.c) on the stack world, item, dx, dy, dz, filter, out,
+ * character, for live item id: -> ax, ay, az, cols, n as world:move. The core commits the
+ * character's legs as it goes; a move with collisions is put back at its start while the tables
+ * are built and committed by the caller's redo, as domove does, so a failure (a filter error:
+ * the caller puts the item back; out of memory) leaves the item where it was. */
+int lw_charmove(lua_State *L, lworld *lw, int id, cl_char *c, const char *fname) {
+    cl_vec3 d = cl_v3((double)lua_tonumber(L, 3), (double)lua_tonumber(L, 4), (double)lua_tonumber(L, 5));
+    cl_vec3 a;
+    cl_shape start = lw->w.items[id].shape, end;
+    double seq = lw->w.items[id].seq;
+    int u = pushitems(L), n, filter = !lua_isnil(L, 6), hasout = !lua_isnil(L, 7);
+    unsigned gen;
+    movectx ctx;
+    ctx.L = L;
+    ctx.u = u;
+    ctx.farg = 5;
+    ctx.fname = fname;
+    lw->gen++;
+    n = cl_char_move(c, &lw->w, id, d, filter ? respond : NULL, &ctx, &a);
+    gen = lw->gen;
+    if (n < 0) return nomem(L);
+    if (n > 0) {
+        end = lw->w.items[id].shape;
+        cl_world_update(&lw->w, id, &start);
+    }
+    pushresults(L, lw, u, a, c->cols, n, hasout, gen, fname);
+    if (n > 0) {
+        lw->redo = 1;
+        lw->redoid = id;
+        lw->redoseq = seq;
+        lw->redoshape = end;
+    }
+    lua_pushinteger(L, n);
+    return 5;
+}
