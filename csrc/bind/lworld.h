@@ -103,6 +103,9 @@ typedef struct lworld {
     /* spare collision tables in U[-2][1..npool]: the tables move and check dropped from the end
      * of an out table (at most POOLMAX), reused before making new ones */
     int npool;
+    /* spare hit tables of raycastall in U[-3][1..nhpool] (U[-3] made, sized HPOOLMAX, by the
+     * first raycastall with an out table) */
+    int nhpool;
     /* a move's pending redo (domove): the item, its add order and the shape it moved to */
     int redo, redoid;
     /* bumped by every call that rewrites the core's result buffers (res, hits, cols) and by
@@ -114,6 +117,7 @@ typedef struct lworld {
 
 
 enum { POOLMAX = 16 };                  /* spare collision tables kept per world */
+enum { HPOOLMAX = 256 };                /* spare raycastall hit tables kept per world */
 
 
 /* ---- shared between the World binding's files (hidden in the shared object: CL_API) ---- */
@@ -140,6 +144,11 @@ CL_API int lw_checkid(lua_State *L, lworld *lw, int u, int arg, const char *fnam
 CL_API int lw_hotslow(lua_State *L, lworld *lw, int arg, int fast, const char *fname);
 /* world_results.c: sets t[i] = nil for i > n up to the table's border */
 CL_API void lw_cleartail(lua_State *L, int t, int n);
+/* world_results.c: pushes out[i] (out at t, U at u), taking a spare from the pool U[slot] or a
+ * new table with nrec fields when out[i] is not a table. */
+CL_API void lw_poolinner(lua_State *L, int *npool, int slot, int nrec, int u, int t, int i);
+/* world_results.c: lw_cleartail giving the dropped tables to the pool U[slot] (up to max). */
+CL_API void lw_pooltail(lua_State *L, int *npool, int max, int slot, int u, int t, int n);
 /* world_results.c: keeps the entries 1..n of table t the filter f keeps; the kept count */
 CL_API int lw_filtertable(lua_State *L, int t, int n, int f, const char *key);
 /* world_results.c: pushes the item list of w.res[0..n-1] (filtered, into out) and its count */

@@ -109,6 +109,7 @@ static int w_new(lua_State *L) {
     lw->fm = NULL; lw->fmcap = 0;
     lw->pc = NULL; lw->pcmask = 0;
     lw->npool = 0;
+    lw->nhpool = 0;
     lw->gen = 0;
     lua_createtable(L, 0, 3);
     lua_newtable(L);
@@ -392,6 +393,7 @@ static void release(lua_State *L, lworld *lw) {
     freescratch(lw);
     lw_freefast(lw);
     lw->npool = 0;
+    lw->nhpool = 0;
     cl_world_free(&lw->w);
     lw->alive = 0;
     lua_newtable(L);

@@ -47,75 +47,6 @@ static void hotnum(lua_State *L, int key, double v) {
     lua_rawset(L, -3);
 }
 
-/* Pushes the collision table at out[i] (out at index t; U at u): the table already there, else
- * a spare one from U[-2] or a new one, stored at out[i]. */
-static void poolinner(lua_State *L, lworld *lw, int u, int t, int i) {
-    lua_rawgeti(L, t, i);
-    if (lua_type(L, -1) == LUA_TTABLE) return;
-    lua_pop(L, 1);
-    if (lw->npool > 0) {
-        lw->npool--;
-        lua_rawgeti(L, u, -2);
-        /* U[-2] and its entries are checked: the debug library can replace either */
-        if (lua_type(L, -1) == LUA_TTABLE) lua_rawgeti(L, -1, lw->npool + 1);
-        else lua_pushnil(L);
-        lua_remove(L, -2);
-        if (lua_type(L, -1) != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_createtable(L, 0, 6);
-        }
-    } else {
-        lua_createtable(L, 0, 6);
-    }
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, t, i);
-}
-
-/* 1 if the value on top is rawequal to one of t[1..n] (t at index t). */
-static int inprefix(lua_State *L, int t, int n) {
-    int i, found = 0;
-    for (i = 1; i <= n && !found; i++) {
-        lua_rawgeti(L, t, i);
-        found = lua_rawequal(L, -1, -2);
-        lua_pop(L, 1);
-    }
-    return found;
-}
-
-/* lw_cleartail for move's out tables: the tables it drops go to the spare tables while there is
- * room (a move with fewer collisions than the last one, then one with more, makes no garbage).
- * A table goes there at most once and only if out[1..n] does not keep it, so the spares never
- * hand out one table twice in a result (an out that held one table several times, found in
- * review). */
-static void pooltail(lua_State *L, lworld *lw, int u, int t, int n) {
-    int len = (int)lua_rawlen(L, t), i;
-    for (i = n + 1;; i++) {
-        lua_rawgeti(L, t, i);
-        if (i > len && lua_isnil(L, -1)) {      /* past the border and any hole after it */
-            lua_pop(L, 1);
-            break;
-        }
-        if (lw->npool < POOLMAX && lua_type(L, -1) == LUA_TTABLE && !inprefix(L, t, n)) {
-            lua_rawgeti(L, u, -2);                      /* X, P */
-            if (lua_type(L, -1) == LUA_TTABLE) {
-                int p = lua_gettop(L);
-                lua_pushvalue(L, -2);                   /* X, P, X */
-                if (!inprefix(L, p, lw->npool)) {
-                    lua_rawseti(L, p, lw->npool + 1);   /* within the preallocated size: no
-                                                           allocation, cannot raise */
-                    lw->npool++;
-                } else {
-                    lua_pop(L, 1);
-                }
-            }
-            lua_pop(L, 1);                              /* X */
-        }
-        lua_pop(L, 1);
-        lua_pushnil(L);
-        lua_rawseti(L, t, i);
-    }
-}
-
 /* Pushes ax, ay, az and the collision table of cols[0..n-1] (into out at 7 when hasout, with
  * the spare tables; else a new table, or the spare empty one for none). U at u; gen as fresh. */
 static void pushresults(lua_State *L, lworld *lw, int u, cl_vec3 a, const cl_col *cols, int n,
@@ -137,7 +68,7 @@ static void pushresults(lua_State *L, lworld *lw, int u, cl_vec3 a, const cl_col
         cl_col c;
         fresh(L, lw, gen, fname);           /* the tables allocate; nothing committed yet */
         c = cols[i];
-        if (hasout) poolinner(L, lw, u, t, i + 1);
+        if (hasout) lw_poolinner(L, &lw->npool, -2, 6, u, t, i + 1);
         else lua_createtable(L, 0, 6);
         lua_pushvalue(L, lua_upvalueindex(UV_OTHER));
         lua_rawgeti(L, u, c.other + 1);
@@ -152,7 +83,7 @@ static void pushresults(lua_State *L, lworld *lw, int u, cl_vec3 a, const cl_col
         if (hasout) lua_pop(L, 1);
         else lua_rawseti(L, t, i + 1);
     }
-    if (hasout) pooltail(L, lw, u, t, n);
+    if (hasout) lw_pooltail(L, &lw->npool, POOLMAX, -2, u, t, n);
 }
 
 /* Shared body of move and check on the world lw at 1 (a function with the hot upvalues):

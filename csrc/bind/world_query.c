@@ -104,7 +104,7 @@ int lw_b_raycastall(lua_State *L) {
     const cl_ray *r = cl_checkray(L, 2, "raycastall");
     double maxt = cl_optlimit(L, 3, "raycastall", HUGE_VAL);
     int filter = optfilter(L, 4, "raycastall");
-    (void)opttable(L, 5, "raycastall");
+    int hasout = opttable(L, 5, "raycastall");
     int n, u, t, i, k;
     unsigned gen;
     cl_ray ray = *r;
@@ -113,12 +113,22 @@ int lw_b_raycastall(lua_State *L) {
     n = cl_world_raycastall(&lw->w, &ray, maxt);
     if (n < 0) return nomem(L);
     u = pushitems(L);
+    if (hasout) {           /* the pool of spare hit tables, made and sized once */
+        lua_rawgeti(L, u, -3);
+        if (lua_type(L, -1) != LUA_TTABLE) {
+            lua_createtable(L, HPOOLMAX, 0);
+            lua_rawseti(L, u, -3);
+            lw->nhpool = 0;
+        }
+        lua_pop(L, 1);
+    }
     t = pushout(L, 5, n);
     for (i = 0; i < n; i++) {
         cl_whit h;
-        fresh(L, lw, gen, "raycastall");    /* pushout, inner and setfield allocate */
+        fresh(L, lw, gen, "raycastall");    /* the pool, pushout, inner and setfield allocate */
         h = lw->w.hits[i];
-        inner(L, t, i + 1, 5);
+        if (hasout) lw_poolinner(L, &lw->nhpool, -3, 5, u, t, i + 1);
+        else inner(L, t, i + 1, 5);
         lua_rawgeti(L, u, h.item + 1);
         lua_setfield(L, -2, "item");
         setnum(L, "t", h.t);
@@ -128,7 +138,9 @@ int lw_b_raycastall(lua_State *L) {
         lua_pop(L, 1);
     }
     k = filter ? lw_filtertable(L, t, n, 4, "item") : n;
-    lw_cleartail(L, t, k);   /* also drops hits a filter rejected from a new table */
+    /* also drops hits a filter rejected; those of an out table are kept as spares */
+    if (hasout) lw_pooltail(L, &lw->nhpool, HPOOLMAX, -3, u, t, k);
+    else lw_cleartail(L, t, k);
     lua_pushvalue(L, t);
     lua_pushinteger(L, k);
     return 2;
