@@ -45,36 +45,49 @@ function World:remove(item) end
 ---@param w? number
 ---@param h? number
 function World:update(item, x, y, w, h) end
----Moves item toward the goal with bump's collision resolution; returns the actual position and the collisions.
+---Moves item toward the goal with bump's collision resolution; returns the actual position and the
+---collisions. Extension: cols, an out table refilled with the answer (no garbage).
 ---@param filter? fun(item: any, other: any): any
+---@param cols? collide.bump.Collision[]
 ---@return number actualX, number actualY, collide.bump.Collision[] cols, integer len
-function World:move(item, goalX, goalY, filter) end
+function World:move(item, goalX, goalY, filter, cols) end
 ---As move, without moving the item.
 ---@param filter? fun(item: any, other: any): any
+---@param cols? collide.bump.Collision[]
 ---@return number actualX, number actualY, collide.bump.Collision[] cols, integer len
-function World:check(item, goalX, goalY, filter) end
+function World:check(item, goalX, goalY, filter, cols) end
 ---The collisions of rect x,y,w,h moving to the goal (item excluded), sorted as bump sorts them.
 ---@param goalX? number
 ---@param goalY? number
 ---@param filter? fun(item: any, other: any): any
+---@param cols? collide.bump.Collision[] extension: out table
 ---@return collide.bump.Collision[] cols, integer len
-function World:project(item, x, y, w, h, goalX, goalY, filter) end
----Items whose rects strictly intersect the rect.
+function World:project(item, x, y, w, h, goalX, goalY, filter, cols) end
+---Items whose rects strictly intersect the rect (in slot order).
 ---@param filter? fun(item: any): boolean
+---@param items? any[] extension: out table
 ---@return any[] items, integer len
-function World:queryRect(x, y, w, h, filter) end
----Items strictly containing the point.
+function World:queryRect(x, y, w, h, filter, items) end
+---Items strictly containing the point (in slot order).
 ---@param filter? fun(item: any): boolean
+---@param items? any[] extension: out table
 ---@return any[] items, integer len
-function World:queryPoint(x, y, filter) end
+function World:queryPoint(x, y, filter, items) end
 ---Items the segment touches, sorted along the segment's line.
 ---@param filter? fun(item: any): boolean
+---@param items? any[] extension: out table
 ---@return any[] items, integer len
-function World:querySegment(x1, y1, x2, y2, filter) end
+function World:querySegment(x1, y1, x2, y2, filter, items) end
 ---As querySegment, with the entry and exit fractions and points.
 ---@param filter? fun(item: any): boolean
+---@param infos? collide.bump.SegmentInfo[] extension: out table
 ---@return collide.bump.SegmentInfo[] infos, integer len
-function World:querySegmentWithCoords(x1, y1, x2, y2, filter) end
+function World:querySegmentWithCoords(x1, y1, x2, y2, filter, infos) end
+---Extension: collide's closest raycast. The first item along the segment that filter accepts, where
+---the segment enters it, the normal of that side and the fraction along the segment; nil if none.
+---@param filter? fun(item: any): boolean
+---@return any item, number x, number y, number nx, number ny, number ti
+function World:raycast(x1, y1, x2, y2, filter) end
 ---@return boolean
 function World:hasItem(item) end
 ---@return any[] items, integer len

@@ -168,3 +168,125 @@ describe("collide.bump: errors and callbacks", function()
     assert.same({ 5, 0, 1 }, { x, y, len })
   end)
 end)
+
+-- The opt-in extensions: out tables (moves and queries without garbage), the deterministic order
+-- of query results, and world:raycast (collide's closest raycast).
+describe("collide.bump extensions", function()
+  local bump = require "collide.bump"
+  local quick = os.getenv("COLLIDE_QUICK") ~= nil
+
+  -- A PRNG: rand() in [0, 1), the same on every Lua.
+  local function prng(seed)
+    local s = seed
+    return function()
+      s = (s * 48271) % 2147483647
+      return (s - 1) / 2147483646
+    end
+  end
+
+  -- Returns two worlds holding the same random boxes (names 1..n), many touching on a 4-unit grid.
+  local function twins(rand, n)
+    local a, b = bump.newWorld(16), bump.newWorld(16)
+    local items = {}
+    for i = 1, n do
+      local x, y = math.floor(rand() * 50) * 4, math.floor(rand() * 50) * 4
+      local w, h = 4 * (1 + math.floor(rand() * 4)), 4 * (1 + math.floor(rand() * 4))
+      if rand() < 0.3 then x, y = x + rand(), y + rand() end
+      local it = { name = i }
+      items[i] = it
+      a:add(it, x, y, w, h)
+      b:add(it, x, y, w, h)
+    end
+    return a, b, items
+  end
+
+  it("move, check, project and the queries with an out table answer exactly as without", function()
+    local rand = prng(11)
+    local a, b, items = twins(rand, 120)
+    local responses = { "slide", "touch", "cross", "bounce" }
+    local filter = function(item, other) return responses[(item.name + other.name) % 4 + 1] end
+    local outc, outp, outq, outs, outi = {}, {}, {}, {}, {}
+    for _ = 1, quick and 300 or 1500 do
+      local it = items[1 + math.floor(rand() * #items)]
+      local x, y = a:getRect(it)
+      local gx, gy = x + (rand() - 0.5) * 40, y + (rand() - 0.5) * 40
+      local r1 = { a:move(it, gx, gy, filter) }
+      local r2 = { b:move(it, gx, gy, filter, outc) }
+      assert.same(r1, r2)
+      assert.equals(outc, r2[3])
+      assert.equals(r2[4], #outc)
+      local w, h = select(3, a:getRect(it))
+      assert.same({ a:project(it, gx, gy, w, h, x, y, filter) }, { b:project(it, gx, gy, w, h, x, y, filter, outp) })
+      local qx, qy, qw, qh = rand() * 200, rand() * 200, rand() * 60 + 1, rand() * 60 + 1
+      assert.same({ a:queryRect(qx, qy, qw, qh) }, { b:queryRect(qx, qy, qw, qh, nil, outq) })
+      assert.same({ a:queryPoint(qx, qy) }, { b:queryPoint(qx, qy, nil, outq) })
+      assert.same({ a:querySegment(qx, qy, gx, gy) }, { b:querySegment(qx, qy, gx, gy, nil, outs) })
+      assert.same({ a:querySegmentWithCoords(qx, qy, gx, gy) }, { b:querySegmentWithCoords(qx, qy, gx, gy, nil, outi) })
+    end
+  end)
+
+  it("a steady move with an out table makes no garbage", function()
+    local w = bump.newWorld()
+    local wall = w:add({}, 100, 0, 10, 100)
+    local p = w:add({}, 80, 10, 10, 10)
+    local cols = {}
+    local function frame()
+      w:update(p, 80, 10)
+      local _, _, c, len = w:move(p, 95, 12, nil, cols)
+      assert(len == 1 and c[1].other == wall)
+    end
+    for _ = 1, 200 do frame() end
+    collectgarbage()
+    collectgarbage("stop")
+    local before = collectgarbage("count")
+    for _ = 1, 2000 do frame() end
+    local grew = (collectgarbage("count") - before) * 1024
+    collectgarbage("restart")
+    assert.is_true(grew < 2000 * 8, ("%d bytes for 2000 moves"):format(grew))
+  end)
+
+  it("queries list items in slot order: the order of add, a removed item's slot reused by the next add", function()
+    local w = bump.newWorld()
+    local names = {}
+    for i = 1, 30 do
+      local it = { name = i }
+      names[i] = it
+      w:add(it, (i * 7919) % 31, (i * 104729) % 17, 5, 5)
+    end
+    local items = w:queryRect(-10, -10, 100, 100)
+    assert.equals(30, #items)
+    for i = 1, 30 do assert.equals(names[i], items[i]) end
+    w:remove(names[5])
+    local new = { name = "new" }
+    w:add(new, 0, 0, 5, 5)
+    items = w:queryRect(-10, -10, 100, 100)
+    assert.equals(new, items[5])
+  end)
+
+  it("world:raycast gives the closest item along the segment, as a brute force over bump.rect does", function()
+    local rand = prng(5)
+    local w, _, items = twins(rand, 150)
+    local gsi = bump.rect.getSegmentIntersectionIndices
+    for _ = 1, quick and 500 or 3000 do
+      local x1, y1 = rand() * 220 - 10, rand() * 220 - 10
+      local x2, y2 = rand() * 220 - 10, rand() * 220 - 10
+      if rand() < 0.3 then x1, y1, x2, y2 = math.floor(x1 / 4) * 4, math.floor(y1 / 4) * 4, math.floor(x2 / 4) * 4, math.floor(y2 / 4) * 4 end
+      local best, bt, bnx, bny
+      for _, it in ipairs(items) do
+        local l, t, ww, hh = w:getRect(it)
+        local t1, t2, nx, ny = gsi(l, t, ww, hh, x1, y1, x2, y2, 0, 1)
+        if t1 and ((0 < t1 and t1 < 1) or (0 < t2 and t2 < 1)) and (not bt or t1 < bt) then
+          best, bt, bnx, bny = it, t1, nx, ny
+        end
+      end
+      local item, x, y, nx, ny, t = w:raycast(x1, y1, x2, y2)
+      assert.equals(best, item)
+      if best then
+        assert.same({ x1 + (x2 - x1) * bt, y1 + (y2 - y1) * bt, bnx, bny, bt }, { x, y, nx, ny, t })
+      end
+      -- with a filter: the closest accepted one
+      local odd = w:raycast(x1, y1, x2, y2, function(it) return it.name % 2 == 1 end)
+      if odd then assert.equals(1, odd.name % 2) end
+    end
+  end)
+end)

@@ -10,6 +10,7 @@
  * the error is raised again, unchanged. A callback may use the world again (nested operations get
  * their own scratch). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bind.h"
@@ -282,8 +283,21 @@ static int project(lua_State *L, bcore *c, bscratch *s, const double r[4], doubl
     }
 }
 
-/* Sets t[k] = {x = x, y = y} for the table at t (absolute index). */
-static void setxy(lua_State *L, int t, const char *k, double x, double y) {
+/* Sets t[k] = {x = x, y = y} for the table at t (absolute index); with reuse, fills the table
+ * already at t[k] if there is one. */
+static void setxy(lua_State *L, int t, const char *k, double x, double y, int reuse) {
+    if (reuse) {
+        lua_getfield(L, t, k);
+        if (lua_istable(L, -1)) {
+            lua_pushnumber(L, x);
+            lua_setfield(L, -2, "x");
+            lua_pushnumber(L, y);
+            lua_setfield(L, -2, "y");
+            lua_pop(L, 1);
+            return;
+        }
+        lua_pop(L, 1);
+    }
     lua_createtable(L, 0, 2);
     lua_pushnumber(L, x);
     lua_setfield(L, -2, "x");
@@ -292,9 +306,16 @@ static void setxy(lua_State *L, int t, const char *k, double x, double y) {
     lua_setfield(L, t, k);
 }
 
-/* Sets t[k] = {x, y, w, h} for the table at t (absolute index). */
-static void setrect(lua_State *L, int t, const char *k, const double *r) {
-    lua_createtable(L, 0, 4);
+/* Sets t[k] = {x, y, w, h} for the table at t (absolute index); reuse as setxy. */
+static void setrect(lua_State *L, int t, const char *k, const double *r, int reuse) {
+    if (reuse) {
+        lua_getfield(L, t, k);
+        if (!lua_istable(L, -1)) {
+            lua_pop(L, 1);
+            reuse = 0;
+        }
+    }
+    if (!reuse) lua_createtable(L, 0, 4);
     lua_pushnumber(L, r[0]);
     lua_setfield(L, -2, "x");
     lua_pushnumber(L, r[1]);
@@ -303,31 +324,95 @@ static void setrect(lua_State *L, int t, const char *k, const double *r) {
     lua_setfield(L, -2, "w");
     lua_pushnumber(L, r[3]);
     lua_setfield(L, -2, "h");
+    if (reuse) lua_pop(L, 1);
+    else lua_setfield(L, t, k);
+}
+
+/* Moves t[k] (a slide or bounce table of a reused collision) to the spare list U[-2], t[k] = nil. */
+static void tospare(lua_State *L, int u, int t, const char *k) {
+    lua_getfield(L, t, k);
+    if (lua_istable(L, -1)) {
+        int n;
+        lua_rawgeti(L, u, -2);
+        n = (int)lua_rawlen(L, -1);
+        if (n < 64) {
+            lua_pushvalue(L, -2);
+            lua_rawseti(L, -2, n + 1);
+        }
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        lua_setfield(L, t, k);
+    }
+    lua_pop(L, 1);
+}
+
+/* Sets t[k] = {x = x, y = y} with a table from the spare list U[-2] when there is one. */
+static void setxyspare(lua_State *L, int u, int t, const char *k, double x, double y) {
+    int n;
+    lua_rawgeti(L, u, -2);
+    n = (int)lua_rawlen(L, -1);
+    if (n == 0) {
+        lua_pop(L, 1);
+        setxy(L, t, k, x, y, 0);
+        return;
+    }
+    lua_rawgeti(L, -1, n);
+    lua_pushnil(L);
+    lua_rawseti(L, -3, n);
+    lua_pushnumber(L, x);
+    lua_setfield(L, -2, "x");
+    lua_pushnumber(L, y);
+    lua_setfield(L, -2, "y");
     lua_setfield(L, t, k);
+    lua_pop(L, 1);
 }
 
 /* Pushes bump's col table for collision k: item at iidx, other at oidx, type at tidx, the item's
- * rectangle r moving by (dx, dy). */
+ * rectangle r moving by (dx, dy). With outi (an out table, else 0), the table at out[pos] is
+ * filled instead of a new one when it is a table (its slide/bounce tables go to the spare list U[-2]). */
 static void pushcol(lua_State *L, bcore *c, const cl_bcol *k, int iidx, int oidx, int tidx, const double r[4],
-                    double dx, double dy) {
-    int t;
-    lua_createtable(L, 0, 12);
+                    double dx, double dy, int u, int outi, int pos) {
+    int t, reuse = 0;
+    if (outi) {
+        lua_rawgeti(L, outi, pos);
+        reuse = lua_istable(L, -1);
+        if (!reuse) lua_pop(L, 1);
+    }
+    if (!reuse) lua_createtable(L, 0, 12);
     t = lua_gettop(L);
+    if (reuse) {
+        tospare(L, u, t, "slide");
+        tospare(L, u, t, "bounce");
+    }
     lua_pushboolean(L, k->overlaps);
     lua_setfield(L, t, "overlaps");
     lua_pushnumber(L, k->ti);
     lua_setfield(L, t, "ti");
-    setxy(L, t, "move", dx, dy);
-    setxy(L, t, "normal", k->nx, k->ny);
-    setxy(L, t, "touch", k->tx, k->ty);
-    setrect(L, t, "itemRect", r);
-    setrect(L, t, "otherRect", c->b.rect + 4 * k->id);
+    setxy(L, t, "move", dx, dy, reuse);
+    setxy(L, t, "normal", k->nx, k->ny, reuse);
+    setxy(L, t, "touch", k->tx, k->ty, reuse);
+    setrect(L, t, "itemRect", r, reuse);
+    setrect(L, t, "otherRect", c->b.rect + 4 * k->id, reuse);
     lua_pushvalue(L, oidx);
     lua_setfield(L, t, "other");
     lua_pushvalue(L, iidx);
     lua_setfield(L, t, "item");
     lua_pushvalue(L, tidx);
     lua_setfield(L, t, "type");
+}
+
+/* Clears out[from..] (the entries of an out table past the answer's length). */
+static void truncate(lua_State *L, int outi, int from) {
+    for (;; from++) {
+        lua_rawgeti(L, outi, from);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            return;
+        }
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        lua_rawseti(L, outi, from);
+    }
 }
 
 /* Returns the number field k.x of the table field k of the table at t (0 when absent). */
@@ -399,6 +484,8 @@ static int b_new(lua_State *L) {
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
     lua_rawseti(L, -2, -1);
+    lua_newtable(L);                 /* spare slide/bounce tables of reused collisions */
+    lua_rawseti(L, -2, -2);
     b_setuv(L, -2);
     return 1;
 }
@@ -649,14 +736,15 @@ static int checkmove(lua_State *L, int domove) {
     bcore *c;
     bscratch *s;
     unsigned calls;
-    int ci, u, id, own, nv = 0, len = 0, fi = 5, gxi = 3, gyi = 4, colsi, respi, builti, vfi, coli, typei, n, k;
+    int outi, ci, u, id, own, nv = 0, len = 0, fi = 5, gxi = 3, gyi = 4, colsi, respi, builti, vfi, coli, typei, n, k;
     double r0[4], pr[4], gx, gy, dx = 0, dy = 0, tx = 0, ty = 0, nx = 0;
-    lua_settop(L, 5);
+    lua_settop(L, 6);
     if (!lua_toboolean(L, 5)) {
         lua_pushnil(L);
         lua_replace(L, 5);
     }
-    c = getcore(L, 5);
+    outi = lua_istable(L, 6) ? 6 : 0;
+    c = getcore(L, 6);
     ci = lua_gettop(L);
     u = pushuv(L, ci);
     id = findid(L, u, 2);
@@ -672,7 +760,8 @@ static int checkmove(lua_State *L, int domove) {
     lua_pushnil(L);                  /* the visited filter, made when a custom response needs it */
     vfi = lua_gettop(L);
     lua_pushnil(L);                  /* its visited set */
-    lua_newtable(L);
+    if (outi) lua_pushvalue(L, outi);
+    else lua_newtable(L);
     colsi = lua_gettop(L);
     s = takescratch(L, c, &own);
     if (own) c->busy = 1;
@@ -734,7 +823,7 @@ static int checkmove(lua_State *L, int domove) {
                     if (nx != 0) gx = tx;
                     else gy = ty;
                 }
-                setxy(L, coli, "slide", gx, gy);
+                setxyspare(L, u, coli, "slide", gx, gy);
             } else {
                 double bx = tx, by = ty;
                 if (dx != 0 || dy != 0) {
@@ -744,7 +833,7 @@ static int checkmove(lua_State *L, int domove) {
                     bx = tx + bnx;
                     by = ty + bny;
                 }
-                setxy(L, coli, "bounce", bx, by);
+                setxyspare(L, u, coli, "bounce", bx, by);
                 gx = bx;
                 gy = by;
             }
@@ -812,7 +901,7 @@ static int checkmove(lua_State *L, int domove) {
         if (k < 0) break;
         dx = gx - pr[0];
         dy = gy - pr[1];
-        pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), pr, dx, dy);
+        pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), pr, dx, dy, u, outi, len + 1);
         lua_replace(L, coli);
         lua_replace(L, typei);
         lua_pop(L, 1);
@@ -834,6 +923,7 @@ static int checkmove(lua_State *L, int domove) {
         }
         doupdate(L, c, u, id, nr);
     }
+    if (outi) truncate(L, colsi, len + 1);
     lua_pushvalue(L, gxi);
     lua_pushvalue(L, gyi);
     lua_pushvalue(L, colsi);
@@ -855,21 +945,23 @@ static int w_move(lua_State *L) {
 static int w_project(lua_State *L) {
     bcore *c;
     bscratch *s;
-    int ci, u, id, own, n, k, len = 0, fi = 9, resi, nskip;
+    int outi, ci, u, id, own, n, k, len = 0, fi = 9, resi, nskip;
     double r[4], gx, gy;
-    lua_settop(L, 9);
+    lua_settop(L, 10);
     if (!lua_toboolean(L, 9)) {
         lua_pushnil(L);
         lua_replace(L, 9);
     }
-    c = getcore(L, 9);
+    outi = lua_istable(L, 10) ? 10 : 0;
+    c = getcore(L, 10);
     ci = lua_gettop(L);
     u = pushuv(L, ci);
     checkrect(L, 3, r);
     gx = goalof(L, 7, r[0], "goalX");
     gy = goalof(L, 8, r[1], "goalY");
     id = findid(L, u, 2);
-    lua_newtable(L);
+    if (outi) lua_pushvalue(L, outi);
+    else lua_newtable(L);
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
     if (own) c->busy = 1;
@@ -889,15 +981,43 @@ static int w_project(lua_State *L) {
             pcallback(L, c, own, 2, 1);
         }
         if (lua_toboolean(L, -1)) {
-            pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), r, gx - r[0], gy - r[1]);
+            pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), r, gx - r[0], gy - r[1], u, outi,
+                    len + 1);
             lua_rawseti(L, resi, ++len);
         }
         lua_pop(L, 2);
     }
     if (own) c->busy = 0;
+    if (outi) truncate(L, resi, len + 1);
     lua_pushvalue(L, resi);
     lua_pushinteger(L, len);
     return 2;
+}
+
+/* Pushes the out table at idx when it is one, else a new table. */
+static void pushout(lua_State *L, int idx) {
+    if (lua_istable(L, idx)) lua_pushvalue(L, idx);
+    else lua_newtable(L);
+}
+
+/* qsort comparator of slots. */
+static int idcmp(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts n slots ascending (the deterministic order of query results). */
+static void sortids(int *ids, int n) {
+    int i, j;
+    if (n > 24) {
+        qsort(ids, (size_t)n, sizeof *ids, idcmp);
+        return;
+    }
+    for (i = 1; i < n; i++) {
+        int v = ids[i];
+        for (j = i; j > 0 && ids[j - 1] > v; j--) ids[j] = ids[j - 1];
+        ids[j] = v;
+    }
 }
 
 /* Runs bump's candidate query of the cells q near box (x0, y0, x1, y1) into s (grown); returns the count. */
@@ -940,16 +1060,16 @@ static int w_queryrect(lua_State *L) {
     bscratch *s;
     int ci, u, own, n, k, m = 0, resi;
     double r[4], q[4], box[4];
-    lua_settop(L, 6);
+    lua_settop(L, 7);
     if (!lua_toboolean(L, 6)) {
         lua_pushnil(L);
         lua_replace(L, 6);
     }
-    c = getcore(L, 6);
+    c = getcore(L, 7);
     ci = lua_gettop(L);
     u = pushuv(L, ci);
     checkrect(L, 2, r);
-    lua_newtable(L);
+    pushout(L, 7);
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
     cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
@@ -964,9 +1084,11 @@ static int w_queryrect(lua_State *L) {
         if (r[0] < o[0] + o[2] && o[0] < r[0] + r[2] && r[1] < o[1] + o[3] && o[1] < r[1] + r[3])
             s->cand[m++] = s->cand[k];
     }
+    sortids(s->cand, m);
     if (own) c->busy = 1;
     n = filtered(L, c, own, u, s->cand, m, 6, resi, 0);
     if (own) c->busy = 0;
+    if (lua_istable(L, 7)) truncate(L, resi, n + 1);
     lua_pushvalue(L, resi);
     lua_pushinteger(L, n);
     return 2;
@@ -978,17 +1100,17 @@ static int w_querypoint(lua_State *L) {
     bscratch *s;
     int ci, u, own, n, k, m = 0, resi;
     double x, y, q[4], box[4];
-    lua_settop(L, 4);
+    lua_settop(L, 5);
     if (!lua_toboolean(L, 4)) {
         lua_pushnil(L);
         lua_replace(L, 4);
     }
-    c = getcore(L, 4);
+    c = getcore(L, 5);
     ci = lua_gettop(L);
     u = pushuv(L, ci);
     x = checkn(L, 2, "x");
     y = checkn(L, 3, "y");
-    lua_newtable(L);
+    pushout(L, 5);
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
     q[0] = q[2] = floor(x / c->cellsize) + 1;
@@ -1003,9 +1125,11 @@ static int w_querypoint(lua_State *L) {
             o[1] + o[3] - y > CL_BUMP_DELTA)
             s->cand[m++] = s->cand[k];
     }
+    sortids(s->cand, m);
     if (own) c->busy = 1;
     n = filtered(L, c, own, u, s->cand, m, 4, resi, 0);
     if (own) c->busy = 0;
+    if (lua_istable(L, 5)) truncate(L, resi, n + 1);
     lua_pushvalue(L, resi);
     lua_pushinteger(L, n);
     return 2;
@@ -1017,19 +1141,19 @@ static int segquery(lua_State *L, int withcoords) {
     bscratch *s;
     int ci, u, own, n, k, len = 0, resi;
     double x1, y1, x2, y2;
-    lua_settop(L, 6);
+    lua_settop(L, 7);
     if (!lua_toboolean(L, 6)) {
         lua_pushnil(L);
         lua_replace(L, 6);
     }
-    c = getcore(L, 6);
+    c = getcore(L, 7);
     ci = lua_gettop(L);
     u = pushuv(L, ci);
     x1 = checkn(L, 2, "x1");
     y1 = checkn(L, 3, "y1");
     x2 = checkn(L, 4, "x2");
     y2 = checkn(L, 5, "y2");
-    lua_newtable(L);
+    pushout(L, 7);
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
     for (;;) {
@@ -1054,7 +1178,11 @@ static int segquery(lua_State *L, int withcoords) {
         }
         if (withcoords) {
             double dx = x2 - x1, dy = y2 - y1;
-            lua_createtable(L, 0, 7);
+            lua_rawgeti(L, resi, len + 1);
+            if (!lua_istable(L, -1) || !lua_istable(L, 7)) {
+                lua_pop(L, 1);
+                lua_createtable(L, 0, 7);
+            }
             lua_insert(L, -2);
             lua_setfield(L, -2, "item");
             lua_pushnumber(L, g->ti1);
@@ -1073,6 +1201,7 @@ static int segquery(lua_State *L, int withcoords) {
         lua_rawseti(L, resi, ++len);
     }
     if (own) c->busy = 0;
+    if (lua_istable(L, 7)) truncate(L, resi, len + 1);
     lua_pushvalue(L, resi);
     lua_pushinteger(L, len);
     return 2;
@@ -1088,7 +1217,63 @@ static int w_querysegmentwithcoords(lua_State *L) {
     return segquery(L, 1);
 }
 
+/* world:raycast(x1,y1,x2,y2, filter) -> item, x, y, nx, ny, ti (collide's closest raycast: the
+ * first item along the segment the filter accepts, where the segment enters it, the normal of the
+ * side entered, its fraction), or nil. */
+static int w_raycast(lua_State *L) {
+    bcore *c;
+    bscratch *s;
+    int ci, u, own, n, k;
+    double x1, y1, x2, y2;
+    lua_settop(L, 6);
+    if (!lua_toboolean(L, 6)) {
+        lua_pushnil(L);
+        lua_replace(L, 6);
+    }
+    c = getcore(L, 6);
+    ci = lua_gettop(L);
+    u = pushuv(L, ci);
+    x1 = checkn(L, 2, "x1");
+    y1 = checkn(L, 3, "y1");
+    x2 = checkn(L, 4, "x2");
+    y2 = checkn(L, 5, "y2");
+    s = takescratch(L, c, &own);
+    for (;;) {
+        n = cl_bump_rayhits(&c->b, x1, y1, x2, y2, s->cand, s->cap, s->segs, s->cap);
+        if (n >= 0 && n <= s->cap) break;
+        if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) nomem(L);
+    }
+    if (own) c->busy = 1;
+    for (k = 0; k < n; k++) {
+        const cl_bseg *g = &s->segs[k];
+        double t = g->ti1;
+        if (!cl_bump_live(&c->b, g->id)) continue;
+        pushitem(L, u, g->id);
+        if (!lua_isnil(L, 6)) {
+            lua_pushvalue(L, 6);
+            lua_pushvalue(L, -2);
+            pcallback(L, c, own, 1, 1);
+            if (!lua_toboolean(L, -1)) {
+                lua_pop(L, 2);
+                continue;
+            }
+            lua_pop(L, 1);
+        }
+        if (own) c->busy = 0;
+        lua_pushnumber(L, x1 + (x2 - x1) * t);
+        lua_pushnumber(L, y1 + (y2 - y1) * t);
+        lua_pushnumber(L, g->nx);
+        lua_pushnumber(L, g->ny);
+        lua_pushnumber(L, t);
+        return 6;
+    }
+    if (own) c->busy = 0;
+    lua_pushnil(L);
+    return 1;
+}
+
 static const luaL_Reg methods[] = {
+    {"raycast", w_raycast},
     {"add", w_add},
     {"remove", w_remove},
     {"update", w_update},

@@ -469,10 +469,13 @@ static void trav(const cl_bump *b, double x1, double y1, double x2, double y2, c
     if (cx != cx2 || cy != cy2) trav_visit(g, n, cx2, cy2);
 }
 
-int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
-                    int *cand, int candcap, cl_bseg *out, int outcap) {
+/* Writes to out the items the segment meets inside (0, 1) (weight: entry along the infinite line;
+ * normal of the side entered); returns their number, or what cl_bump_project returns on too small
+ * buffers or memory failure. */
+static int seg_hits(cl_bump *b, double x1, double y1, double x2, double y2, int *cand, int candcap, cl_bseg *out,
+                    int outcap) {
     double seg[4], eps;
-    int nc, i, j, n = 0;
+    int nc, i, n = 0;
     seg[0] = x1;
     seg[1] = y1;
     seg[2] = x2 - x1;
@@ -488,6 +491,8 @@ int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
         if (!cl_bump_segindices(o, x1, y1, x2, y2, &t1, &t2, nn)) continue;
         if ((0 < t1 && t1 < 1) || (0 < t2 && t2 < 1)) {
             double u1 = -HUGE_VAL, u2 = HUGE_VAL;
+            out[n].nx = nn[0];
+            out[n].ny = nn[1];
             cl_bump_segindices(o, x1, y1, x2, y2, &u1, &u2, nn);
             out[n].ti1 = t1;
             out[n].ti2 = t2;
@@ -497,19 +502,41 @@ int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
             n++;
         }
     }
-    /* keep the hits in the cells bump's traversal visits */
-    if (n > 0) trav(b, x1, y1, x2, y2, out, n);
-    for (i = j = 0; i < n; i++)
-        if (out[i].seen) out[j++] = out[i];
-    n = j;
+    return n;
+}
+
+/* Sorts n segment hits by weight, then slot. */
+static void sortsegs(cl_bseg *out, int n) {
+    int i, j;
     if (n > 16) {
         qsort(out, (size_t)n, sizeof *out, seg_cmp);
-        return n;
+        return;
     }
     for (i = 1; i < n; i++) {
         cl_bseg v = out[i];
         for (j = i; j > 0 && seg_before(&v, &out[j - 1]); j--) out[j] = out[j - 1];
         out[j] = v;
     }
+}
+
+int cl_bump_rayhits(cl_bump *b, double x1, double y1, double x2, double y2, int *cand, int candcap, cl_bseg *out,
+                    int outcap) {
+    int n = seg_hits(b, x1, y1, x2, y2, cand, candcap, out, outcap), i;
+    if (n < 0 || n > outcap) return n;
+    for (i = 0; i < n; i++) out[i].weight = out[i].ti1;
+    sortsegs(out, n);
+    return n;
+}
+
+int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
+                    int *cand, int candcap, cl_bseg *out, int outcap) {
+    int n = seg_hits(b, x1, y1, x2, y2, cand, candcap, out, outcap), i, j;
+    if (n < 0 || n > outcap) return n;
+    /* keep the hits in the cells bump's traversal visits */
+    if (n > 0) trav(b, x1, y1, x2, y2, out, n);
+    for (i = j = 0; i < n; i++)
+        if (out[i].seen) out[j++] = out[i];
+    n = j;
+    sortsegs(out, n);
     return n;
 }

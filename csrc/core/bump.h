@@ -28,6 +28,7 @@ typedef struct cl_bcol {
 /// and the sort weight (the entry fraction along the infinite line).
 typedef struct cl_bseg {
     double ti1, ti2, weight;
+    double nx, ny;     /* normal of the side entered (0, 0 when the segment starts inside) */
     double cells[4];   /* its grid cells (scratch of the traversal) */
     int id, seen;
 } cl_bseg;
@@ -92,6 +93,13 @@ CL_API int cl_bump_project(cl_bump *b, const double r[4], double gx, double gy, 
 /// included) that have a grid cell among those bump's grid traversal visits, sorted by the entry
 /// fraction along the infinite line (ties by slot). Capacities and result as cl_bump_project.
 CL_API int cl_bump_segment(cl_bump *b, double x1, double y1, double x2, double y2,
+                           int *cand, int candcap, cl_bseg *out, int outcap);
+
+/// collide's closest raycast on a bump world: every item the segment (x1,y1)-(x2,y2) meets (bump's
+/// segment test inside (0, 1), corner grazes included, no grid cells involved), sorted by the entry
+/// fraction ti1 along the segment (ties by slot), with the normal of the side entered. Capacities
+/// and result as cl_bump_project.
+CL_API int cl_bump_rayhits(cl_bump *b, double x1, double y1, double x2, double y2,
                            int *cand, int candcap, cl_bseg *out, int outcap);
 
 /// Sorts n collisions as bump's project does (ti, then dist, then slot).
