@@ -205,6 +205,14 @@ function collide.pointinpolygon(poly, x, y) end
 ---@return collide.Polygon
 function collide.Polygon(xy) end
 
+---The six planes (left, right, bottom, top, near, far; unit normals pointing inside) of a
+---view-projection matrix given as 16 numbers in the row order love.math.Transform:getMatrix
+---returns (clip = m * (x,y,z,1), OpenGL clip space -w <= x,y,z <= w).
+---@param m number[] 16 numbers, rows in order
+---@param out? number[] filled instead of a new table
+---@return number[] planes flat {nx,ny,nz,d, ...}, 24 numbers
+function collide.frustum(m, out) end
+
 ---Creates a static triangle mesh: vertices {x1,y1,z1, ...} (finite numbers) and, optionally, indices
 ---{i1,j1,k1, ...} (1-based vertex numbers, three per triangle); without indices the vertices are
 ---taken three at a time. Errors: empty, a count not a multiple of 3, a non-finite coordinate, an
@@ -675,6 +683,15 @@ function World:query(shape, filter, out) end
 ---@return any[] items
 ---@return integer n
 function World:querypoint(x, y, z, filter, out) end
+
+---Frustum culling through the tree: the items whose shapes are not wholly behind any of the
+---planes (each side decided as shape:plane), in the order they were added.
+---@param planes number[] flat {nx,ny,nz,d, ...}, 1 to 32 planes
+---@param filter? fun(item: any): any
+---@param out? any[]
+---@return any[] items
+---@return integer n
+function World:queryplanes(planes, filter, out) end
 
 ---Closest item hit by the ray (ties by the order added), or nil.
 ---@param ray collide.Ray

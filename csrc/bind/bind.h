@@ -186,6 +186,12 @@ cl_polygon *cl_newpolygon(lua_State *L, size_t n);
 #define CL_POLY_STACK_COORDS 512
 const double *cl_readpolygon(lua_State *L, int arg, const char *fname, int slot, double *stackbuf, size_t *ncoords);
 
+/// Most planes world:queryplanes takes (one bit each in the core's masks).
+#define CL_MAXPLANES 32
+/// Reads a flat plane array {nx,ny,nz,d, ...} (1 to CL_MAXPLANES planes, finite numbers) at arg
+/// into p; returns the plane count, or raises naming fname and arg (planes.c).
+int cl_readplanes(lua_State *L, int arg, const char *fname, double p[4 * CL_MAXPLANES]);
+
 /// Pushes t, nx, ny, nz and returns 4.
 static inline int cl_pushhit(lua_State *L, const cl_hit *h) {
     lua_pushnumber(L, h->t);
@@ -206,6 +212,7 @@ void cl_open_world(lua_State *L);    /* World */
 void cl_open_character(lua_State *L); /* Character (character.c) */
 void cl_open_polygon(lua_State *L);  /* Polygon (polygon.c) */
 void cl_open_mesh(lua_State *L);     /* Mesh (mesh.c) */
+void cl_open_planes(lua_State *L);   /* frustum (planes.c) */
 
 struct cl_mesh;
 /// The mesh (core struct, mesh.h) of the collide.Mesh at idx, or NULL for any other value (size and

@@ -171,6 +171,8 @@ CL_API int lw_pushhotupvalues(lua_State *L);
 /* world_move.c: character:move's body (character.c) on the stack world, item, dx, dy, dz, filter,
  * out, character */
 CL_API int lw_charmove(lua_State *L, lworld *lw, int id, cl_char *c, const char *fname);
+CL_API int lw_queryplanes(lua_State *L);
+CL_API int lw_b_queryplanes(lua_State *L);
 /* world_move.c: move and check, and their bodies */
 CL_API int lw_move(lua_State *L);
 CL_API int lw_check(lua_State *L);
@@ -331,9 +333,10 @@ static inline void setnum(lua_State *L, const char *k, double v) {
 }
 
 /* Bodies by index, cached as closures in the registry (no allocation per call on 5.1). */
-enum { B_QUERY = 1, B_QUERYPOINT, B_RAYCAST, B_RAYCASTALL, B_SWEEP, B_MOVE, B_CHECK, B_COUNT };
+enum { B_QUERY = 1, B_QUERYPOINT, B_RAYCAST, B_RAYCASTALL, B_SWEEP, B_MOVE, B_CHECK, B_QUERYPLANES, B_COUNT };
 static const lua_CFunction body_fns[B_COUNT] = {
-    NULL, lw_b_query, lw_b_querypoint, lw_b_raycast, lw_b_raycastall, lw_b_sweep, lw_b_move, lw_b_check
+    NULL, lw_b_query, lw_b_querypoint, lw_b_raycast, lw_b_raycastall, lw_b_sweep, lw_b_move, lw_b_check,
+    lw_b_queryplanes
 };
 
 /* Commits the move domove left pending, unless a finalizer run by an allocation since then

@@ -19,6 +19,7 @@ void cl_open_shapes(lua_State *L) {
     cl_open_funcs(L);
     cl_open_polygon(L);
     cl_open_mesh(L);
+    cl_open_planes(L);
     lua_pushcfunction(L, cl_bind_type);
     lua_setfield(L, -2, "type");
 }

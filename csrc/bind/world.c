@@ -451,7 +451,7 @@ static int w_tostring(lua_State *L) {
 static const luaL_Reg world_methods[] = {
     { "add", w_add }, { "remove", w_remove }, { "update", w_update }, { "translate", w_translate },
     { "translatemany", w_translatemany }, { "has", w_has }, { "count", w_count },
-    { "shape", w_shape }, { "query", lw_query }, { "querypoint", lw_querypoint },
+    { "shape", w_shape }, { "query", lw_query }, { "querypoint", lw_querypoint }, { "queryplanes", lw_queryplanes },
     { "raycast", lw_raycast }, { "raycastall", lw_raycastall }, { "pairs", lw_pairs },
     { "sweep", lw_sweep }, { "move", lw_move }, { "check", lw_check }, { "destroy", w_destroy },
     { NULL, NULL }

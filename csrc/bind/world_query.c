@@ -38,6 +38,20 @@ int lw_b_querypoint(lua_State *L) {
     return lw_pushitemlist(L, lw, n, 5, 6, "querypoint");
 }
 
+/* body of world:queryplanes(planes[, filter[, out]]) -> array, n: the items not wholly behind any plane. */
+int lw_b_queryplanes(lua_State *L) {
+    lworld *lw = hotworld(L, "queryplanes");
+    double p[4 * CL_MAXPLANES];
+    int np = cl_readplanes(L, 2, "queryplanes", p), n;
+    optfilter(L, 3, "queryplanes");
+    opttable(L, 4, "queryplanes");
+    lua_settop(L, 4);
+    lw->gen++;
+    n = cl_world_queryplanes(&lw->w, p, np);
+    if (n < 0) return nomem(L);
+    return lw_pushitemlist(L, lw, n, 3, 4, "queryplanes");
+}
+
 /* Pushes item, t, nx, ny, nz of a hit and returns 5. */
 static int pushwhit(lua_State *L, int u, const cl_whit *h) {
     lua_rawgeti(L, u, h->item + 1);
@@ -184,6 +198,7 @@ int lw_b_sweep(lua_State *L) {
 
 int lw_query(lua_State *L) { return run(L, 3, B_QUERY, "query"); }
 int lw_querypoint(lua_State *L) { return run(L, 5, B_QUERYPOINT, "querypoint"); }
+int lw_queryplanes(lua_State *L) { return run(L, 3, B_QUERYPLANES, "queryplanes"); }
 /* world:raycast without a filter (the hot case) is done here, without run(), lw_b_raycast and
  * firsthit: the same checks in the same order (world, ray, maxt; the filter argument is nil),
  * the ray read in place (nothing runs Lua before the core returns), one hit pushed straight from

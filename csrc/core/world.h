@@ -175,6 +175,10 @@ CL_API const cl_shape *cl_world_shape(const cl_world *w, int id);
 CL_API int cl_world_query(cl_world *w, const cl_shape *s);
 /// Items containing p (inclusive) into w->res, add order; n or CL_ENOMEM.
 CL_API int cl_world_querypoint(cl_world *w, cl_vec3 p);
+/// Items not wholly behind any of the np (1..32) planes planes[4k..4k+3] = nx, ny, nz, d (each side
+/// exactly cl_shape_plane's) into w->res, add order: frustum culling through the tree, each node
+/// carrying the mask of planes it is not yet known to be in front of; n or CL_ENOMEM.
+CL_API int cl_world_queryplanes(cl_world *w, const double *planes, int np);
 /// Closest hit with t <= maxt and (t, order) after (aftert, afterseq) (pass -1, -1 for none);
 /// 1 and *out on a hit, 0 on none, CL_ENOMEM.
 CL_API int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert,

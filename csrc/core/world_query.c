@@ -194,6 +194,90 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     return k;
 }
 
+/* Side of the float box b against plane p (p[0..2] the normal, p[3] the offset) for the plane
+ * walk: -1 surely wholly behind, 1 surely wholly in front, 0 undecided. The box's extreme values
+ * of n.x + d are summed in doubles and trusted only beyond a rounding allowance (2^-48 of the
+ * terms' magnitudes; NaN or infinite sums decide nothing), so a decision never contradicts the
+ * exact shape:plane test of a shape inside b. */
+static inline int fbox_planeside(const cl_fbox *b, const double *p) {
+    double lo = p[3], hi = p[3], s = fabs(p[3]), tol;
+    int k;
+    for (k = 0; k < 3; k++) {
+        double a = p[k] * b->lo[k], c = p[k] * b->hi[k];
+        if (a < c) { lo += a; hi += c; } else { lo += c; hi += a; }
+        s += fabs(a) > fabs(c) ? fabs(a) : fabs(c);
+    }
+    tol = s * 0x1p-48;
+    if (hi < -tol) return -1;
+    if (lo > tol) return 1;
+    return 0;
+}
+
+/* 1 unless the shape is wholly behind one of the planes whose bit is set in mask (cl_shape_plane). */
+static int planes_keep(const cl_shape *s, const double *planes, unsigned mask) {
+    while (mask) {
+        int k = 0;
+        while (!(mask & (1u << k))) k++;
+        mask &= mask - 1;
+        if (cl_shape_plane(s, cl_v3(planes[4 * k], planes[4 * k + 1], planes[4 * k + 2]), planes[4 * k + 3]) < 0)
+            return 0;
+    }
+    return 1;
+}
+
+int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
+    cl_tree *t;
+    cl_stack st;
+    unsigned all = np >= 32 ? 0xffffffffu : (1u << np) - 1;
+    int n = 0, i;
+    settle_tree(w);
+    t = &w->tree;
+    if (t->root != CL_NULLNODE) {
+        cl_stack_init(&st);
+        st.p[st.n].node = t->root;
+        st.p[st.n++].t = (double)all;
+        while (st.n > 0) {
+            const cl_tnode *nd;
+            unsigned mask, m;
+            st.n--;
+            nd = &t->nodes[st.p[st.n].node];
+            mask = (unsigned)st.p[st.n].t;
+            /* planes the node is wholly in front of are dropped for its subtree; one it is wholly
+             * behind culls it */
+            for (m = mask; m; m &= m - 1) {
+                int k = 0, side;
+                while (!(m & (1u << k))) k++;
+                side = fbox_planeside(&nd->box, planes + 4 * k);
+                if (side < 0) break;
+                if (side > 0) mask &= ~(1u << k);
+            }
+            if (m) continue;
+            if (nd->child1 == CL_NULLNODE) {
+                int id = nd->child2;
+                if (w->items[id].dirty) continue;       /* stale leaf: tested below */
+                if (mask && !planes_keep(&w->items[id].shape, planes, mask)) continue;
+                if (n >= w->tmpcap && !tmp_grow(w, n + 1)) { cl_stack_free(t, &st); return CL_ENOMEM; }
+                w->tmp[n++] = id;
+            } else if (!SPUSH(t, &st, nd->child2, (double)mask) || !SPUSH(t, &st, nd->child1, (double)mask)) {
+                cl_stack_free(t, &st);
+                return CL_ENOMEM;
+            }
+        }
+        cl_stack_free(t, &st);
+    }
+    for (i = w->dhead; i >= 0; i = w->items[i].dnext) {
+        const cl_item *it = &w->items[i];
+        if (!it->dirty || it->proxy == CL_NULLNODE || !planes_keep(&it->shape, planes, all)) continue;
+        if (n >= w->tmpcap && !tmp_grow(w, n + 1)) return CL_ENOMEM;
+        w->tmp[n++] = i;
+    }
+    ENSURE(w->res, w->rescap, n);
+    memcpy(w->res, w->tmp, (size_t)n * sizeof(int));
+    sort_elems(w->res, n, sizeof(int), less_id, w);
+    w->nres = n;
+    return n;
+}
+
 /* A ray prepared for slab tests against float boxes. The boxes are tested widened by the ray's
  * rounding allowance del (shape_tol of its origin): a face coordinate f is compared as f - del
  * (min faces) or f + del (max faces), i.e. against the origin moved by +del or -del, so the

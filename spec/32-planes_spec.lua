@@ -1,0 +1,228 @@
+-- collide.frustum and world:queryplanes: the six planes of a view-projection matrix (row order of
+-- love.math.Transform:getMatrix, OpenGL clip space) checked against the clip-space inequalities on
+-- random points, and world:queryplanes against brute force (every item's shape:plane for every
+-- plane, add order) on random worlds of AABBs, OBBs and Spheres with moved (stale-leaf) items,
+-- random plane sets of 1 to 32 planes, frustums, planes touching boxes exactly; filters, out
+-- tables and errors.
+local collide = require "collide"
+local util = require "support.util"
+local errof = util.errof
+
+local QUICK = os.getenv("COLLIDE_QUICK") ~= nil
+local AABB, OBB, Sphere, World = collide.AABB, collide.OBB, collide.Sphere, collide.World
+
+local seed = 99
+local function rnd()
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return seed / 2147483648
+end
+local function urand(a, b) return a + (b - a) * rnd() end
+
+-- 4x4 matrices as flat row-major arrays of 16 numbers.
+local function matmul(a, b)
+  local r = {}
+  for i = 0, 3 do
+    for j = 0, 3 do
+      local s = 0
+      for k = 0, 3 do s = s + a[4 * i + k + 1] * b[4 * k + j + 1] end
+      r[4 * i + j + 1] = s
+    end
+  end
+  return r
+end
+local function perspective(fovy, aspect, near, far)
+  local f = 1 / math.tan(fovy / 2)
+  return { f / aspect, 0, 0, 0,  0, f, 0, 0,  0, 0, (far + near) / (near - far), 2 * far * near / (near - far),  0, 0, -1, 0 }
+end
+-- A view matrix: rotation about y by yaw, then about x by pitch, after translating by -eye.
+local function view(ex, ey, ez, yaw, pitch)
+  local cy, sy, cp, sp = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch)
+  local ry = { cy, 0, -sy, 0,  0, 1, 0, 0,  sy, 0, cy, 0,  0, 0, 0, 1 }
+  local rx = { 1, 0, 0, 0,  0, cp, sp, 0,  0, -sp, cp, 0,  0, 0, 0, 1 }
+  local t = { 1, 0, 0, -ex,  0, 1, 0, -ey,  0, 0, 1, -ez,  0, 0, 0, 1 }
+  return matmul(rx, matmul(ry, t))
+end
+local function randfrustum()
+  return matmul(perspective(urand(0.5, 1.5), urand(0.7, 2), urand(0.1, 1), urand(20, 80)),
+    view(urand(-20, 20), urand(-5, 5), urand(-20, 20), urand(0, 6.3), urand(-0.6, 0.6)))
+end
+
+local function side(p, x, y, z, k)
+  return p[4 * k - 3] * x + p[4 * k - 2] * y + p[4 * k - 1] * z + p[4 * k]
+end
+
+describe("collide.frustum", function()
+  it("identity: the six faces of the cube [-1, 1]^3, normals inwards, unit length", function()
+    assert.same({ 1, 0, 0, 1,  -1, 0, 0, 1,  0, 1, 0, 1,  0, -1, 0, 1,  0, 0, 1, 1,  0, 0, -1, 1 },
+      collide.frustum { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 })
+  end)
+
+  it("a point is in front of all six planes exactly when its clip coordinates satisfy -w < x,y,z < w", function()
+    for _ = 1, QUICK and 20 or 80 do
+      local m = randfrustum()
+      local p = collide.frustum(m)
+      assert.equal(24, #p)
+      for k = 1, 6 do
+        local l = math.sqrt(p[4 * k - 3] ^ 2 + p[4 * k - 2] ^ 2 + p[4 * k - 1] ^ 2)
+        assert.is_true(math.abs(l - 1) < 1e-12)
+      end
+      for _ = 1, 200 do
+        local x, y, z = urand(-100, 100), urand(-30, 30), urand(-100, 100)
+        local c = {}
+        for i = 0, 3 do c[i + 1] = m[4 * i + 1] * x + m[4 * i + 2] * y + m[4 * i + 3] * z + m[4 * i + 4] end
+        local w = c[4]
+        local margin = 1e-9 * (math.abs(w) + 1)
+        local inside = c[1] > -w + margin and c[1] < w - margin and c[2] > -w + margin and c[2] < w - margin
+          and c[3] > -w + margin and c[3] < w - margin
+        local outside = c[1] < -w - margin or c[1] > w + margin or c[2] < -w - margin or c[2] > w + margin
+          or c[3] < -w - margin or c[3] > w + margin
+        local infront = true
+        for k = 1, 6 do if side(p, x, y, z, k) <= 0 then infront = false end end
+        if inside then assert.is_true(infront) end
+        if outside then assert.is_false(infront) end
+      end
+    end
+  end)
+
+  it("fills out; errors", function()
+    local out = {}
+    assert.equal(out, collide.frustum({ 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 }, out))
+    assert.equal(24, #out)
+    assert.equal("bad argument #1 to 'frustum' (table expected, got no value)", errof(collide.frustum))
+    assert.equal("bad argument #1 to 'frustum' (matrix has not 16 numbers)", errof(collide.frustum, { 1, 2, 3 }))
+    assert.equal("bad argument #1 to 'frustum' (matrix number 3 is not finite)",
+      errof(collide.frustum, { 1, 0, 1 / 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 }))
+    assert.equal("bad argument #1 to 'frustum' (matrix number 16 is not a number)",
+      errof(collide.frustum, { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, "x" }))
+    assert.equal("bad argument #2 to 'frustum' (table expected, got number)",
+      errof(collide.frustum, { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 }, 3))
+  end)
+end)
+
+-- The brute-force answer: items (in add order) whose shape is not wholly behind any plane.
+local function brute(items, shapes, planes, filter)
+  local r = {}
+  for i, it in ipairs(items) do
+    local s = shapes[it]
+    if s then
+      local keep = true
+      for k = 1, #planes / 4 do
+        if s:plane(planes[4 * k - 3], planes[4 * k - 2], planes[4 * k - 1], planes[4 * k]) < 0 then keep = false break end
+      end
+      if keep and (not filter or filter(it)) then r[#r + 1] = it end
+    end
+  end
+  return r
+end
+
+local function randshape(spread)
+  local x, y, z = urand(-spread, spread), urand(-spread / 4, spread / 4), urand(-spread, spread)
+  local k = rnd()
+  if k < 0.1 then  -- integer boxes: exact touching with the axis planes below
+    x, y, z = math.floor(x), math.floor(y), math.floor(z)
+    return AABB(x, y, z, x + 1, y + 1, z + 1)
+  elseif k < 0.5 then
+    local h = urand(0.1, 2)
+    return AABB(x - h, y - h, z - h, x + h, y + urand(0.1, 2), z + h)
+  elseif k < 0.8 then
+    local o = OBB(x, y, z, urand(0.1, 2), urand(0.1, 2), urand(0.1, 2))
+    o:rotate(urand(0, 6.3), urand(-1, 1), urand(-1, 1), urand(0.1, 1))
+    return o
+  end
+  return Sphere(x, y, z, urand(0, 2))
+end
+
+describe("world:queryplanes", function()
+  it("exact values: touching counts, add order, filter, out cleared", function()
+    local w = World()
+    w:add("c", AABB(2, 0, 0, 3, 1, 1))
+    w:add("a", AABB(0, 0, 0, 1, 1, 1))
+    w:add("s", Sphere(5, 0, 0, 1))
+    w:add("b", OBB(-2, 0, 0, 1, 1, 1))
+    local planes = { 1, 0, 0, -1,  -1, 0, 0, 4 }       -- 1 <= x <= 4
+    local out = { "x", "y", "z", "w", "v" }
+    local r, n = w:queryplanes(planes, nil, out)
+    assert.equal(out, r)
+    assert.same({ "c", "a", "s" }, r)                  -- a touches x = 1, s touches x = 4
+    assert.equal(3, n)
+    r, n = w:queryplanes(planes, function(item) return item ~= "a" end)
+    assert.same({ "c", "s" }, r)
+    assert.equal(2, n)
+    r, n = w:queryplanes({ 1, 0, 0, -1.0000001 })
+    assert.same({ "c", "s" }, r)
+  end)
+
+  it("errors", function()
+    local w = World()
+    assert.equal("bad argument #2 to 'queryplanes' (table expected, got no value)", errof(w.queryplanes, w))
+    assert.equal("bad argument #2 to 'queryplanes' (no planes)", errof(w.queryplanes, w, {}))
+    assert.equal("bad argument #2 to 'queryplanes' (plane array length is not a multiple of 4)",
+      errof(w.queryplanes, w, { 1, 0, 0 }))
+    local many = {}
+    for i = 1, 33 * 4 do many[i] = i % 4 == 0 and 1 or 0 end
+    assert.equal("bad argument #2 to 'queryplanes' (more than 32 planes)", errof(w.queryplanes, w, many))
+    assert.equal("bad argument #2 to 'queryplanes' (plane number 2 is not finite)",
+      errof(w.queryplanes, w, { 1, 0 / 0, 0, 0 }))
+    assert.equal("bad argument #2 to 'queryplanes' (plane number 4 is not a number)",
+      errof(w.queryplanes, w, { 1, 0, 0, "d" }))
+    assert.equal("bad argument #4 to 'queryplanes' (table expected, got number)",
+      errof(w.queryplanes, w, { 1, 0, 0, 0 }, nil, 5))
+    w:destroy()
+    assert.truthy(errof(w.queryplanes, w, { 1, 0, 0, 0 }):find("world is destroyed", 1, true))
+  end)
+
+  it("random worlds and plane sets against brute force (moved items included)", function()
+    local rounds = QUICK and 6 or 24
+    for round = 1, rounds do
+      local w, items, shapes = World(), {}, {}
+      local n = round % 3 == 0 and 3000 or 300
+      for i = 1, n do
+        local s = randshape(50)
+        items[i], shapes[i] = i, s
+        w:add(i, s)
+      end
+      for _ = 1, QUICK and 20 or 60 do
+        -- some moves (stale leaves and refits), some removals
+        for _ = 1, 10 do
+          local i = math.floor(rnd() * n) + 1
+          if shapes[i] then
+            if rnd() < 0.1 then
+              w:remove(i)
+              shapes[i] = nil
+            else
+              local s = randshape(50)
+              shapes[i] = s
+              w:update(i, s)
+            end
+          end
+        end
+        local planes
+        local kind = rnd()
+        if kind < 0.4 then
+          planes = collide.frustum(randfrustum())
+        elseif kind < 0.6 then  -- axis planes at integers: exact touching with integer boxes
+          planes = {}
+          for k = 1, 1 + math.floor(rnd() * 6) do
+            local ax, s = math.floor(rnd() * 3), rnd() < 0.5 and 1 or -1
+            planes[#planes + 1] = ax == 0 and s or 0
+            planes[#planes + 1] = ax == 1 and s or 0
+            planes[#planes + 1] = ax == 2 and s or 0
+            planes[#planes + 1] = -s * math.floor(urand(-20, 20))
+          end
+        else
+          planes = {}
+          for k = 1, 1 + math.floor(rnd() * 32) do
+            local nx, ny, nz = urand(-1, 1), urand(-1, 1), urand(-1, 1)
+            planes[#planes + 1], planes[#planes + 2], planes[#planes + 3] = nx, ny, nz
+            planes[#planes + 1] = urand(-1, 1) * 60
+          end
+        end
+        local filter = rnd() < 0.2 and function(item) return item % 3 ~= 0 end or nil
+        local r, cnt = w:queryplanes(planes, filter)
+        local want = brute(items, shapes, planes, filter)
+        assert.equal(#want, cnt)
+        assert.same(want, r)
+      end
+    end
+  end)
+end)
