@@ -23,7 +23,8 @@ build = {
   modules = {
     collide = {
       sources = {
-        "csrc/core/aabb.c", "csrc/core/bump.c", "csrc/core/character.c", "csrc/core/misc.c", "csrc/core/obb.c", "csrc/core/penetration.c",
+        "csrc/core/aabb.c", "csrc/core/bump.c", "csrc/core/capsule.c", "csrc/core/character.c", "csrc/core/misc.c",
+        "csrc/core/obb.c", "csrc/core/penetration.c",
         "csrc/core/sphere.c",
         "csrc/core/sweep.c", "csrc/core/tree.c", "csrc/core/world.c", "csrc/core/world_move.c",
         "csrc/core/world_pairs.c", "csrc/core/world_query.c", "csrc/core/world_tree.c", "csrc/core/tri.c", "csrc/core/mesh.c",

@@ -11,6 +11,56 @@
 #define CL_API __attribute__((visibility("hidden")))
 #else
 #define CL_API
+/* ---- Capsule (capsule.c) ---- */
+/// Box of the segment grown by r (clamped to finite values).
+CL_API cl_aabb cl_capsule_aabb(const cl_capsule *c);
+/// Inclusive containment: p within r of the segment.
+CL_API int cl_capsule_contains(const cl_capsule *c, cl_vec3 p);
+/// Closest point on or in the capsule (p itself when inside).
+CL_API cl_vec3 cl_capsule_closest(const cl_capsule *c, cl_vec3 p);
+/// Plane side as cl_aabb_plane: 1 / -1 when both end balls are wholly in front / behind, else 0
+/// (cl_sphere_plane of each end ball).
+CL_API int cl_capsule_plane(const cl_capsule *c, cl_vec3 n, double d);
+/// Ray hit with t in [0, maxt]; origin inside (inclusive) gives t = 0, n = 0. The normal points
+/// from the segment's closest point to the hit point (-d when r == 0).
+CL_API int cl_capsule_raycast(const cl_capsule *c, const cl_ray *r, double maxt, cl_hit *out);
+/// Closest points of segments p0p1 and q0q1 (points allowed): parameters s, t in [0, 1], points
+/// onp, onq (parallel segments: one of the closest pairs).
+CL_API void cl_segment_segment(cl_vec3 p0, cl_vec3 p1, cl_vec3 q0, cl_vec3 q1, double *s, double *t,
+                               cl_vec3 *onp, cl_vec3 *onq);
+/// Closest points of segment ab and a box: parameter s, onseg, and onbox (= onseg where they meet).
+/// Exact up to rounding: the minimum of the convex piecewise-quadratic squared distance.
+CL_API void cl_segment_aabb(cl_vec3 a, cl_vec3 b, const cl_aabb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox);
+/// cl_segment_aabb in an oriented box's frame (a box with world axes is its AABB).
+CL_API void cl_segment_obb(cl_vec3 a, cl_vec3 b, const cl_obb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox);
+/// Inclusive overlaps (touching counts): the ball of radius r at the segment's closest point
+/// against the other shape, with the sphere tests.
+CL_API int cl_capsule_overlaps_sphere(const cl_capsule *c, const cl_sphere *s);
+CL_API int cl_capsule_overlaps_capsule(const cl_capsule *a, const cl_capsule *b);
+CL_API int cl_capsule_overlaps_aabb(const cl_capsule *c, const cl_aabb *b);
+CL_API int cl_capsule_overlaps_obb(const cl_capsule *c, const cl_obb *b);
+/// Penetration of capsule c out of the other shape, as cl_penetration (1, depth, unit n out of the
+/// other; 0 when the open shapes do not overlap). The other shape out of the capsule: the same
+/// depth with n negated. Segments that meet (or a centre on the segment) push along their common
+/// normal (perpendicular to the segment) by the radii sum; a segment meeting a box leaves box (+)
+/// segment through its nearest face (face normals: the box's axes and segment x axis), plus r.
+CL_API int cl_penetration_capsule_sphere(const cl_capsule *c, const cl_sphere *s, double *depth, cl_vec3 *n);
+CL_API int cl_penetration_capsule_capsule(const cl_capsule *a, const cl_capsule *b, double *depth, cl_vec3 *n);
+CL_API int cl_penetration_capsule_aabb(const cl_capsule *c, const cl_aabb *b, double *depth, cl_vec3 *n);
+CL_API int cl_penetration_capsule_obb(const cl_capsule *c, const cl_obb *b, double *depth, cl_vec3 *n);
+/// Exact sweeps of the first shape moved by d (t in [0, 1]) against the static second, as
+/// cl_sweep_shapes (world.h): OVERLAPPED (t = 0, n = 0) when the open interiors meet at the start;
+/// TOUCHING with the first contact t in [0, 1) and the unit normal n out of the static shape when
+/// they come to meet; else SEPARATED (t = 1, n = 0). Resting or grazing contact does not block.
+/// Interiors are open 3D sets (no flat-axis rule; a capsule with r == 0 only meets boxes' interiors).
+CL_API cl_toi_state cl_sweep_capsule_capsule(const cl_capsule *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_capsule_sphere(const cl_capsule *a, cl_vec3 d, const cl_sphere *s, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_sphere_capsule(const cl_sphere *s, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+
 /* ---- penetration (penetration.c) ---- */
 /* The minimum translation of a out of b: moving a by depth * n (unit n, out of b toward a) leaves
  * the two just touching and no shorter translation does. Interiors are open as in the sweeps:
@@ -50,6 +100,10 @@ typedef struct cl_obb { cl_vec3 c, h; cl_vec3 u[3]; } cl_obb;
 
 /// Sphere: centre c, radius r >= 0.
 typedef struct cl_sphere { cl_vec3 c; double r; } cl_sphere;
+
+/// Capsule: the segment ab rounded by r >= 0 (a == b is a sphere; r == 0 a segment, whose
+/// interior is empty).
+typedef struct cl_capsule { cl_vec3 a, b; double r; } cl_capsule;
 
 /// A hit: distance or fraction t, and the unit normal n pointing out of the shape that was hit.
 /// A query whose start is inside the shape reports t = 0 and n = (0,0,0).
@@ -223,6 +277,56 @@ CL_API int cl_point_in_polygon_e(const double *xy, size_t n, const double *e, do
 /// (Added.) cl_point_in_polygon for coordinates that may not be finite (x and y must be): -1 if
 /// one of xy[0..2n-1] is not finite, else the same answer.
 CL_API int cl_point_in_polygon_finite(const double *xy, size_t n, double x, double y);
+
+/* ---- Capsule (capsule.c) ---- */
+/// Box of the segment grown by r (clamped to finite values).
+CL_API cl_aabb cl_capsule_aabb(const cl_capsule *c);
+/// Inclusive containment: p within r of the segment.
+CL_API int cl_capsule_contains(const cl_capsule *c, cl_vec3 p);
+/// Closest point on or in the capsule (p itself when inside).
+CL_API cl_vec3 cl_capsule_closest(const cl_capsule *c, cl_vec3 p);
+/// Plane side as cl_aabb_plane: 1 / -1 when both end balls are wholly in front / behind, else 0
+/// (cl_sphere_plane of each end ball).
+CL_API int cl_capsule_plane(const cl_capsule *c, cl_vec3 n, double d);
+/// Ray hit with t in [0, maxt]; origin inside (inclusive) gives t = 0, n = 0. The normal points
+/// from the segment's closest point to the hit point (-d when r == 0).
+CL_API int cl_capsule_raycast(const cl_capsule *c, const cl_ray *r, double maxt, cl_hit *out);
+/// Closest points of segments p0p1 and q0q1 (points allowed): parameters s, t in [0, 1], points
+/// onp, onq (parallel segments: one of the closest pairs).
+CL_API void cl_segment_segment(cl_vec3 p0, cl_vec3 p1, cl_vec3 q0, cl_vec3 q1, double *s, double *t,
+                               cl_vec3 *onp, cl_vec3 *onq);
+/// Closest points of segment ab and a box: parameter s, onseg, and onbox (= onseg where they meet).
+/// Exact up to rounding: the minimum of the convex piecewise-quadratic squared distance.
+CL_API void cl_segment_aabb(cl_vec3 a, cl_vec3 b, const cl_aabb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox);
+/// cl_segment_aabb in an oriented box's frame (a box with world axes is its AABB).
+CL_API void cl_segment_obb(cl_vec3 a, cl_vec3 b, const cl_obb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox);
+/// Inclusive overlaps (touching counts): the ball of radius r at the segment's closest point
+/// against the other shape, with the sphere tests.
+CL_API int cl_capsule_overlaps_sphere(const cl_capsule *c, const cl_sphere *s);
+CL_API int cl_capsule_overlaps_capsule(const cl_capsule *a, const cl_capsule *b);
+CL_API int cl_capsule_overlaps_aabb(const cl_capsule *c, const cl_aabb *b);
+CL_API int cl_capsule_overlaps_obb(const cl_capsule *c, const cl_obb *b);
+/// Penetration of capsule c out of the other shape, as cl_penetration (1, depth, unit n out of the
+/// other; 0 when the open shapes do not overlap). The other shape out of the capsule: the same
+/// depth with n negated. Segments that meet (or a centre on the segment) push along their common
+/// normal (perpendicular to the segment) by the radii sum; a segment meeting a box leaves box (+)
+/// segment through its nearest face (face normals: the box's axes and segment x axis), plus r.
+CL_API int cl_penetration_capsule_sphere(const cl_capsule *c, const cl_sphere *s, double *depth, cl_vec3 *n);
+CL_API int cl_penetration_capsule_capsule(const cl_capsule *a, const cl_capsule *b, double *depth, cl_vec3 *n);
+CL_API int cl_penetration_capsule_aabb(const cl_capsule *c, const cl_aabb *b, double *depth, cl_vec3 *n);
+CL_API int cl_penetration_capsule_obb(const cl_capsule *c, const cl_obb *b, double *depth, cl_vec3 *n);
+/// Exact sweeps of the first shape moved by d (t in [0, 1]) against the static second, as
+/// cl_sweep_shapes (world.h): OVERLAPPED (t = 0, n = 0) when the open interiors meet at the start;
+/// TOUCHING with the first contact t in [0, 1) and the unit normal n out of the static shape when
+/// they come to meet; else SEPARATED (t = 1, n = 0). Resting or grazing contact does not block.
+/// Interiors are open 3D sets (no flat-axis rule; a capsule with r == 0 only meets boxes' interiors).
+CL_API cl_toi_state cl_sweep_capsule_capsule(const cl_capsule *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_capsule_sphere(const cl_capsule *a, cl_vec3 d, const cl_sphere *s, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_sphere_capsule(const cl_sphere *s, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_toi_state cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
 
 /* ---- penetration (penetration.c) ---- */
 /* The minimum translation of a out of b: moving a by depth * n (unit n, out of b toward a) leaves

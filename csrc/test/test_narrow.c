@@ -405,13 +405,565 @@ static void test_penetration_random(void)
            n, found, flat, agree, stalled);
 }
 
+
+/* ================================================================ capsule */
+
+/* A test shape: one of the cl_shape kinds, or a capsule (kind 3). */
+typedef struct tshape {
+    int kind;
+    cl_shape s;
+    cl_capsule c;
+} tshape;
+
+static cl_capsule cap(cl_vec3 a, cl_vec3 b, double r)
+{
+    cl_capsule c;
+    c.a = a; c.b = b; c.r = r;
+    return c;
+}
+
+/* Largest p.L over the test shape. */
+static double tsupport(const tshape *t, cl_vec3 L)
+{
+    if (t->kind == 3) return fmax(dot(t->c.a, L), dot(t->c.b, L)) + t->c.r * vlen(L);
+    return support(&t->s, L);
+}
+static double tpen_along(const void *ctx, cl_vec3 L)
+{
+    const tshape *const *ab = (const tshape *const *)ctx;
+    return tsupport(ab[1], L) + tsupport(ab[0], vmul(L, -1));
+}
+
+/* Signed distance from p to the core of the static shape minus its radius (negative inside):
+ * boxes by their frame (inside: minus the nearest face distance), spheres and capsules by the
+ * distance to their centre or segment. A convex function of p. */
+static double sdist(const tshape *t, cl_vec3 p)
+{
+    if (t->kind == 3) {
+        double s;
+        return vlen(vsub(p, cl_closest_on_segment(p, t->c.a, t->c.b, &s))) - t->c.r;
+    }
+    if (t->s.kind == CL_SPHERE) return vlen(vsub(p, t->s.u.sphere.c)) - t->s.u.sphere.r;
+    {
+        double l[3], lo[3], hi[3], out = 0, in = INFINITY;
+        int i;
+        if (t->s.kind == CL_AABB) {
+            for (i = 0; i < 3; i++) {
+                l[i] = i == 0 ? p.x : i == 1 ? p.y : p.z;
+                lo[i] = i == 0 ? t->s.u.aabb.min.x : i == 1 ? t->s.u.aabb.min.y : t->s.u.aabb.min.z;
+                hi[i] = i == 0 ? t->s.u.aabb.max.x : i == 1 ? t->s.u.aabb.max.y : t->s.u.aabb.max.z;
+            }
+        } else {
+            const cl_obb *o = &t->s.u.obb;
+            cl_vec3 d = vsub(p, o->c);
+            for (i = 0; i < 3; i++) {
+                l[i] = dot(d, o->u[i]);
+                hi[i] = i == 0 ? o->h.x : i == 1 ? o->h.y : o->h.z;
+                lo[i] = -hi[i];
+            }
+        }
+        for (i = 0; i < 3; i++) {
+            double q = l[i] < lo[i] ? lo[i] - l[i] : (l[i] > hi[i] ? l[i] - hi[i] : 0);
+            out += q * q;
+            in = fmin(in, fmin(l[i] - lo[i], hi[i] - l[i]));
+        }
+        return out > 0 ? sqrt(out) : -in;
+    }
+}
+
+/* Minimum over s in [0, 1] of f(s) for a convex f: ternary search, then the ends. */
+typedef double (*fn1)(const void *ctx, double s);
+static double convex_min(fn1 f, const void *ctx, double lo, double hi, double *arg)
+{
+    int i;
+    double best, x;
+    for (i = 0; i < 120; i++) {  /* (2/3)^120: below 1e-21 of the range, at any scale */
+        double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+        if (f(ctx, m1) <= f(ctx, m2)) hi = m2; else lo = m1;
+    }
+    x = 0.5 * (lo + hi);
+    best = f(ctx, x);
+    *arg = x;
+    return best;
+}
+
+/* The moving capsule's relation to the static shape at time t: min over its segment of the signed
+ * distance, minus its radius (negative: interiors overlap). When the static shape is the capsule
+ * (boxes and spheres moving), the roles swap with -d. */
+typedef struct gctx {
+    const tshape *mover, *fixed;
+    cl_vec3 d;
+    double t;
+} gctx;
+static double g_at_s(const void *ctx, double s)
+{
+    const gctx *g = (const gctx *)ctx;
+    if (g->mover->kind == 3) {
+        cl_vec3 p = vadd(vadd(g->mover->c.a, vmul(vsub(g->mover->c.b, g->mover->c.a), s)), vmul(g->d, g->t));
+        return sdist(g->fixed, p) - g->mover->c.r;
+    } else {
+        cl_vec3 p = vsub(vadd(g->fixed->c.a, vmul(vsub(g->fixed->c.b, g->fixed->c.a), s)), vmul(g->d, g->t));
+        return sdist(g->mover, p) - g->fixed->c.r;
+    }
+}
+static double g_at_t(const void *ctx, double t)
+{
+    gctx g = *(const gctx *)ctx;
+    double s;
+    g.t = t;
+    return convex_min(g_at_s, &g, 0, 1, &s);
+}
+
+/* A random capsule near the origin: sometimes a point (a == b), a segment (r = 0), along an axis,
+ * along dir (when given), or on the quarter grid. */
+static cl_capsule rcapsule(int grid, cl_vec3 dir)
+{
+    cl_vec3 a = cl_v3(rco(-1, 1, grid), rco(-1, 1, grid), rco(-1, 1, grid)), b;
+    double p = rnd(), r = chance(0.08) ? 0 : rco(0.05, 0.8, grid);
+    if (p < 0.1) b = a;
+    else if (p < 0.25) { int k = (int)(rnd() * 3); b = vadd(a, cl_v3(k == 0 ? rco(-2, 2, grid) : 0, k == 1 ? rco(-2, 2, grid) : 0, k == 2 ? rco(-2, 2, grid) : 0)); }
+    else if (p < 0.4 && dot(dir, dir) > 0) b = vadd(a, vmul(dir, rco(-1.5, 1.5, grid)));
+    else b = cl_v3(rco(-1, 1, grid), rco(-1, 1, grid), rco(-1, 1, grid));
+    return cap(a, b, r);
+}
+
+/* The capsule scaled by k and moved by o. */
+static cl_capsule place_capsule(cl_capsule c, double k, cl_vec3 o)
+{
+    return cap(vadd(vmul(c.a, k), o), vadd(vmul(c.b, k), o), c.r * k);
+}
+
+static void test_capsule_fixed(void)
+{
+    cl_capsule c = cap(cl_v3(0, 0, 0), cl_v3(4, 0, 0), 1), d;
+    cl_aabb bx, e;
+    cl_ray ray;
+    cl_hit h;
+    cl_sphere s;
+    double depth = -1, t = -1;
+    cl_vec3 n = cl_v3(9, 9, 9);
+    e = cl_capsule_aabb(&c);
+    ENSURE(veq(e.min, -1, -1, -1) && veq(e.max, 5, 1, 1), "capsule aabb: the segment's box grown by r");
+    ENSURE(cl_capsule_contains(&c, cl_v3(2, 1, 0)) && cl_capsule_contains(&c, cl_v3(5, 0, 0)) &&
+           !cl_capsule_contains(&c, cl_v3(5, 0, 1e-7)), "capsule contains is inclusive, caps round");
+    ENSURE(veq(cl_capsule_closest(&c, cl_v3(2, 3, 0)), 2, 1, 0) && veq(cl_capsule_closest(&c, cl_v3(7, 0, 0)), 5, 0, 0) &&
+           veq(cl_capsule_closest(&c, cl_v3(1, 0.5, 0)), 1, 0.5, 0), "capsule closest: side, cap, inside");
+    ENSURE(cl_capsule_plane(&c, cl_v3(0, 1, 0), -1.001) == -1 && cl_capsule_plane(&c, cl_v3(0, 1, 0), -1) == 0 &&
+           cl_capsule_plane(&c, cl_v3(1, 0, 0), 1.5) == 1 && cl_capsule_plane(&c, cl_v3(1, 0, 0), 1) == 0,
+           "capsule plane: touching is 0, just off is +-1");
+    cl_ray_make(&ray, cl_v3(2, 5, 0), cl_v3(0, -1, 0));
+    ENSURE(cl_capsule_raycast(&c, &ray, INFINITY, &h) && h.t == 4 && veq(h.n, 0, 1, 0), "capsule raycast: the side");
+    cl_ray_make(&ray, cl_v3(9, 0, 0), cl_v3(-1, 0, 0));
+    ENSURE(cl_capsule_raycast(&c, &ray, INFINITY, &h) && h.t == 4 && veq(h.n, 1, 0, 0), "capsule raycast: along the axis, the cap");
+    ENSURE(!cl_capsule_raycast(&c, &ray, 3.5, &h), "capsule raycast: maxt");
+    cl_ray_make(&ray, cl_v3(2, 1, 5), cl_v3(0, 0, -1));
+    ENSURE(cl_capsule_raycast(&c, &ray, INFINITY, &h) && h.t == 5 && veq(h.n, 0, 1, 0), "capsule raycast: a graze touches");
+    cl_ray_make(&ray, cl_v3(2, 0.5, 0), cl_v3(0, 0, -1));
+    ENSURE(cl_capsule_raycast(&c, &ray, INFINITY, &h) && h.t == 0 && veq(h.n, 0, 0, 0), "capsule raycast: from inside");
+
+    bx = box(-1, 1, -1, 1, 2, 1);
+    ENSURE(cl_capsule_overlaps_aabb(&c, &bx), "capsule/aabb: a box touching the side overlaps (inclusive)");
+    bx = box(-1, 1.0000001, -1, 1, 2, 1);
+    ENSURE(!cl_capsule_overlaps_aabb(&c, &bx), "capsule/aabb: a gap separates");
+    ENSURE(!cl_penetration_capsule_aabb(&c, &bx, &depth, &n), "capsule/aabb: apart, no penetration");
+    bx = box(-1, 1, -1, 1, 2, 1);
+    ENSURE(!cl_penetration_capsule_aabb(&c, &bx, &depth, &n), "capsule/aabb: touching, no penetration");
+    bx = box(1, 0.5, -1, 2, 2, 1);
+    ENSURE(cl_penetration_capsule_aabb(&c, &bx, &depth, &n) && depth == 0.5 && veq(n, 0, -1, 0),
+           "capsule/aabb: shallow, r minus the distance");
+    bx = box(1, -0.5, -1, 2, 2, 1);
+    ENSURE(cl_penetration_capsule_aabb(&c, &bx, &depth, &n) && depth == 1.5 && veq(n, 0, -1, 0),
+           "capsule/aabb: the segment through the box leaves by the nearest face of box + segment, plus r");
+    bx = box(3, -3, -3, 10, 3, 3);
+    ENSURE(cl_penetration_capsule_aabb(&c, &bx, &depth, &n) && depth == 2 && veq(n, -1, 0, 0),
+           "capsule/aabb: the end in a big box backs out along the axis");
+    d = cap(cl_v3(2, -1, 1.5), cl_v3(2, 1, 1.5), 0.5);
+    ENSURE(!cl_penetration_capsule_capsule(&c, &d, &depth, &n) && cl_capsule_overlaps_capsule(&c, &d),
+           "capsule/capsule: crossing at exactly the radii sum touches");
+    d.r = 1;
+    ENSURE(cl_penetration_capsule_capsule(&c, &d, &depth, &n) && depth == 0.5 && veq(n, 0, 0, -1),
+           "capsule/capsule: crossing, the radii sum minus the distance");
+    d = cap(cl_v3(2, -1, 0), cl_v3(2, 1, 0), 0.25);
+    ENSURE(cl_penetration_capsule_capsule(&c, &d, &depth, &n) && depth == 1.25 && fabs(n.z) == 1,
+           "capsule/capsule: crossing segments push along their common normal by the radii sum");
+    s = sph(2, 0, 0, 0.5);
+    ENSURE(cl_penetration_capsule_sphere(&c, &s, &depth, &n) && depth == 1.5 && near(dot(n, n), 1, 1e-15) && n.x == 0,
+           "capsule/sphere: a centre on the segment pushes perpendicular to it");
+    s = sph(2, 3, 0, 2);
+    ENSURE(!cl_penetration_capsule_sphere(&c, &s, &depth, &n) && cl_capsule_overlaps_sphere(&c, &s),
+           "capsule/sphere: touching overlaps, no penetration");
+
+    bx = box(-1, -3, -1, 5, -1, 1);
+    ENSURE(cl_sweep_capsule_aabb(&c, cl_v3(3, 0, 0), &bx, &t, &n) == CL_TOI_SEPARATED,
+           "capsule sweep: resting on a floor and sliding along it does not block");
+    ENSURE(cl_sweep_capsule_aabb(&c, cl_v3(0, -1, 0), &bx, &t, &n) == CL_TOI_TOUCHING && t == 0 && veq(n, 0, 1, 0),
+           "capsule sweep: resting on a floor and pushing into it touches at 0");
+    bx = box(6, -1, -1, 7, 1, 1);
+    ENSURE(cl_sweep_capsule_aabb(&c, cl_v3(4, 0, 0), &bx, &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, -1, 0, 0),
+           "capsule sweep: the cap meets a wall a quarter of the way");
+    ENSURE(cl_sweep_aabb_capsule(&bx, cl_v3(-4, 0, 0), &c, &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, 1, 0, 0),
+           "box sweep against a capsule: the same contact seen from the box");
+    bx = box(1, 2, -1, 3, 3, 1);
+    ENSURE(cl_sweep_capsule_aabb(&c, cl_v3(0, 4, 0), &bx, &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, 0, -1, 0),
+           "capsule sweep: the side meets a box's face");
+    d = cap(cl_v3(2, 5, -3), cl_v3(2, 5, 3), 1);
+    ENSURE(cl_sweep_capsule_capsule(&c, cl_v3(0, 6, 0), &d, &t, &n) == CL_TOI_TOUCHING && near(t, 0.5, 1e-15) && veq(n, 0, -1, 0),
+           "capsule/capsule sweep: crossing capsules meet side to side");
+    s = sph(-3, 0, 0, 1);
+    ENSURE(cl_sweep_capsule_sphere(&c, cl_v3(-2, 0, 0), &s, &t, &n) == CL_TOI_TOUCHING && t == 0.5 && veq(n, 1, 0, 0) &&
+           cl_sweep_sphere_capsule(&s, cl_v3(2, 0, 0), &c, &t, &n) == CL_TOI_TOUCHING && t == 0.5 && veq(n, -1, 0, 0),
+           "capsule/sphere sweeps both ways");
+}
+
+/* Reference distance between a capsule's segment and a static shape's core (signed inside a box). */
+typedef struct dctx {
+    const cl_capsule *c;
+    const tshape *t;
+} dctx;
+static double d_at_s(const void *ctx, double s)
+{
+    const dctx *g = (const dctx *)ctx;
+    return sdist(g->t, vadd(g->c->a, vmul(vsub(g->c->b, g->c->a), s)));
+}
+
+static void test_capsule_random(void)
+{
+    static const double scales[] = { 1, 1, 1, 0x1p-400, 0x1p400, 1 };
+    int n = quick ? 800 : 3000, i, ambiguous = 0, checked = 0, pens = 0, flat = 0;
+    for (i = 0; i < n; i++) {
+        int kb = (int)(rnd() * 4), grid = chance(0.3), si = (int)(rnd() * 6), r1;
+        double k = scales[si], sc, ref, s, depth = 0, want;
+        cl_vec3 o = si == 5 ? rvec(-1e5, 1e5) : cl_v3(0, 0, 0), nn = cl_v3(0, 0, 0), L = cl_v3(0, 0, 0);
+        tshape a, b;
+        const tshape *ab[2];
+        dctx dc;
+        a.kind = 3;
+        b.kind = kb;
+        if (kb == 3) {
+            cl_capsule b0 = rcapsule(grid, cl_v3(0, 0, 0));
+            b.c = place_capsule(b0, k, o);
+            a.c = place_capsule(rcapsule(grid, chance(0.3) ? vsub(b0.b, b0.a) : cl_v3(0, 0, 0)), k, o);
+        } else {
+            b.s = place(rshape((cl_kind)kb, grid), k, o);
+            a.c = place_capsule(rcapsule(grid, chance(0.3) ? cl_v3(1, 0, 0) : cl_v3(0, 0, 0)), k, o);
+        }
+        sc = 4 * k + (si == 5 ? 1e5 * 1e-9 : 0);
+        dc.c = &a.c; dc.t = &b;
+        ref = convex_min(d_at_s, &dc, 0, 1, &s) - a.c.r;   /* < 0: interiors overlap; <= 0: closed overlap */
+        if (kb == 3) ref = convex_min(d_at_s, &dc, 0, 1, &s) - a.c.r;
+        /* overlaps (closed) */
+        {
+            int ov = kb == 3 ? cl_capsule_overlaps_capsule(&a.c, &b.c)
+                   : kb == CL_AABB ? cl_capsule_overlaps_aabb(&a.c, &b.s.u.aabb)
+                   : kb == CL_OBB ? cl_capsule_overlaps_obb(&a.c, &b.s.u.obb) : cl_capsule_overlaps_sphere(&a.c, &b.s.u.sphere);
+            if (fabs(ref) <= 1e-9 * sc) ambiguous++;
+            else {
+                checked++;
+                CHECK(ov == (ref < 0), "capsule overlaps: as the brute-force distance says",
+                      "case %d kind %d scale %d: %d, distance - r = %g", i, kb, si, ov, ref);
+                if (getenv("NARROW_DEBUG") && ov != (ref < 0)) {
+                    printf("  a %.17g %.17g %.17g  %.17g %.17g %.17g r %.17g\n", a.c.a.x, a.c.a.y, a.c.a.z, a.c.b.x, a.c.b.y, a.c.b.z, a.c.r);
+                    dump("b", &b.s);
+                }
+            }
+        }
+        /* closest points */
+        if (kb == 3) {
+            double s1, t1;
+            cl_vec3 p, q;
+            cl_segment_segment(a.c.a, a.c.b, b.c.a, b.c.b, &s1, &t1, &p, &q);
+            want = ref + a.c.r + b.c.r;
+            CHECK(near(vlen(vsub(p, q)), want, 1e-9 * sc), "segment/segment distance is the brute-force minimum",
+                  "case %d: %.17g vs %.17g", i, vlen(vsub(p, q)), want);
+            if (getenv("NARROW_DEBUG") && !near(vlen(vsub(p, q)), want, 1e-9 * sc))
+                printf("  a %.17g %.17g %.17g  %.17g %.17g %.17g r %.17g\n  b %.17g %.17g %.17g  %.17g %.17g %.17g r %.17g\n",
+                       a.c.a.x, a.c.a.y, a.c.a.z, a.c.b.x, a.c.b.y, a.c.b.z, a.c.r, b.c.a.x, b.c.a.y, b.c.a.z, b.c.b.x, b.c.b.y, b.c.b.z, b.c.r);
+        } else if (kb != CL_SPHERE) {
+            double s1;
+            cl_vec3 p, q;
+            if (kb == CL_AABB) cl_segment_aabb(a.c.a, a.c.b, &b.s.u.aabb, &s1, &p, &q);
+            else cl_segment_obb(a.c.a, a.c.b, &b.s.u.obb, &s1, &p, &q);
+            want = fmax(ref + a.c.r, 0);
+            CHECK(near(vlen(vsub(p, q)), want, 1e-9 * sc), "segment/box distance is the brute-force minimum",
+                  "case %d kind %d: %.17g vs %.17g", i, kb, vlen(vsub(p, q)), want);
+        }
+        /* penetration */
+        if (kb == 3) r1 = cl_penetration_capsule_capsule(&a.c, &b.c, &depth, &nn);
+        else if (kb == CL_AABB) r1 = cl_penetration_capsule_aabb(&a.c, &b.s.u.aabb, &depth, &nn);
+        else if (kb == CL_OBB) r1 = cl_penetration_capsule_obb(&a.c, &b.s.u.obb, &depth, &nn);
+        else r1 = cl_penetration_capsule_sphere(&a.c, &b.s.u.sphere, &depth, &nn);
+        if (fabs(ref) > 1e-9 * sc) {
+            /* a capsule of radius 0 has no interior: only a box's can hold its segment */
+            int want_pen = ref < 0 && (a.c.r > 0 || (kb != 3 && b.kind != CL_SPHERE) || (kb == CL_SPHERE && b.s.u.sphere.r > 0) ||
+                                       (kb == 3 && b.c.r > 0));
+            CHECK(r1 == want_pen, "capsule penetration exists exactly when the open shapes overlap",
+                  "case %d kind %d scale %d: %d, distance - r = %g", i, kb, si, r1, ref);
+        }
+        if (r1) {
+            gctx g;
+            double after, before;
+            pens++;
+            CHECK(near(dot(nn, nn), 1, 1e-12) && depth > 0 && isfinite(depth), "capsule penetration: unit normal, finite depth",
+                  "case %d: |n|^2 %.17g depth %g", i, dot(nn, nn), depth);
+            g.mover = &a; g.fixed = &b; g.d = nn;
+            g.t = depth + 1e-9 * sc; after = g_at_t(&g, g.t);
+            g.t = depth - 1e-9 * sc; before = g_at_t(&g, g.t);
+            CHECK(after >= -1e-10 * sc, "capsule penetration: moving by depth * n ends the overlap",
+                  "case %d kind %d: after %g (depth %.17g)", i, kb, after, depth);
+            if (depth > 2e-9 * sc)
+                CHECK(before < 1e-10 * sc, "capsule penetration: a shorter push does not",
+                      "case %d kind %d: before %g (depth %.17g)", i, kb, before, depth);
+            ab[0] = &a; ab[1] = &b;
+            want = minimise(tpen_along, ab, nn, &L);
+            if (!(want > 1e-12 * sc)) flat++;
+            else
+                CHECK(depth <= want + 1e-9 * sc, "capsule penetration: no shorter way out in any direction",
+                      "case %d kind %d: depth %.17g, reference %.17g along (%g %g %g)", i, kb, depth, want, L.x, L.y, L.z);
+        }
+    }
+    printf("capsule: %d random pairs, %d overlap answers checked (%d within rounding of touching), %d penetrations "
+           "(%d with a flat Minkowski set)\n", n, checked, ambiguous, pens, flat);
+}
+
+/* The reference normal at time t: from the static core's closest point to the mover's (unit), or
+ * zero when they (nearly) meet. */
+static cl_vec3 ref_normal(const gctx *g0, double t, double tol)
+{
+    gctx g = *g0;
+    double s;
+    cl_vec3 x, y, n = cl_v3(0, 0, 0);
+    const tshape *core;
+    g.t = t;
+    (void)convex_min(g_at_s, &g, 0, 1, &s);
+    if (g.mover->kind == 3) {
+        x = vadd(vadd(g.mover->c.a, vmul(vsub(g.mover->c.b, g.mover->c.a), s)), vmul(g.d, t));
+        core = g.fixed;
+    } else {
+        x = vsub(vadd(g.fixed->c.a, vmul(vsub(g.fixed->c.b, g.fixed->c.a), s)), vmul(g.d, t));
+        core = g.mover;
+    }
+    if (core->kind == 3) { double u; y = cl_closest_on_segment(x, core->c.a, core->c.b, &u); }
+    else if (core->s.kind == CL_SPHERE) y = core->s.u.sphere.c;
+    else if (core->s.kind == CL_AABB) y = cl_aabb_closest(&core->s.u.aabb, x);
+    else y = cl_obb_closest(&core->s.u.obb, x);
+    if (vlen(vsub(x, y)) > tol) n = vunit(vsub(x, y));
+    return g.mover->kind == 3 ? n : vmul(n, -1);  /* out of the static shape, toward the mover */
+}
+
+/* The sweep under test for the pair. */
+static cl_toi_state sweep_of(const tshape *m, cl_vec3 d, const tshape *f, double *t, cl_vec3 *n)
+{
+    if (m->kind == 3) {
+        if (f->kind == 3) return cl_sweep_capsule_capsule(&m->c, d, &f->c, t, n);
+        if (f->s.kind == CL_AABB) return cl_sweep_capsule_aabb(&m->c, d, &f->s.u.aabb, t, n);
+        if (f->s.kind == CL_OBB) return cl_sweep_capsule_obb(&m->c, d, &f->s.u.obb, t, n);
+        return cl_sweep_capsule_sphere(&m->c, d, &f->s.u.sphere, t, n);
+    }
+    if (m->s.kind == CL_AABB) return cl_sweep_aabb_capsule(&m->s.u.aabb, d, &f->c, t, n);
+    if (m->s.kind == CL_OBB) return cl_sweep_obb_capsule(&m->s.u.obb, d, &f->c, t, n);
+    return cl_sweep_sphere_capsule(&m->s.u.sphere, d, &f->c, t, n);
+}
+
+static void test_capsule_sweep_random(void)
+{
+    static const double scales[] = { 1, 1, 1, 0x1p-300, 0x1p300, 1 };
+    int n = quick ? 600 : 2400, i, ambiguous = 0, counts[3] = { 0, 0, 0 }, normals = 0;
+    for (i = 0; i < n; i++) {
+        int kother = (int)(rnd() * 4), capmoves = kother == 3 || chance(0.6), grid = chance(0.35), si = (int)(rnd() * 6);
+        double k = scales[si], sc, tol, tstar, gmin, g0, lo = 0, t = -1, p = rnd();
+        cl_vec3 o = si == 5 ? rvec(-1e4, 1e4) : cl_v3(0, 0, 0), d, nn = cl_v3(0, 0, 0);
+        tshape cap1, other;
+        const tshape *m, *f;
+        gctx g;
+        cl_toi_state st, want = CL_TOI_SEPARATED;
+        cap1.kind = 3;
+        cap1.c = rcapsule(grid, chance(0.3) ? cl_v3(1, 0, 0) : cl_v3(0, 0, 0));
+        other.kind = kother;
+        if (kother == 3) other.c = rcapsule(grid, chance(0.3) ? vsub(cap1.c.b, cap1.c.a) : cl_v3(0, 0, 0));
+        else other.s = rshape((cl_kind)kother, grid);
+        /* the motion: random, along an axis, along the capsule, on the grid, or zero */
+        if (p < 0.2) { int ax = (int)(rnd() * 3); d = cl_v3(ax == 0 ? rco(-3, 3, grid) : 0, ax == 1 ? rco(-3, 3, grid) : 0, ax == 2 ? rco(-3, 3, grid) : 0); }
+        else if (p < 0.3) d = vmul(vsub(cap1.c.b, cap1.c.a), urand(-2, 2));
+        else if (p < 0.33) d = cl_v3(0, 0, 0);
+        else d = cl_v3(rco(-3, 3, grid), rco(-3, 3, grid), rco(-3, 3, grid));
+        /* the mover starts a step back along d half the time, so contacts happen inside (0, 1) */
+        if (chance(0.5)) {
+            if (capmoves) cap1.c = cap(vsub(cap1.c.a, vmul(d, 0.5)), vsub(cap1.c.b, vmul(d, 0.5)), cap1.c.r);
+            else if (kother != 3) cl_shape_translate(&other.s, vmul(d, -0.5));
+        }
+        cap1.c = place_capsule(cap1.c, k, o);
+        if (kother == 3) other.c = place_capsule(other.c, k, o);
+        else other.s = place(other.s, k, o);
+        d = vmul(d, k);
+        if (kother == 3 || capmoves) { m = &cap1; f = &other; }
+        else { m = &other; f = &cap1; }
+        sc = 8 * k + (si == 5 ? 1e4 * 1e-9 : 0);
+        tol = 1e-9 * sc;
+        g.mover = m; g.fixed = f; g.d = d; g.t = 0;
+        gmin = convex_min(g_at_t, &g, -1, 2, &tstar);
+        g0 = g_at_t(&g, 0);
+        st = sweep_of(m, d, f, &t, &nn);
+        if (fabs(g0) <= tol || fabs(gmin) <= tol) { ambiguous++; continue; }
+        if (g0 < 0) want = CL_TOI_OVERLAPPED;
+        else if (gmin < 0 && tstar > 0) {
+            double a = 0, b = tstar;
+            int j;
+            for (j = 0; j < 100; j++) { double mid = 0.5 * (a + b); if (g_at_t(&g, mid) < 0) b = mid; else a = mid; }
+            lo = 0.5 * (a + b);
+            if (fabs(lo - 1) <= 1e-7) { ambiguous++; continue; }
+            want = lo < 1 ? CL_TOI_TOUCHING : CL_TOI_SEPARATED;
+        }
+        counts[want]++;
+        CHECK(st == want, "capsule sweep: the state the brute-force distance over time gives",
+              "case %d kinds %d->%d scale %d: %d vs %d (t %.17g, reference %.17g)", i, m->kind == 3 ? 3 : (int)m->s.kind,
+              f->kind == 3 ? 3 : (int)f->s.kind, si, st, want, t, lo);
+        if (st != want && getenv("NARROW_DEBUG")) {
+            const tshape *x[2];
+            int j;
+            x[0] = m; x[1] = f;
+            for (j = 0; j < 2; j++) {
+                if (x[j]->kind == 3) printf("  capsule %.17g %.17g %.17g  %.17g %.17g %.17g r %.17g\n", x[j]->c.a.x, x[j]->c.a.y,
+                                            x[j]->c.a.z, x[j]->c.b.x, x[j]->c.b.y, x[j]->c.b.z, x[j]->c.r);
+                else dump("shape", &x[j]->s);
+            }
+            printf("  d %.17g %.17g %.17g gmin %g at %g g0 %g\n", d.x, d.y, d.z, gmin, tstar, g0);
+        }
+        if (st != want) continue;
+        if (st == CL_TOI_TOUCHING) {
+            double gt = g_at_t(&g, t);
+            CHECK(near(t, lo, 1e-6) || fabs(gt) <= 1e-8 * sc, "capsule sweep: the first contact time",
+                  "case %d: t %.17g, reference %.17g, distance there %g", i, t, lo, gt);
+            CHECK(near(dot(nn, nn), 1, 1e-12) && dot(nn, d) <= 1e-12 * vlen(d), "capsule sweep: a unit normal against the motion",
+                  "case %d: n %g %g %g", i, nn.x, nn.y, nn.z);
+            if ((m->kind == 3 ? m->c.r : 0) + (f->kind == 3 ? f->c.r : 0) +
+                    (m->kind != 3 && m->s.kind == CL_SPHERE ? m->s.u.sphere.r : 0) +
+                    (f->kind != 3 && f->s.kind == CL_SPHERE ? f->s.u.sphere.r : 0) > 1e-3 * k) {
+                cl_vec3 rn = ref_normal(&g, t, 1e-6 * sc);
+                if (dot(rn, rn) > 0) {
+                    normals++;
+                    CHECK(vlen(vsub(rn, nn)) <= 1e-4, "capsule sweep: the normal out of the static shape at the contact",
+                          "case %d: n %.9g %.9g %.9g, reference %.9g %.9g %.9g", i, nn.x, nn.y, nn.z, rn.x, rn.y, rn.z);
+                    if (getenv("NARROW_DEBUG") && vlen(vsub(rn, nn)) > 1e-4) {
+                        const tshape *x[2];
+                        int j;
+                        x[0] = m; x[1] = f;
+                        for (j = 0; j < 2; j++) {
+                            if (x[j]->kind == 3) printf("  capsule %.17g %.17g %.17g  %.17g %.17g %.17g r %.17g\n", x[j]->c.a.x, x[j]->c.a.y,
+                                                        x[j]->c.a.z, x[j]->c.b.x, x[j]->c.b.y, x[j]->c.b.z, x[j]->c.r);
+                            else dump("shape", &x[j]->s);
+                        }
+                        printf("  d %.17g %.17g %.17g t %.17g\n", d.x, d.y, d.z, t);
+                    }
+                }
+            }
+        }
+    }
+    printf("capsule sweeps: %d random, overlapped %d touching %d separated %d (%d normals checked), %d within rounding of "
+           "touching skipped\n", n, counts[0], counts[1], counts[2], normals, ambiguous);
+}
+
+/* Distance from the ray's point at t to the capsule's surface (negative inside). */
+typedef struct rctx {
+    const cl_capsule *c;
+    cl_vec3 o, d;
+} rctx;
+static double r_at_t(const void *ctx, double t)
+{
+    const rctx *r = (const rctx *)ctx;
+    cl_vec3 p = vadd(r->o, vmul(r->d, t));
+    double u;
+    return vlen(vsub(p, cl_closest_on_segment(p, r->c->a, r->c->b, &u))) - r->c->r;
+}
+static double segd_at_s(const void *ctx, double s)
+{
+    const rctx *r = (const rctx *)ctx;
+    return vlen(vsub(r->o, vadd(r->c->a, vmul(vsub(r->c->b, r->c->a), s))));
+}
+
+static void test_capsule_queries_random(void)
+{
+    int n = quick ? 1000 : 4000, i, hits = 0, skipped = 0;
+    for (i = 0; i < n; i++) {
+        int grid = chance(0.3);
+        double k = chance(0.2) ? 0x1p-200 : chance(0.2) ? 0x1p200 : 1, s, gmin, tmin, g0;
+        cl_capsule c = place_capsule(rcapsule(grid, cl_v3(0, 0, 0)), k, cl_v3(0, 0, 0));
+        cl_vec3 o = vmul(cl_v3(rco(-3, 3, grid), rco(-3, 3, grid), rco(-3, 3, grid)), k), aim, q, want, got;
+        cl_ray ray;
+        cl_hit h;
+        rctx rc;
+        int hit;
+        double sc = 4 * k, tol = 1e-9 * sc;
+        /* closest point and containment against a search over the segment */
+        rc.c = &c; rc.o = o;
+        {
+            double dseg = convex_min(segd_at_s, &rc, 0, 1, &s);
+            q = vadd(c.a, vmul(vsub(c.b, c.a), s));
+            want = dseg <= c.r ? o : vadd(q, vmul(vsub(o, q), c.r / dseg));
+            got = cl_capsule_closest(&c, o);
+            /* the search pins the segment point to about 1e-8 (the distance is flat there): compare
+             * loosely, and the distances tightly */
+            CHECK(vlen(vsub(got, want)) <= 1e-6 * sc && vlen(vsub(got, o)) <= vlen(vsub(want, o)) + 1e-12 * sc,
+                  "capsule closest: the brute-force nearest point",
+                  "case %d: (%g %g %g) vs (%g %g %g)", i, got.x, got.y, got.z, want.x, want.y, want.z);
+            if (fabs(dseg - c.r) > tol)
+                CHECK(cl_capsule_contains(&c, o) == (dseg < c.r), "capsule contains: the brute-force distance",
+                      "case %d: distance %g r %g", i, dseg, c.r);
+        }
+        /* plane side against the extremes of the end balls */
+        {
+            cl_vec3 pn = runit();
+            double pd = urand(-3, 3) * k, lo = fmin(dot(pn, c.a), dot(pn, c.b)) - c.r + pd, hi = fmax(dot(pn, c.a), dot(pn, c.b)) + c.r + pd;
+            if (fabs(lo) > tol && fabs(hi) > tol)
+                CHECK(cl_capsule_plane(&c, pn, pd) == (lo > 0 ? 1 : hi < 0 ? -1 : 0), "capsule plane: the end balls' extremes",
+                      "case %d: %d, range %g..%g", i, cl_capsule_plane(&c, pn, pd), lo, hi);
+        }
+        /* raycast: aimed at a point of the capsule (often), along its axis, or anywhere */
+        aim = vadd(vadd(c.a, vmul(vsub(c.b, c.a), rnd())), vmul(runit(), c.r * urand(0, 1.2)));
+        if (chance(0.15)) { o = vadd(c.a, vmul(vsub(c.a, c.b), urand(0.5, 2))); aim = c.b; }
+        if (chance(0.2)) aim = vmul(rvec(-3, 3), k);
+        if (!cl_ray_make(&ray, o, vsub(aim, o))) continue;
+        rc.o = ray.o; rc.d = ray.d;
+        hit = cl_capsule_raycast(&c, &ray, INFINITY, &h);
+        g0 = r_at_t(&rc, 0);
+        gmin = convex_min(r_at_t, &rc, 0, 20 * k, &tmin);
+        if (fabs(g0) <= tol || fabs(gmin) <= tol) { skipped++; continue; }
+        if (g0 < 0) {
+            CHECK(hit && h.t == 0 && veq(h.n, 0, 0, 0), "capsule raycast: from inside, t = 0 and n = 0", "case %d", i);
+            continue;
+        }
+        CHECK(hit == (gmin < 0), "capsule raycast: hit exactly when the ray comes inside", "case %d: %d, min distance %g", i, hit, gmin);
+        if (hit && gmin < 0) {
+            double a = 0, b = tmin, tr;
+            int j;
+            cl_vec3 p, rn;
+            for (j = 0; j < 200; j++) { double mid = 0.5 * (a + b); if (r_at_t(&rc, mid) < 0) b = mid; else a = mid; }
+            tr = 0.5 * (a + b);
+            hits++;
+            CHECK(near(h.t, tr, 1e-7 * sc) || fabs(r_at_t(&rc, h.t)) <= 1e-9 * sc, "capsule raycast: the entry distance",
+                  "case %d: t %.17g, reference %.17g", i, h.t, tr);
+            p = vadd(ray.o, vmul(ray.d, h.t));
+            if (c.r > 1e-3 * k) {
+                double u;
+                rn = vunit(vsub(p, cl_closest_on_segment(p, c.a, c.b, &u)));
+                CHECK(vlen(vsub(rn, h.n)) <= 1e-6, "capsule raycast: the normal from the segment to the hit point",
+                      "case %d: %g %g %g vs %g %g %g", i, h.n.x, h.n.y, h.n.z, rn.x, rn.y, rn.z);
+            }
+        }
+    }
+    printf("capsule queries: %d random (closest, contains, plane, raycast: %d hits checked, %d near-grazing skipped)\n", n, hits,
+           skipped);
+}
+
 int main(void)
 {
     quick = getenv("COLLIDE_QUICK") != NULL;
     if (getenv("NARROW_SEED")) rng_state += strtoull(getenv("NARROW_SEED"), NULL, 10) * 0x9E3779B97F4A7C15ULL;
-    (void)runit; (void)vsub;
     test_penetration_fixed();
     test_penetration_random();
+    test_capsule_fixed();
+    test_capsule_random();
+    test_capsule_sweep_random();
+    test_capsule_queries_random();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
