@@ -15,6 +15,7 @@ void cl_bump_init(cl_bump *b, double cellsize, cl_alloc alloc, void *ud) {
     b->leaf = NULL;
     b->nextfree = NULL;
     b->cap = b->count = 0;
+    b->changes = 0;
     b->freelist = -1;
 }
 
@@ -67,6 +68,20 @@ static cl_aabb bump_box(const double *r, double m) {
     return box;
 }
 
+/* Counts a change of the tree; after as many changes as there are items (and at least 64), rebuilds
+ * the tree (better boxes, depth-first memory order) and re-reads every item's leaf. A failed
+ * rebuild (no memory) leaves the tree as it was. */
+static void bump_changed(cl_bump *b) {
+    int i;
+    if (++b->changes < 64 || b->changes < b->tree.leaves) return;
+    b->changes = 0;
+    if (cl_tree_rebuild(&b->tree) != CL_OK) return;
+    for (i = 0; i < b->tree.cap; i++) {
+        const cl_tnode *nd = &b->tree.nodes[i];
+        if (b->tree.meta[i].height == 0 && nd->child1 == CL_NULLNODE) b->leaf[nd->child2] = i;
+    }
+}
+
 int cl_bump_live(const cl_bump *b, int id) {
     return id >= 0 && id < b->count && b->leaf[id] != CL_NULLNODE;
 }
@@ -93,6 +108,7 @@ int cl_bump_add(cl_bump *b, double x, double y, double w, double h) {
     if (id == b->freelist) b->freelist = b->nextfree[id];
     else b->count++;
     b->leaf[id] = leaf;
+    bump_changed(b);
     return id;
 }
 
@@ -101,6 +117,7 @@ void cl_bump_remove(cl_bump *b, int id) {
     b->leaf[id] = CL_NULLNODE;
     b->nextfree[id] = b->freelist;
     b->freelist = id;
+    bump_changed(b);
 }
 
 int cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h, double oldcells[4]) {
@@ -129,6 +146,7 @@ int cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h, d
         if (dy > 0) box.max.y += 4 * dy;
         else box.min.y += 4 * dy;
         b->leaf[id] = cl_tree_move(&b->tree, leaf, &box);
+        bump_changed(b);
     }
     return left;
 }

@@ -41,6 +41,7 @@ typedef struct cl_bump {
     int *leaf;         /* per slot: tree leaf, or CL_NULLNODE when the slot is free */
     int *nextfree;     /* per slot: next free slot (free slots only) */
     int cap, count, freelist;
+    int changes;       /* leaf reinserts, adds and removes since the last tree rebuild */
     double cellsize;   /* bump's grid cell size: candidates are the items sharing a grid cell */
 } cl_bump;
 
