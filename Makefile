@@ -29,7 +29,7 @@ PKGS_CHECK = valgrind clang libclang-rt-14-dev
 
 LUAENV = LUA_PATH="./lua/?.lua;./lua/?/init.lua;./spec/?.lua;;"
 
-.PHONY: all build test demo love bench check check-core clean deps-base deps-test deps-love deps-check \
+.PHONY: all build test demo love love-bump bench check check-core clean deps-base deps-test deps-love deps-check \
         test-lua test-love test-rockspec
 
 all: build/$(LUA)/collide.so
@@ -128,6 +128,10 @@ demo: deps-base build/lua5.4/collide.so
 love: deps-love build/luajit/collide.so
 	cp build/luajit/collide.so examples/love/collide.so
 	love examples/love
+
+# The collide.bump platformer (a game written for bump.lua) in LÖVE.
+love-bump: deps-love build/luajit/collide.so
+	love examples/love-bump --so "$(CURDIR)/build/luajit/collide.so"
 
 bench: deps-test build
 	./bench/run.sh

@@ -52,6 +52,17 @@ if ! grep -Eq 'overlay: .* [1-9][0-9]* fps' "$TMP/shot.out" || grep -q 'overlay:
   status=1
 fi
 
+echo "== collide.bump platformer demo: 360 scripted frames under Xvfb, screenshot and bump.lua replay checked"
+rm -f "$OUT/bump-platformer.png"
+timeout 60 "${XVFB[@]}" love "$ROOT/examples/love-bump" --so "$SO" --screenshot "$OUT/bump-platformer.png" \
+  2>"$TMP/bshot.err" | tee "$TMP/bshot.out"
+rc=${PIPESTATUS[0]}
+grep -v -e '^ALSA' -e '^AL lib' "$TMP/bshot.err" >&2
+if [ $rc -ne 0 ] || [ ! -s "$OUT/bump-platformer.png" ] || ! grep -q 'screenshot check: ok' "$TMP/bshot.out"; then
+  echo "collide.bump demo screenshot test FAILED (status $rc)"
+  status=1
+fi
+
 for scene in playground stress; do
   echo "== demo smoke: $scene scene, 30 frames with scripted input"
   timeout 30 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene $scene --items 2000 \
