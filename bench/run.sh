@@ -19,7 +19,7 @@ set -e
 cd "$(dirname "$0")/.."
 
 LUAS=${BENCH_LUAS:-"lua5.4 luajit"}
-PARTS=${BENCH_PARTS:-"shapes world frames bump"}
+PARTS=${BENCH_PARTS:-"shapes world frames bump mesh"}
 BOX2D=../shared/peers/box2d-v3
 CC=${CC:-cc}
 OUT=build/bench
@@ -36,6 +36,16 @@ for v in $LUAS; do
 done
 
 for part in $PARTS; do
+  if [ "$part" = mesh ]; then
+    echo "== build/bench-mesh (C core: mesh build, memory, raycasts)"
+    rm -f "$OUT/mesh-c.md"
+    if ! $CC -std=c99 -O2 -Wall -Wextra -pedantic -Icsrc/core -o build/bench-mesh \
+           csrc/test/bench_mesh.c $(ls csrc/core/[a-z]*.c) -lm ||
+       ! ./build/bench-mesh "$OUT/mesh-c.md" >"$OUT/mesh-c.out" 2>"$OUT/mesh-c.err"; then
+      cat "$OUT/mesh-c.err" >&2
+      { echo; echo "**build/bench-mesh failed:**"; echo; sed 's/^/    /' "$OUT/mesh-c.err"; echo; } >>"$OUT/mesh-c.md"
+    fi
+  fi
   if [ "$part" = world ]; then
     echo "== build/bench-world (C core, the scenes of bench/world.lua)"
     rm -f "$OUT/core.md"
@@ -103,9 +113,16 @@ fi
       world) echo "## Issue 3: World" ;;
       bump) echo "## Issue 15: collide.bump against bump.lua 3.1.7 (scenes of spec/support/bumpscenes.lua)" ;;
       frames) echo "## Issue 14: frame spikes, bulk adds, memory (collide beside Box2D v3's dynamic tree)" ;;
+      mesh) echo "## Issue 16: meshes and frustum culling" ;;
       *) echo "## $part" ;;
     esac
     echo
+    if [ "$part" = mesh ] && [ -f "$OUT/mesh-c.md" ]; then
+      echo "### C (build/bench-mesh, CPU time of the process)"
+      echo
+      cat "$OUT/mesh-c.md"
+      echo
+    fi
     if [ "$part" = frames ] && [ -f "$OUT/frames-c.md" ]; then
       echo "### C (build/bench-frames)"
       echo

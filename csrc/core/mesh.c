@@ -159,7 +159,7 @@ static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *n
                       cl_fbox *rbox)
 {
     float cmin[3], cmax[3];
-    int ax, bestax = -1, bestb = 0;
+    int ax, bestax = -1, bestb = 0, nbins;
     double bestcost = HUGE_VAL, sc[3];
     unsigned i, nl;
     if (n <= 1) return 0;
@@ -170,21 +170,22 @@ static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *n
         cmin[1] = c[1] < cmin[1] ? c[1] : cmin[1]; cmax[1] = c[1] > cmax[1] ? c[1] : cmax[1];
         cmin[2] = c[2] < cmin[2] ? c[2] : cmin[2]; cmax[2] = c[2] > cmax[2] ? c[2] : cmax[2];
     }
+    nbins = n < BINS ? (int)n : BINS;  /* small nodes: as many bins as triangles */
     for (ax = 0; ax < 3; ax++) {
         double ext = (double)cmax[ax] - cmin[ax];
-        sc[ax] = ext > 0 && ext <= FLT_MAX ? BINS / ext * (1 - 0x1p-20) : 0;
+        sc[ax] = ext > 0 && ext <= FLT_MAX ? nbins / ext * (1 - 0x1p-20) : 0;
     }
     if (depth < MEDIANDEPTH && (sc[0] > 0 || sc[1] > 0 || sc[2] > 0)) {
         cl_fbox bb[3][BINS], lb[BINS];
         unsigned bn[3][BINS];
         int b;
         for (ax = 0; ax < 3; ax++)
-            for (b = 0; b < BINS; b++) { bb[ax][b] = fempty(); bn[ax][b] = 0; }
+            for (b = 0; b < nbins; b++) { bb[ax][b] = fempty(); bn[ax][b] = 0; }
         for (i = 0; i < n; i++) {
             const bprim *q = &bp[p[i]];
             for (ax = 0; ax < 3; ax++) {
                 int k = (int)(((double)q->c[ax] - cmin[ax]) * sc[ax]);
-                k = k > BINS - 1 ? BINS - 1 : k;
+                k = k > nbins - 1 ? nbins - 1 : k;
                 bn[ax][k]++;
                 fgrow(&bb[ax][k], &q->box);
             }
@@ -195,14 +196,14 @@ static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *n
             double la[BINS];
             if (sc[ax] == 0) continue;
             /* left areas by a forward sweep, then the right ones and the costs backward */
-            for (b = 0; b < BINS - 1; b++) {
+            for (b = 0; b < nbins - 1; b++) {
                 ln += bn[ax][b];
                 fgrow(&acc, &bb[ax][b]);
                 lb[b] = acc;
                 la[b] = ln ? farea(&acc) * ln : 0;
             }
             acc = fempty();
-            for (b = BINS - 1; b > 0; b--) {
+            for (b = nbins - 1; b > 0; b--) {
                 double cost;
                 rn += bn[ax][b];
                 fgrow(&acc, &bb[ax][b]);
@@ -219,7 +220,7 @@ static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *n
         i = 0;
         while (i < j) {
             int k = (int)(((double)bp[p[i]].c[bestax] - cmin[bestax]) * sc[bestax]);
-            k = k > BINS - 1 ? BINS - 1 : k;
+            k = k > nbins - 1 ? nbins - 1 : k;
             if (k < bestb) i++;
             else { unsigned t = p[i]; p[i] = p[--j]; p[j] = t; }
         }
@@ -351,34 +352,43 @@ static inline cl_aabb nodebox(const cl_mnode *n, double sc)
     return b;
 }
 
-/* Entry distance of the ray (origin o, reciprocal direction inv, par[k] set where the direction's
- * component is zero) into node n's box within [0, tmax], with a relative slack against rounding;
- * -1 if it misses. A parallel axis only checks that the origin is in the slab (inclusive). */
-static inline double rayslab(const cl_mnode *n, const double o[3], const double inv[3], const int par[3], double tmax)
+/* A ray prepared for the node tests: origin, reciprocal direction (1/0 = +-inf for an axis it runs
+ * parallel to) and, per axis, the offset of the face it enters first in a node's float[6] box
+ * (lo[k] at k, hi[k] at 3 + k). */
+typedef struct mray { double o[3], inv[3]; int nearf[3], farf[3]; } mray;
+
+/* Entry distance of the ray into node n's box within [0, tmax], or -1 if it misses. Each axis
+ * gives its entry and exit times (face - o) * inv; for a parallel axis they are +-inf, or NaN
+ * with the origin exactly on a face, and the comparisons are written so that NaN never narrows
+ * the interval (an origin on a face is inside the slab, inclusive). The exit gets a relative
+ * slack against rounding, so that a ray grazing a box at an edge or corner is not lost. */
+static CL_INLINE double rayslab(const cl_mnode *n, const mray *r, double tmax)
 {
-    double tn = 0, tf = tmax;
-    int k;
-    for (k = 0; k < 3; k++) {
-        double a, b;
-        if (par[k]) {
-            if (o[k] < n->lo[k] || o[k] > n->hi[k]) return -1;
-            continue;
-        }
-        a = ((double)n->lo[k] - o[k]) * inv[k];
-        b = ((double)n->hi[k] - o[k]) * inv[k];
-        if (a > b) { double s = a; a = b; b = s; }
-        if (a > tn) tn = a;
-        if (b < tf) tf = b;
-    }
+    float f[6];  /* lo[0..2] then hi[0..2] */
+    double tn = 0, tf = tmax, a, b;
+    memcpy(f, n, sizeof f);
+    a = ((double)f[r->nearf[0]] - r->o[0]) * r->inv[0];
+    b = ((double)f[r->farf[0]] - r->o[0]) * r->inv[0];
+    tn = a > tn ? a : tn;
+    tf = b < tf ? b : tf;
+    a = ((double)f[r->nearf[1]] - r->o[1]) * r->inv[1];
+    b = ((double)f[r->farf[1]] - r->o[1]) * r->inv[1];
+    tn = a > tn ? a : tn;
+    tf = b < tf ? b : tf;
+    a = ((double)f[r->nearf[2]] - r->o[2]) * r->inv[2];
+    b = ((double)f[r->farf[2]] - r->o[2]) * r->inv[2];
+    tn = a > tn ? a : tn;
+    tf = b < tf ? b : tf;
     return tn <= tf + fabs(tf) * SLACK ? tn : -1;
 }
 
 int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out, size_t *tri)
 {
     unsigned stack[CL_MESH_STACK];
-    double o[3], inv[3], best = maxt, sc;
+    double best = maxt, sc;
     size_t besti = 0;
-    int sp = 0, found = 0, k, par[3];
+    int sp = 0, found = 0, k;
+    mray mr;
     cl_tray tr;
     cl_ray rs;
     if (m->nprim == 0) return 0;
@@ -386,13 +396,14 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
     rs.o = cl_mul(r->o, sc);
     rs.d = r->d;
     cl_tray_make(&tr, &rs);
-    o[0] = r->o.x; o[1] = r->o.y; o[2] = r->o.z;
+    mr.o[0] = r->o.x; mr.o[1] = r->o.y; mr.o[2] = r->o.z;
     for (k = 0; k < 3; k++) {
         double d = cl_comp(r->d, k);
-        par[k] = d == 0;
-        inv[k] = cl_clampfinite(1.0 / d);  /* finite: no 0 * inf below (subnormal d) */
+        mr.inv[k] = 1.0 / d;
+        mr.nearf[k] = signbit(d) ? 3 + k : k;
+        mr.farf[k] = signbit(d) ? k : 3 + k;
     }
-    if (rayslab(&m->nodes[0], o, inv, par, best) < 0) return 0;
+    if (rayslab(&m->nodes[0], &mr, best) < 0) return 0;
     stack[sp++] = 0;
     while (sp > 0) {
         const cl_mnode *nd = &m->nodes[stack[--sp]];
@@ -412,7 +423,7 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
             }
         } else {
             const cl_mnode *l = &m->nodes[nd->first], *rr = l + 1;
-            double tl = rayslab(l, o, inv, par, best), trr = rayslab(rr, o, inv, par, best);
+            double tl = rayslab(l, &mr, best), trr = rayslab(rr, &mr, best);
             if (tl >= 0 && trr >= 0) {
                 if (tl <= trr) { stack[sp++] = nd->first + 1; stack[sp++] = nd->first; }
                 else { stack[sp++] = nd->first; stack[sp++] = nd->first + 1; }
