@@ -385,6 +385,20 @@ static void ray_item(const cl_world *w, int id, const cl_ray *r, rbest *b, cl_wh
     out->n = h.n;
 }
 
+/* The next node of a closest-hit descent once both children of a node are tested (hit flags h1,
+ * h2 with slab entries t1, t2): the nearer child hit, the farther one pushed on st with its
+ * entry; -1 when neither is hit, -2 when the push failed (memory). Shared by the snapshot walk
+ * and the tree walk. */
+WINLINE int ray_next(cl_tree *t, cl_stack *st, int c1, int h1, double t1, int c2, int h2,
+                     double t2) {
+    if (h1 && h2) {
+        if (t2 < t1) { int x = c1; double y = t1; c1 = c2; c2 = x; t1 = t2; t2 = y; }
+        if (!SPUSH(t, st, c2, t2)) return -2;
+        return c1;
+    }
+    return h1 ? c1 : h2 ? c2 : -1;
+}
+
 /* Closest hit over the snapshot: as cl_world_raycast's tree walk, both children of a node
  * tested from its one cache line, leaf children tested at once. Inlined twice (fast: every
  * direction component uses mode 1, ray_fbox_fast; else ray_fbox), so the hot loop carries no
@@ -424,16 +438,11 @@ WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_
             }
             if (h1 && t1 > b->t) h1 = 0;
             if (h2 && t2 > b->t) h2 = 0;
-            if (h1 && h2) {
-                if (t2 < t1) { int x = c1; double y = t1; c1 = c2; c2 = x; t1 = t2; t2 = y; }
-                if (!SPUSH(&w->tree, &st, c2, t2)) { cl_stack_free(&w->tree, &st); return CL_ENOMEM; }
-                i = c1;
-            } else if (h1) {
-                i = c1;
-            } else if (h2) {
-                i = c2;
-            } else {
-                break;
+            i = ray_next(&w->tree, &st, c1, h1, t1, c2, h2, t2);
+            if (i < 0) {
+                if (i == -1) break;
+                cl_stack_free(&w->tree, &st);
+                return CL_ENOMEM;
             }
         }
     }
@@ -485,17 +494,9 @@ int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert, d
                                 : ray_fbox(&q, &t->nodes[c1].box, b.t, &t1);
                 int h2 = q.fast ? ray_fbox_fast(&q, &t->nodes[c2].box, b.t, &t2)
                                 : ray_fbox(&q, &t->nodes[c2].box, b.t, &t2);
-                if (h1 && h2) {
-                    if (t2 < t1) { int x = c1; c1 = c2; c2 = x; te = t1; t1 = t2; t2 = te; }
-                    if (!SPUSH(t, &st, c2, t2)) goto nomem;
-                    i = c1;
-                } else if (h1) {
-                    i = c1;
-                } else if (h2) {
-                    i = c2;
-                } else {
-                    break;
-                }
+                i = ray_next(t, &st, c1, h1, t1, c2, h2, t2);
+                if (i == -1) break;
+                if (i < 0) goto nomem;
             }
         }
     }
