@@ -274,6 +274,16 @@ function AABB:contains(x, y, z) end
 ---@return boolean
 function AABB:overlaps(shape) end
 
+---The shortest push out of an overlap: moving this shape by depth * n (unit n, out of shape) leaves
+---the two just touching, and no shorter move does. nil when the interiors do not overlap (touching
+---is nil). Exact for AABB/AABB, Sphere/Sphere and Sphere/AABB.
+---@param shape collide.Shape
+---@return number? depth nil when the interiors do not overlap
+---@return number nx
+---@return number ny
+---@return number nz
+function AABB:penetration(shape) end
+
 ---Ray hit: distance and the unit normal of the face entered; origin inside gives 0, 0,0,0.
 ---@param ray collide.Ray
 ---@param maxt? number default math.huge
@@ -449,6 +459,16 @@ function OBB:contains(x, y, z) end
 ---@return boolean
 function OBB:overlaps(shape) end
 
+---The shortest push out of an overlap: moving this shape by depth * n (unit n, out of shape) leaves
+---the two just touching, and no shorter move does. nil when the interiors do not overlap (touching
+---is nil). Exact for AABB/AABB, Sphere/Sphere and Sphere/AABB.
+---@param shape collide.Shape
+---@return number? depth nil when the interiors do not overlap
+---@return number nx
+---@return number ny
+---@return number nz
+function OBB:penetration(shape) end
+
 ---Ray hit as AABB:raycast, in the box's frame; the normal is in world space.
 ---@param ray collide.Ray
 ---@param maxt? number
@@ -517,6 +537,16 @@ function Sphere:contains(x, y, z) end
 ---@param shape collide.Shape
 ---@return boolean
 function Sphere:overlaps(shape) end
+
+---The shortest push out of an overlap: moving this shape by depth * n (unit n, out of shape) leaves
+---the two just touching, and no shorter move does. nil when the interiors do not overlap (touching
+---is nil). Exact for AABB/AABB, Sphere/Sphere and Sphere/AABB.
+---@param shape collide.Shape
+---@return number? depth nil when the interiors do not overlap
+---@return number nx
+---@return number ny
+---@return number nz
+function Sphere:penetration(shape) end
 
 ---Ray hit; the normal is (p - c) / r (origin inside gives 0, 0,0,0).
 ---@param ray collide.Ray

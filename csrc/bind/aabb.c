@@ -105,6 +105,18 @@ static int aabb_overlaps(lua_State *L) {
     return 1;
 }
 
+/* box:penetration(shape) -> depth, nx,ny,nz (moving box by depth * n, unit n out of shape, leaves
+ * them just touching), or nil when the interiors do not overlap; shape is an AABB, OBB or Sphere. */
+static int aabb_penetration(lua_State *L) {
+    cl_shape a, b;
+    cl_hit h;
+    a.kind = CL_AABB;
+    a.u.aabb = *cl_checkaabb(L, 1, "penetration");
+    cl_checkshape(L, 2, "penetration", &b);
+    if (!cl_penetration(&a, &b, &h.t, &h.n)) { lua_pushnil(L); return 1; }
+    return cl_pushhit(L, &h);
+}
+
 /* box:raycast(ray[, maxt]) -> t, nx,ny,nz or nil. */
 static int aabb_raycast(lua_State *L) {
     const cl_aabb *b = cl_checkaabb(L, 1, "raycast");
@@ -200,6 +212,7 @@ static const luaL_Reg aabb_methods[] = {
     { "translate", aabb_translate },
     { "contains", aabb_contains },
     { "overlaps", aabb_overlaps },
+    { "penetration", aabb_penetration },
     { "raycast", aabb_raycast },
     { "clip", aabb_clip },
     { "segment", aabb_segment },

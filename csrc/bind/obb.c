@@ -129,6 +129,18 @@ static int obb_overlaps(lua_State *L) {
     return 1;
 }
 
+/* obb:penetration(shape) -> depth, nx,ny,nz (moving obb by depth * n, unit n out of shape, leaves
+ * them just touching), or nil when the interiors do not overlap; shape is an AABB, OBB or Sphere. */
+static int obb_penetration(lua_State *L) {
+    cl_shape a, b;
+    cl_hit h;
+    a.kind = CL_OBB;
+    a.u.obb = *cl_checkobb(L, 1, "penetration");
+    cl_checkshape(L, 2, "penetration", &b);
+    if (!cl_penetration(&a, &b, &h.t, &h.n)) { lua_pushnil(L); return 1; }
+    return cl_pushhit(L, &h);
+}
+
 /* obb:raycast(ray[, maxt]) -> t, nx,ny,nz or nil. */
 static int obb_raycast(lua_State *L) {
     const cl_obb *b = cl_checkobb(L, 1, "raycast");
@@ -190,6 +202,7 @@ static const luaL_Reg obb_methods[] = {
     { "rotate", obb_rotate },
     { "contains", obb_contains },
     { "overlaps", obb_overlaps },
+    { "penetration", obb_penetration },
     { "raycast", obb_raycast },
     { "closest", obb_closest },
     { "plane", obb_plane },

@@ -87,6 +87,18 @@ static int sphere_overlaps(lua_State *L) {
     return 1;
 }
 
+/* sphere:penetration(shape) -> depth, nx,ny,nz (moving sphere by depth * n, unit n out of shape, leaves
+ * them just touching), or nil when the interiors do not overlap; shape is an AABB, OBB or Sphere. */
+static int sphere_penetration(lua_State *L) {
+    cl_shape a, b;
+    cl_hit h;
+    a.kind = CL_SPHERE;
+    a.u.sphere = *cl_checksphere(L, 1, "penetration");
+    cl_checkshape(L, 2, "penetration", &b);
+    if (!cl_penetration(&a, &b, &h.t, &h.n)) { lua_pushnil(L); return 1; }
+    return cl_pushhit(L, &h);
+}
+
 /* sphere:raycast(ray[, maxt]) -> t, nx,ny,nz or nil. */
 static int sphere_raycast(lua_State *L) {
     const cl_sphere *s = cl_checksphere(L, 1, "raycast");
@@ -142,6 +154,7 @@ static const luaL_Reg sphere_methods[] = {
     { "translate", sphere_translate },
     { "contains", sphere_contains },
     { "overlaps", sphere_overlaps },
+    { "penetration", sphere_penetration },
     { "raycast", sphere_raycast },
     { "closest", sphere_closest },
     { "plane", sphere_plane },
