@@ -791,6 +791,16 @@ function World:move(item, dx, dy, dz, filter, out) end
 ---@return integer n
 function World:check(item, dx, dy, dz, filter, out) end
 
+---Pushes the item out of every item whose interior it overlaps (minimum translations, the deepest
+---first, up to 16 rounds; it ends where its total overlap is smallest) and moves it.
+---@param item any
+---@param filter? fun(item: any, other: any): any truthy keeps other solid (default: all)
+---@return number dx
+---@return number dy
+---@return number dz
+---@return integer n the number of items it was pushed out of
+function World:resolve(item, filter) end
+
 ---Frees the world now; any later method call is an error.
 function World:destroy() end
 

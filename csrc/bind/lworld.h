@@ -9,7 +9,9 @@
  *   world_items.c    which value is a World; item <-> id: the U tables and the fast maps
  *   world_results.c  result tables: clearing an out table's tail, filtering, item lists
  *   world_query.c    query, querypoint, raycast, raycastall, pairs, sweep
- *   world_move.c     move and check: the response callback, collision tables and their spares */
+ *   world_move.c     move and check: the response callback, collision tables and their spares
+ *   world_resolve.c  resolve (push-out of overlaps)
+ *   character.c      collide.Character (its move's body is in world_move.c) */
 #ifndef CL_LWORLD_H
 #define CL_LWORLD_H
 
@@ -166,6 +168,9 @@ CL_API int lw_b_querypoint(lua_State *L);
 CL_API int lw_b_raycast(lua_State *L);
 CL_API int lw_b_raycastall(lua_State *L);
 CL_API int lw_b_sweep(lua_State *L);
+/* world_resolve.c: world:resolve and its body */
+CL_API int lw_resolve(lua_State *L);
+CL_API int lw_b_resolve(lua_State *L);
 /* world.c: pushes the hot upvalues every World method (and a Character's) gets; their count */
 CL_API int lw_pushhotupvalues(lua_State *L);
 /* world_move.c: character:move's body (character.c) on the stack world, item, dx, dy, dz, filter,
@@ -333,10 +338,11 @@ static inline void setnum(lua_State *L, const char *k, double v) {
 }
 
 /* Bodies by index, cached as closures in the registry (no allocation per call on 5.1). */
-enum { B_QUERY = 1, B_QUERYPOINT, B_RAYCAST, B_RAYCASTALL, B_SWEEP, B_MOVE, B_CHECK, B_QUERYPLANES, B_COUNT };
+enum { B_QUERY = 1, B_QUERYPOINT, B_RAYCAST, B_RAYCASTALL, B_SWEEP, B_MOVE, B_CHECK, B_QUERYPLANES,
+       B_RESOLVE, B_COUNT };
 static const lua_CFunction body_fns[B_COUNT] = {
     NULL, lw_b_query, lw_b_querypoint, lw_b_raycast, lw_b_raycastall, lw_b_sweep, lw_b_move, lw_b_check,
-    lw_b_queryplanes
+    lw_b_queryplanes, lw_b_resolve
 };
 
 /* Commits the move domove left pending, unless a finalizer run by an allocation since then

@@ -453,7 +453,8 @@ static const luaL_Reg world_methods[] = {
     { "translatemany", w_translatemany }, { "has", w_has }, { "count", w_count },
     { "shape", w_shape }, { "query", lw_query }, { "querypoint", lw_querypoint }, { "queryplanes", lw_queryplanes },
     { "raycast", lw_raycast }, { "raycastall", lw_raycastall }, { "pairs", lw_pairs },
-    { "sweep", lw_sweep }, { "move", lw_move }, { "check", lw_check }, { "destroy", w_destroy },
+    { "sweep", lw_sweep }, { "move", lw_move }, { "check", lw_check }, { "resolve", lw_resolve },
+    { "destroy", w_destroy },
     { NULL, NULL }
 };
 

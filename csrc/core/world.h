@@ -198,6 +198,15 @@ CL_API int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, d
 CL_API int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                          int commit, cl_vec3 *actual);
 
+/// Pushes live item id out of every item whose interior its shape overlaps and that keep(ctx,
+/// id, other) does not answer CL_RESP_IGNORE for (NULL: all; asked once per item met): minimum
+/// translations (cl_penetration), the deepest first (ties by add order), one per round, up to 16
+/// rounds, ending at the position visited with the smallest total depth (the earliest on ties).
+/// *end gets that shape and *disp its displacement; commits nothing. Returns the number of items
+/// overlapped at the start and not at the end, or CL_ENOMEM. keep may not return (longjmp).
+CL_API int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *end,
+                            cl_vec3 *disp);
+
 /// Exact sweep of shape a moved by d against static shape b (open interiors, flat-axis rule);
 /// .rank tells face, edge and corner contacts apart (the seams rule of cl_world_move).
 CL_API cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b);

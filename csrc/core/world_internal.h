@@ -8,7 +8,8 @@
  *                  and the two read-only snapshots (raycast and box query)
  *   world_query.c  traversals: box queries, point queries, raycasts
  *   world_pairs.c  the persistent candidate-pair cache and its sorts (cl_world_pairs)
- *   world_move.c   sweeps (cl_world_sweep) and the bump-style move (cl_world_move) */
+ *   world_move.c   sweeps (cl_world_sweep) and the bump-style move (cl_world_move)
+ *   world_resolve.c  push-out of overlaps (cl_world_resolve) */
 #ifndef CL_WORLD_INTERNAL_H
 #define CL_WORLD_INTERNAL_H
 #include <float.h>
