@@ -1,6 +1,7 @@
 -- collide demo for LÖVE 11.x: seed 004's ray/box unit test in an orbitable 3D view, a playground
--- (a player box moved with world:move through boxes, OBB ramps and spheres; mouse raycasts) and a
--- stress scene with thousands of moving items. Started by `make love`.
+-- (a player box moved by a collide.Character over stairs, a walkable and a too-steep OBB ramp and
+-- a moving platform, among boxes and spheres; mouse raycasts) and a stress scene with thousands
+-- of moving items. Started by `make love`.
 --
 -- Keys: 1 seed scene, 2 playground, 3 stress; right mouse drag or Q/E/R/F orbits, wheel zooms;
 -- playground: WASD / arrows move, space jumps; stress: +/- change the item count; Esc quits.
@@ -10,8 +11,9 @@
 --   --so PATH                        load collide.so from PATH (default: require "collide")
 --   --items N                        item count of the stress scene (default 3000)
 --   --screenshot PATH                render a few frames from a fixed camera, save a PNG, quit
---   --check                          with --screenshot in the seed scene: check the ray colours
---                                    in the captured frame; exit 1 if they are wrong
+--   --check                          with --screenshot: check the captured frame (seed scene:
+--                                    the ray colours; playground: the character climbed the
+--                                    stairs and is drawn where it stands); exit 1 if wrong
 --   --frames N                       run N frames with scripted input (smoke test), then quit
 
 local opts = { scene = "seed", items = 3000 }
@@ -198,6 +200,15 @@ local play = {}
 scenes.playground = play
 
 local PLAYER_H = { 0.4, 0.8, 0.4 }
+local START = { -8, 0, -6 }          -- the player's feet at the start: at the foot of the stairs
+local STEP_H, STEP_D = 0.25, 0.6     -- stair rise and depth
+local LANDING_Y = 5 * STEP_H         -- the landing at the top of the five steps
+
+-- Returns the player's box with its feet at x, y, z.
+local function playerbox(x, y, z)
+  return collide.AABB(x - PLAYER_H[1], y, z - PLAYER_H[3], x + PLAYER_H[1], y + 2 * PLAYER_H[2],
+                      z + PLAYER_H[3])
+end
 
 -- Returns the response of the player to other: spheres bounce, everything else slides.
 local function playerfilter(_, other)
@@ -205,7 +216,10 @@ local function playerfilter(_, other)
   return "slide"
 end
 
--- Builds a world: a floor of tiles, walls, OBB ramps, spheres and the player.
+-- Builds a world: a floor of tiles, walls, a walkable 20-degree ramp, a 60-degree ramp (a wall to
+-- the character), stairs of 0.25 up to a landing, a platform going up and down, spheres, and the
+-- player as a collide.Character (steps up to 0.3, follows the ground down 0.3, slopes up to 50
+-- degrees walkable).
 function play.load()
   if play.world then play.world:destroy() end
   local world = collide.World()
@@ -221,18 +235,27 @@ function play.load()
   world:add({ kind = "wall", name = "wall east" }, collide.AABB(9.5, 0, -9.5, 10, 2, 9.5))
   world:add({ kind = "box", name = "crate" }, collide.AABB(-2, 0, -5, 0, 1, -3))
   world:add({ kind = "box", name = "crate" }, collide.AABB(3, 0, 3, 4, 2, 4))
-  world:add({ kind = "box", name = "platform" }, collide.AABB(4, 1.5, -6, 8, 2, -2))
-  world:add({ kind = "ramp", name = "ramp" }, ramp(2, 0.3, -4, 2.2, 0.15, 2, math.rad(20)))
-  world:add({ kind = "ramp", name = "ramp" }, ramp(-6, 0.2, 4, 2.5, 0.15, 1.5, math.rad(-15)))
-  world:add({ kind = "sphere", name = "sphere" }, collide.Sphere(-5, 1, -4, 1))
+  world:add({ kind = "box", name = "ledge" }, collide.AABB(4, 1.5, -6, 8, 2, -2))
+  world:add({ kind = "ramp", name = "walkable ramp (20 degrees)" }, ramp(2, 0.3, -4, 2.2, 0.15, 2, math.rad(20)))
+  world:add({ kind = "steep", name = "steep ramp (60 degrees)" }, ramp(-5, 0.6, 5, 1.2, 0.15, 1.5, math.rad(60)))
+  for i = 1, 5 do
+    local z0 = -5 + (i - 1) * STEP_D
+    world:add({ kind = "stairs", name = "step " .. i }, collide.AABB(-9.5, 0, z0, -6.5, i * STEP_H, z0 + STEP_D))
+  end
+  world:add({ kind = "stairs", name = "landing" }, collide.AABB(-9.5, 0, -2, -6.5, LANDING_Y, 0))
+  play.platform = { kind = "platform", name = "moving platform", y = 0.1 }
+  world:add(play.platform, collide.AABB(4, 0.1, 5, 7, 0.4, 8))
+  world:add({ kind = "sphere", name = "sphere" }, collide.Sphere(-5, 1, -7, 1))
   world:add({ kind = "sphere", name = "sphere" }, collide.Sphere(0, 0.8, 5, 0.8))
-  world:add({ kind = "sphere", name = "sphere" }, collide.Sphere(6, 0.6, 6, 0.6))
+  world:add({ kind = "sphere", name = "sphere" }, collide.Sphere(7, 0.6, 1, 0.6))
   play.player = { kind = "player", name = "player", vx = 0, vy = 0, vz = 0, ground = false }
-  world:add(play.player, collide.AABB(-1 - PLAYER_H[1], 0, 1 - PLAYER_H[3],
-                                      -1 + PLAYER_H[1], 2 * PLAYER_H[2], 1 + PLAYER_H[3]))
+  world:add(play.player, playerbox(START[1], START[2], START[3]))
+  play.character = collide.Character(world, play.player,
+    { step = 0.3, snap = 0.3, maxslope = math.rad(50) })
   play.hit = nil
   play.cols = 0
   play.t = 0
+  play.platformt = 0
 end
 
 function play.camera()
@@ -244,42 +267,57 @@ local function autopilot(t)
   return 1, math.sin(t * 1.3), (t % 1.5) < 0.05
 end
 
+-- The screenshot's scripted walk: straight up the stairs (+z) for SHOT_FRAMES frames of 1/60 s,
+-- from z = -6 to the middle of the landing (z = -1).
+local SHOT_FRAMES = 75
+play.shotframe = SHOT_FRAMES
+
+-- Moves the platform between y = 0.1 and 1.6 (a sine of period 4 s) with world:translate.
+local function moveplatform(dt)
+  play.platformt = play.platformt + dt
+  local y = 0.85 - 0.75 * math.cos(play.platformt * math.pi / 2)
+  play.world:translate(play.platform, 0, y - play.platform.y, 0)
+  play.platform.y = y
+end
+
 function play.update(dt)
   local p, world = play.player, play.world
   play.t = play.t + dt
-  local fwd, right, jump = 0, 0, false
-  if opts.frames then
-    fwd, right, jump = autopilot(play.t)
-  else
-    local k = love.keyboard.isDown
-    if k("w", "up") then fwd = fwd + 1 end
-    if k("s", "down") then fwd = fwd - 1 end
-    if k("d", "right") then right = right + 1 end
-    if k("a", "left") then right = right - 1 end
-    jump = k("space")
-  end
-  local sy, cy = math.sin(cam.yaw), math.cos(cam.yaw)
-  local speed = 6
-  p.vx = (-sy * fwd + cy * right) * speed
-  p.vz = (-cy * fwd - sy * right) * speed
-  if jump and p.ground then p.vy = 8 end
-  p.vy = p.vy - 20 * dt
   local t0 = love.timer.getTime()
-  local _, _, _, cols, n = world:move(p, p.vx * dt, p.vy * dt, p.vz * dt, playerfilter)
-  p.ground = false
+  moveplatform(dt)
+  local dx, dz, jump
+  local speed = 4
+  if opts.screenshot then
+    dx, dz, jump = 0, speed * dt, false
+  else
+    local fwd, right = 0, 0
+    if opts.frames then
+      fwd, right, jump = autopilot(play.t)
+    else
+      local k = love.keyboard.isDown
+      if k("w", "up") then fwd = fwd + 1 end
+      if k("s", "down") then fwd = fwd - 1 end
+      if k("d", "right") then right = right + 1 end
+      if k("a", "left") then right = right - 1 end
+      jump = k("space")
+    end
+    local sy, cy = math.sin(cam.yaw), math.cos(cam.yaw)
+    dx = (-sy * fwd + cy * right) * speed * dt
+    dz = (-cy * fwd - sy * right) * speed * dt
+  end
+  if jump and p.ground then p.vy = 7 end
+  p.vy = p.vy - 20 * dt
+  local _, _, _, cols, n = play.character:move(dx, p.vy * dt, dz, playerfilter)
+  p.ground = play.character:grounded()
+  if p.ground and p.vy < 0 then p.vy = 0 end
   for i = 1, n do
     local c = cols[i]
-    if c.ny > 0.5 then p.ground = true; if p.vy < 0 then p.vy = 0 end end
     if c.ny < -0.5 and p.vy > 0 then p.vy = 0 end
-    if c.type == "bounce" then
-      p.vx, p.vy, p.vz = collide.reflect(p.vx, p.vy, p.vz, c.nx, c.ny, c.nz, 0.8)
-    end
   end
   play.cols = n
   local minx, miny, minz, maxx, maxy, maxz = world:shape(p):bounds()
   if miny < -20 then
-    world:update(p, collide.AABB(-1 - PLAYER_H[1], 0, 1 - PLAYER_H[3],
-                                 -1 + PLAYER_H[1], 2 * PLAYER_H[2], 1 + PLAYER_H[3]))
+    world:update(p, playerbox(START[1], START[2], START[3]))
     p.vy = 0
   end
   cam:lookat((minx + maxx) / 2, (miny + maxy) / 2, (minz + maxz) / 2)
@@ -288,8 +326,8 @@ function play.update(dt)
   else mx, my = love.mouse.getPosition() end
   local item, t, nx, ny, nz = world:raycast(collide.Ray(cam:unproject(mx, my)), 1000)
   if item then
-    local ox, oy, oz, dx, dy, dz = cam:unproject(mx, my)
-    play.hit = { item = item, t = t, x = ox + t * dx, y = oy + t * dy, z = oz + t * dz,
+    local ox, oy, oz, rdx, rdy, rdz = cam:unproject(mx, my)
+    play.hit = { item = item, t = t, x = ox + t * rdx, y = oy + t * rdy, z = oz + t * rdz,
                  nx = nx, ny = ny, nz = nz }
   else
     play.hit = nil
@@ -297,9 +335,48 @@ function play.update(dt)
   stats.collidems = (love.timer.getTime() - t0) * 1000
 end
 
+-- Checks the screenshot of the scripted walk up the stairs: the character stands grounded on
+-- the landing (its feet at the landing's height, having climbed every step), and the player's
+-- four vertical edges, as projected, are drawn in the player's colour. Returns ok, report lines.
+function play.check(img)
+  local lines, ok = {}, true
+  local minx, miny, minz, maxx, maxy, maxz = play.world:shape(play.player):bounds()
+  local grounded, ground = play.character:grounded()
+  local onlanding = grounded and ground and ground.name == "landing" and math.abs(miny - LANDING_Y) < 1e-9
+  lines[#lines + 1] = string.format("player feet at y=%.6f z=%.3f, grounded %s on %s: %s", miny,
+    (minz + maxz) / 2, tostring(grounded), ground and ground.name or "nothing",
+    onlanding and "ok" or "FAIL")
+  ok = ok and onlanding
+  local w, h = img:getDimensions()
+  local samples, green = 0, 0
+  for _, c in ipairs { { minx, minz }, { maxx, minz }, { minx, maxz }, { maxx, maxz } } do
+    local x1, y1, x2, y2 = cam:segment(c[1], miny, c[2], c[1], maxy, c[2])
+    if x1 then
+      for k = 2, 18 do
+        local f = k / 20
+        local px, py = math.floor(x1 + f * (x2 - x1) + 0.5), math.floor(y1 + f * (y2 - y1) + 0.5)
+        if px >= 0 and py >= HUD_H and px < w and py < h then
+          samples = samples + 1
+          local best = 0
+          for ox = -1, 1 do
+            local r, g, b = img:getPixel(math.max(0, math.min(w - 1, px + ox)), py)
+            if g > 0.7 and r < 0.5 and b < 0.6 then best = 1 end
+          end
+          green = green + best
+        end
+      end
+    end
+  end
+  local drawn = samples >= 20 and green >= 0.7 * samples
+  lines[#lines + 1] = string.format("player edges: %d samples, %d in the player's colour: %s",
+    samples, green, drawn and "ok" or "FAIL")
+  return ok and drawn, lines
+end
+
 local KIND_COLOR = {
   tile = { 0.22, 0.22, 0.27 }, wall = { 0.6, 0.6, 0.7 }, box = { 0.9, 0.6, 0.2 },
-  ramp = { 0.3, 0.8, 1 }, sphere = { 1, 0.4, 0.8 }, player = { 0.2, 1, 0.3 },
+  ramp = { 0.3, 0.8, 1 }, steep = { 1, 0.3, 0.2 }, stairs = { 0.9, 0.9, 0.4 },
+  platform = { 0.7, 0.4, 1 }, sphere = { 1, 0.4, 0.8 }, player = { 0.2, 1, 0.3 },
 }
 
 function play.draw()
@@ -322,7 +399,8 @@ function play.draw()
   local h = play.hit
   love.graphics.print(h and string.format("mouse ray: %s at t=%.3f, normal (%.2f, %.2f, %.2f)",
     h.item.name, h.t, h.nx, h.ny, h.nz) or "mouse ray: nothing", 8, 40)
-  love.graphics.print("WASD/arrows move, space jumps; spheres bounce, the rest slides", 8, 56)
+  love.graphics.print("WASD/arrows move, space jumps; collide.Character: climbs the stairs and the "
+    .. "blue ramp, not the red one; rides the purple platform", 8, 56)
 end
 
 ---------------------------------------------------------------- stress
@@ -503,8 +581,8 @@ local function finishscreenshot(img)
   print("collide demo: saved " .. opts.screenshot)
   local code = 0
   if opts.check then
-    if scene ~= seed then error("--check works only with --scene seed") end
-    local ok, lines = seed.check(img)
+    if not scene.check then error("--check works only with --scene seed or playground") end
+    local ok, lines = scene.check(img)
     for _, l in ipairs(lines) do print("  " .. l) end
     print(ok and "screenshot check: ok" or "screenshot check: FAILED")
     code = ok and 0 or 1
@@ -520,7 +598,7 @@ function love.draw()
     .. "collide %.2f ms   frame %.1f ms   %.0f fps", scene.name, stats.collidems, stats.framems,
     stats.fps)
   love.graphics.print(overlay, 8, 6)
-  if opts.screenshot and frame == 3 then
+  if opts.screenshot and frame == (scene.shotframe or 3) then
     print("collide demo: overlay: " .. overlay)
     love.graphics.captureScreenshot(finishscreenshot)
   elseif opts.frames and frame >= opts.frames then

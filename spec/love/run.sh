@@ -63,6 +63,17 @@ if [ $rc -ne 0 ] || [ ! -s "$OUT/bump-platformer.png" ] || ! grep -q 'screenshot
   status=1
 fi
 
+echo "== screenshot test: playground, a collide.Character walking up the stairs (75 scripted frames)"
+rm -f "$OUT/playground.png"
+timeout 40 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene playground \
+  --screenshot "$OUT/playground.png" --check 2>"$TMP/pshot.err" | tee "$TMP/pshot.out"
+rc=${PIPESTATUS[0]}
+grep -v -e '^ALSA' -e '^AL lib' "$TMP/pshot.err" >&2
+if [ $rc -ne 0 ] || [ ! -s "$OUT/playground.png" ] || ! grep -q 'screenshot check: ok' "$TMP/pshot.out"; then
+  echo "playground screenshot test FAILED (status $rc)"
+  status=1
+fi
+
 for scene in playground stress; do
   echo "== demo smoke: $scene scene, 30 frames with scripted input"
   timeout 30 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene $scene --items 2000 \
