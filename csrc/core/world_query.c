@@ -272,7 +272,7 @@ int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
         w->tmp[n++] = i;
     }
     ENSURE(w->res, w->rescap, n);
-    memcpy(w->res, w->tmp, (size_t)n * sizeof(int));
+    if (n > 0) memcpy(w->res, w->tmp, (size_t)n * sizeof(int));  /* (both may be NULL when n == 0) */
     sort_elems(w->res, n, sizeof(int), less_id, w);
     w->nres = n;
     return n;
