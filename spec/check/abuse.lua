@@ -9,6 +9,7 @@ local collide = require "collide"
 local NCALLS = tonumber(arg and arg[1]) or tonumber(os.getenv("ABUSE_CALLS")) or 120000
 local AABB, Ray, OBB, Sphere, World = collide.AABB, collide.Ray, collide.OBB, collide.Sphere, collide.World
 local Polygon = collide.Polygon
+local Mesh = collide.Mesh
 
 -- ABUSE_SKIP="World.__gc,World.__tostring,gcfilter" leaves out entry points (and "gcfilter": the
 -- filter that calls __gc on its world) while a known finding is being fixed; CI never sets it.
@@ -34,6 +35,7 @@ local MT = {
   Sphere = getmetatable(Sphere(0, 0, 0, 1)),
   World = getmetatable(World()),
   Polygon = getmetatable(Polygon({ 0, 0, 1, 0, 0, 1 })),
+  Mesh = getmetatable(Mesh({ 0, 0, 0, 1, 0, 0, 0, 1, 0 })),
 }
 local M = {}
 for k, mt in pairs(MT) do
@@ -70,6 +72,9 @@ local function shapesnap(kind, o)
   elseif kind == "OBB" then
     return kind .. tostring(o) .. numstr(m.center(o)) .. numstr(m.extents(o)) .. numstr(m.axes(o))
   elseif kind == "Polygon" then return kind .. tostring(o) .. m.count(o) .. numstr(table.unpack(m.vertices(o)))
+  elseif kind == "Mesh" then
+    local tri = m.count(o) > 0 and numstr(m.triangle(o, m.count(o))) or ""
+    return kind .. tostring(o) .. tri .. numstr(M.AABB.bounds(m.aabb(o))) .. numstr(m.raycast(o, PROBE))
   else return kind .. tostring(o) .. numstr(m.center(o)) .. numstr(m.radius(o)) end
 end
 
@@ -115,7 +120,7 @@ local function num() -- mostly finite small numbers, sometimes nasty ones
   return smallnum()
 end
 
-local shapes, rays, worlds, destroyed, polygons = {}, {}, {}, {}, {}
+local shapes, rays, worlds, destroyed, polygons, meshes = {}, {}, {}, {}, {}, {}
 local items = { "a", "b", "c", 1, 2, 3, 1.5, -0.0, true, false, {}, {}, "", 1e300, math.huge, -math.huge,
   math.maxinteger, 0.1 }
 items[#items + 1] = print
@@ -162,9 +167,33 @@ local function newpolygon()
   return Polygon(t)
 end
 
+-- mesh arguments: vertices {x,y,z, ...} and indices (valid, sometimes spoiled)
+local function meshvertices(nv, spoil)
+  local t = {}
+  for i = 1, 3 * nv do t[i] = smallnum() end
+  if spoil and chance(0.3) then t[rnd(#t)] = pick({ NAN, math.huge, "1", "x", true, {} }) end
+  if spoil and chance(0.1) then t[#t + 1] = 1 end
+  return t
+end
+local function meshindices(nv, spoil)
+  local t = {}
+  for i = 1, 3 * (rnd(12)) do t[i] = rnd(nv) end
+  if spoil and chance(0.3) then t[rnd(#t)] = pick({ 0, nv + 1, -1, 1.5, NAN, "2", {}, math.huge }) end
+  if spoil and chance(0.1) then t[#t + 1] = 1 end
+  return t
+end
+-- a valid mesh: a few random triangles (some degenerate), indexed or not
+local function newmesh()
+  local nv = 3 * rnd(6)
+  local v = meshvertices(nv, false)
+  if chance(0.5) then return Mesh(v) end
+  return Mesh(v, meshindices(nv, false))
+end
+
 local function refill()
   for i = 1, 12 do shapes[i] = newshape(nil, i % 4 ~= 0) end
   for i = 1, 4 do polygons[i] = newpolygon() end
+  for i = 1, 4 do meshes[i] = newmesh() end
   for i = 1, 4 do rays[i] = newray() end
   for i = 1, 3 do worlds[i] = newworld() end
   local d = World()
@@ -261,7 +290,7 @@ local function anyvalue(ctx)
   if r == 12 then return pick(worlds) end
   if r == 13 then return destroyed[1] end
   if r == 14 then return pick(items) end
-  if r == 15 then return chance(0.5) and coroutine.create(print) or pick(polygons) end
+  if r == 15 then return chance(0.5) and coroutine.create(print) or (chance(0.5) and pick(polygons) or pick(meshes)) end
   return io.stdout
 end
 
@@ -310,6 +339,22 @@ GEN = {
       { margin = "1" }, { bogus = 1 }, { [1] = 2 }, { [{}] = 1 }, { margin = 1e300 } })
   end,
   X = function(ctx) return anyvalue(ctx) end,
+  V = function() return chance(0.9) and meshvertices(3 * rnd(5), true) or anyvalue({}) end,
+  Q = function() return chance(0.9) and meshindices(rnd(15), true) or anyvalue({}) end,
+  -- planes {nx,ny,nz,d, ...} for queryplanes (1 to 33 planes, sometimes spoiled) and matrices for frustum
+  N = function()
+    local t = {}
+    for i = 1, 4 * (chance(0.05) and 33 or rnd(8)) do t[i] = smallnum() end
+    if chance(0.2) then t[rnd(#t)] = pick({ NAN, math.huge, "1", "x", {} }) end
+    if chance(0.1) then t[#t + 1] = 1 end
+    return t
+  end,
+  Z = function()
+    local t = {}
+    for i = 1, 16 do t[i] = smallnum() end
+    if chance(0.2) then t[rnd(17)] = pick({ NAN, math.huge, "1", "x", {}, nil }) end
+    return t
+  end,
 }
 
 -- signature strings: one letter per argument; a trailing part after "|" is optional
@@ -319,7 +364,7 @@ local FUNCS = {
   { "World", World, "|O" }, { "type", collide.type, "X" },
   { "toi", collide.toi, "A" .. n3 .. "A" .. n3 }, { "closestonsegment", collide.closestonsegment, n6 .. n3 },
   { "reflect", collide.reflect, n6 .. "|n" }, { "pointinpolygon", collide.pointinpolygon, "Pnn" },
-  { "Polygon", Polygon, "P" },
+  { "Polygon", Polygon, "P" }, { "Mesh", Mesh, "V|Q" }, { "frustum", collide.frustum, "Z|T" },
 }
 local METHODS = {
   AABB = { bounds = "", center = "", extents = "", set = n6, translate = n3, contains = n3, overlaps = "S",
@@ -332,9 +377,11 @@ local METHODS = {
   Sphere = { center = "", radius = "", set = "nnnn", translate = n3, contains = n3, overlaps = "S",
     raycast = "R|L", closest = n3, plane = "nnnn", aabb = "", __tostring = "", __eq = "X" },
   World = { add = "IS", remove = "I", update = "IS", translate = "Innn", has = "I", count = "", shape = "I", query = "S|FT",
-    querypoint = "nnn|FT", raycast = "R|LF", raycastall = "R|LFT", pairs = "|T", sweep = "Snnn|F",
+    querypoint = "nnn|FT", queryplanes = "N|FT", raycast = "R|LF", raycastall = "R|LFT", pairs = "|T", sweep = "Snnn|F",
     move = "Innn|MT", check = "Innn|MT", translatemany = "JKKK", destroy = "", __tostring = "", __gc = "", __close = "X" },
   Polygon = { contains = "nn", count = "", vertices = "", __tostring = "", __eq = "X" },
+  Mesh = { count = "", triangle = "n", aabb = "", raycast = "R|L", overlaps = "S", query = "S|T", closest = n3,
+    __tostring = "", __eq = "X", __gc = "" },
 }
 -- calls that may legitimately change their objects when they succeed
 local MUTATING = { set = true, translate = true, translatemany = true, rotate = true, add = true, remove = true, update = true,
@@ -343,7 +390,7 @@ local MUTATING = { set = true, translate = true, translatemany = true, rotate = 
 -- flat, sorted list of every entry point (deterministic order)
 local ENTRIES = {}
 for _, f in ipairs(FUNCS) do ENTRIES[#ENTRIES + 1] = { name = f[1], fn = f[2], sig = f[3] } end
-for _, kind in ipairs({ "AABB", "Ray", "OBB", "Sphere", "World", "Polygon" }) do
+for _, kind in ipairs({ "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh" }) do
   local names = {}
   for name in pairs(METHODS[kind]) do names[#names + 1] = name end
   table.sort(names)
@@ -387,6 +434,7 @@ local function selffor(kind)
   if kind == "World" then return chance(0.05) and destroyed[1] or pick(worlds) end
   if kind == "Ray" then return pick(rays) end
   if kind == "Polygon" then return pick(polygons) end
+  if kind == "Mesh" then return pick(meshes) end
   for _ = 1, 20 do
     local s = pick(shapes)
     if ctype(s) == kind then return s end
