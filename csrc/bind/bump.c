@@ -270,14 +270,15 @@ static void pcallback(lua_State *L, bcore *c, int own, int nargs, int nres) {
     }
 }
 
-/* Runs cl_bump_project into s, growing it; returns the number of collisions. */
-static int project(lua_State *L, bcore *c, bscratch *s, const double r[4], double gx, double gy, const int *skip,
-                   int nskip) {
+/* Runs cl_bump_project into s, growing it; returns the number of collisions. On memory failure
+ * releases the core's scratch if this operation owns it (own) and raises. */
+static int project(lua_State *L, bcore *c, bscratch *s, int own, const double r[4], double gx, double gy,
+                   const int *skip, int nskip) {
     for (;;) {
         int n = cl_bump_project(&c->b, r, gx, gy, skip, nskip, s->cand, s->cap, s->cols, s->cap);
         if (n >= 0 && n <= s->cap) return n;
         if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) {
-            c->busy = 0;
+            if (own) c->busy = 0;
             nomem(L);
         }
     }
@@ -623,8 +624,6 @@ static int w_getitems(lua_State *L) {
 static void addcells(lua_State *L, int t, const double *cr) {
     double cx, cy;
     for (cy = cr[1]; cy <= cr[3]; cy++) {
-        lua_rawgeti(L, t, 0);  /* placeholder to keep the stack shape simple */
-        lua_pop(L, 1);
         for (cx = cr[0]; cx <= cr[2]; cx++) {
             lua_pushnumber(L, cy);
             lua_rawget(L, t);
@@ -896,7 +895,7 @@ static int checkmove(lua_State *L, int domove) {
     project:
         gx = goalchk(L, c, own, gxi, pr[0], "goalX");
         gy = goalchk(L, c, own, gyi, pr[1], "goalY");
-        n = project(L, c, s, pr, gx, gy, s->vis, nv);
+        n = project(L, c, s, own, pr, gx, gy, s->vis, nv);
         k = firstaccepted(L, c, s, own, u, n, fi, 2);
         if (k < 0) break;
         dx = gx - pr[0];
@@ -967,7 +966,7 @@ static int w_project(lua_State *L) {
     if (own) c->busy = 1;
     nskip = 0;
     if (id >= 0) visit(L, c, s, own, &nskip, id);
-    n = project(L, c, s, r, gx, gy, s->vis, nskip);
+    n = project(L, c, s, own, r, gx, gy, s->vis, nskip);
     for (k = 0; k < n; k++) {
         int oid = s->cols[k].id;
         if (!cl_bump_live(&c->b, oid)) continue;
