@@ -149,6 +149,18 @@ static inline void swap_elem(char *a, char *b, size_t sz) {
     memcpy(b, t, sz);
 }
 
+/* Sifts element r down the max-heap a[0..n-1] of elements of size sz ordered by less. */
+static inline void sift_elems(char *a, int r, int n, size_t sz, less_fn less, const void *ctx) {
+    for (;;) {
+        int c = 2 * r + 1;
+        if (c >= n) break;
+        if (c + 1 < n && less(ctx, a + c * sz, a + (c + 1) * sz)) c++;
+        if (!less(ctx, a + r * sz, a + c * sz)) break;
+        swap_elem(a + r * sz, a + c * sz, sz);
+        r = c;
+    }
+}
+
 /* Sorts n elements of size sz ascending by less (insertion sort when short, else heap sort). */
 static inline void sort_elems(void *base, int n, size_t sz, less_fn less, const void *ctx) {
     char *a = (char *)base;
@@ -160,28 +172,10 @@ static inline void sort_elems(void *base, int n, size_t sz, less_fn less, const 
                 swap_elem(a + j * sz, a + (j - 1) * sz, sz);
         return;
     }
-    for (i = n / 2 - 1; i >= 0; i--) {          /* heapify */
-        int r = i;
-        for (;;) {
-            int c = 2 * r + 1;
-            if (c >= n) break;
-            if (c + 1 < n && less(ctx, a + c * sz, a + (c + 1) * sz)) c++;
-            if (!less(ctx, a + r * sz, a + c * sz)) break;
-            swap_elem(a + r * sz, a + c * sz, sz);
-            r = c;
-        }
-    }
+    for (i = n / 2 - 1; i >= 0; i--) sift_elems(a, i, n, sz, less, ctx);     /* heapify */
     for (i = n - 1; i > 0; i--) {
-        int r = 0;
         swap_elem(a, a + i * sz, sz);
-        for (;;) {
-            int c = 2 * r + 1;
-            if (c >= i) break;
-            if (c + 1 < i && less(ctx, a + c * sz, a + (c + 1) * sz)) c++;
-            if (!less(ctx, a + r * sz, a + c * sz)) break;
-            swap_elem(a + r * sz, a + c * sz, sz);
-            r = c;
-        }
+        sift_elems(a, 0, i, sz, less, ctx);
     }
 }
 
