@@ -115,12 +115,14 @@ CL_API int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *b);
 /// cl_tree_enlarge); O(nodes), no allocation.
 CL_API void cl_tree_refit(cl_tree *t);
 /// Rebuilds the tree top-down by binned surface-area splits (16 centre bins per axis, chosen from
-/// at most about 64 evenly strided leaves of the range; ranges of 16 leaves or fewer, or without
-/// a usable bin split, split at the median of the widest centre axis), restricted so that the height stays within ceil(log2(leaves)) + 2 and siblings differ
-/// by at most CL_TREE_SLACK, into a fresh pool in depth-first order (a node's first child
-/// follows it), so traversals walk memory forward. Deterministic. Leaves keep their boxes and payloads
-/// but get new node indices (the caller re-reads them from the leaves); pending leaves are built
-/// in too. CL_OK, or CL_ENOMEM with the tree unchanged.
+/// at most about 64 evenly strided leaves of the range; ranges of at most 64 leaves bin their
+/// widest axis only; ranges of 16 leaves or fewer, or without a usable bin split, split at the
+/// median of the widest centre axis), restricted so that the height stays within
+/// ceil(log2(leaves)) + 2 and siblings differ by at most CL_TREE_SLACK, written over its own pool
+/// in depth-first order (a node's first child follows it), so traversals walk memory forward.
+/// Deterministic. Leaves keep their boxes and payloads but get new node indices (the caller
+/// re-reads them from the leaves); pending leaves are built in too. CL_OK, or CL_ENOMEM (one
+/// temporary array of 32 bytes per leaf) with the tree unchanged.
 CL_API int cl_tree_rebuild(cl_tree *t);
 /// Height of the tree (0 for one leaf, -1 when empty).
 CL_API int cl_tree_height(const cl_tree *t);
