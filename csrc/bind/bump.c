@@ -223,22 +223,18 @@ static void checkrect(lua_State *L, int idx, double r[4]) {
     r[3] = checkpos(L, idx + 3, "h");
 }
 
-/* Returns the goal coordinate at idx: the number, or fallback when nil/false (bump's `goal or x`). */
-static double goalof(lua_State *L, int idx, double fallback, const char *name) {
-    if (!lua_toboolean(L, idx)) return fallback;
-    return checkn(L, idx, name);
-}
-
-/* goalof inside an operation that may hold the core's scratch: releases it before raising. */
-static double goalchk(lua_State *L, bcore *c, int own, int idx, double fallback, const char *name) {
-    double v;
-    if (!lua_toboolean(L, idx)) return fallback;
-    v = lua_type(L, idx) == LUA_TNUMBER ? (double)lua_tonumber(L, idx) : 0;
-    if (lua_type(L, idx) != LUA_TNUMBER || v - v != 0) {
-        if (own) c->busy = 0;
-        numerror(L, idx, name);
+/* Reads the goal coordinate at idx: 0 for nil or false (bump's `goal or x`), else 1 with *v set
+ * to the finite number; raises otherwise, first releasing the core's scratch if own. */
+static int readgoal(lua_State *L, bcore *c, int own, int idx, const char *name, double *v) {
+    int isnum;
+    double n = (double)lua_tonumberx(L, idx, &isnum);
+    if (isnum && lua_type(L, idx) == LUA_TNUMBER && n - n == 0) {
+        *v = n;
+        return 1;
     }
-    return v;
+    if (!lua_toboolean(L, idx)) return 0;
+    if (own) c->busy = 0;
+    return numerror(L, idx, name);
 }
 
 /* Returns the scratch of an operation: the core's, or a fresh one (kept at the top of the stack)
@@ -737,6 +733,8 @@ static int checkmove(lua_State *L, int domove) {
     unsigned calls;
     int outi, ci, u, id, own, nv = 0, len = 0, fi = 5, gxi = 3, gyi = 4, colsi, respi, builti, vfi, coli, typei, n, k;
     double r0[4], pr[4], gx, gy, dx = 0, dy = 0, tx = 0, ty = 0, nx = 0;
+    double vgx = 0, vgy = 0;   /* the goal slots' numbers, when hasgx/hasgy (else nil or false) */
+    int hasgx, hasgy;
     lua_settop(L, 6);
     if (!lua_toboolean(L, 5)) {
         lua_pushnil(L);
@@ -750,24 +748,22 @@ static int checkmove(lua_State *L, int domove) {
     if (id < 0) return notadded(L, 2);
     memcpy(r0, c->b.rect + 4 * id, sizeof r0);
     calls = c->calls;
-    if (lua_toboolean(L, 3)) checkn(L, 3, "goalX");
-    if (lua_toboolean(L, 4)) checkn(L, 4, "goalY");
-    lua_pushnil(L);                  /* world.responses and the builtin table, read at the first collision */
-    respi = lua_gettop(L);
-    lua_pushnil(L);
-    builti = lua_gettop(L);
-    lua_pushnil(L);                  /* the visited filter, made when a custom response needs it */
-    vfi = lua_gettop(L);
-    lua_pushnil(L);                  /* its visited set */
+    hasgx = readgoal(L, c, 0, gxi, "goalX", &vgx);
+    hasgy = readgoal(L, c, 0, gyi, "goalY", &vgy);
+    /* nil slots: world.responses and the builtin table (read at the first collision), the visited
+     * filter and its visited set (made when a custom response needs them) */
+    respi = lua_gettop(L) + 1;
+    builti = respi + 1;
+    vfi = respi + 2;
+    lua_settop(L, respi + 3);
     if (outi) lua_pushvalue(L, outi);
     else lua_newtable(L);
     colsi = lua_gettop(L);
     s = takescratch(L, c, &own);
     if (own) c->busy = 1;
-    lua_pushnil(L);
-    coli = lua_gettop(L);            /* the current collision's table */
-    lua_pushnil(L);
-    typei = lua_gettop(L);           /* its type */
+    coli = lua_gettop(L) + 1;        /* the current collision's table */
+    typei = coli + 1;                /* its type */
+    lua_settop(L, typei);
     visit(L, c, s, own, &nv, id);
     memcpy(pr, r0, sizeof pr);
     goto project;
@@ -803,14 +799,17 @@ static int checkmove(lua_State *L, int domove) {
         lua_rawget(L, builti);
         kind = lua_isnil(L, -1) ? R_CUSTOM : (int)lua_tointeger(L, -1);
         lua_pop(L, 1);
-        gx = goalchk(L, c, own, gxi, r0[0], "goalX");
-        gy = goalchk(L, c, own, gyi, r0[1], "goalY");
+        gx = hasgx ? vgx : r0[0];
+        gy = hasgy ? vgy : r0[1];
         if (kind == R_TOUCH) {
             lua_pop(L, 1);
             lua_pushnumber(L, tx);
             lua_replace(L, gxi);
             lua_pushnumber(L, ty);
             lua_replace(L, gyi);
+            hasgx = hasgy = 1;
+            vgx = tx;
+            vgy = ty;
             break;
         } else if (kind == R_CROSS) {
             lua_pop(L, 1);
@@ -840,6 +839,9 @@ static int checkmove(lua_State *L, int domove) {
             lua_replace(L, gxi);
             lua_pushnumber(L, gy);
             lua_replace(L, gyi);
+            hasgx = hasgy = 1;
+            vgx = gx;
+            vgy = gy;
             pr[0] = tx;
             pr[1] = ty;
         } else {
@@ -875,6 +877,8 @@ static int checkmove(lua_State *L, int domove) {
             lua_replace(L, gxi);
             lua_pushvalue(L, -2);
             lua_replace(L, gyi);
+            hasgx = readgoal(L, c, own, gxi, "goalX", &vgx);
+            hasgy = readgoal(L, c, own, gyi, "goalY", &vgy);
             if (n > 0 && lua_istable(L, -1)) {
                 lua_rawgeti(L, -1, 1);
                 lua_replace(L, coli);
@@ -893,8 +897,8 @@ static int checkmove(lua_State *L, int domove) {
             break;
         }
     project:
-        gx = goalchk(L, c, own, gxi, pr[0], "goalX");
-        gy = goalchk(L, c, own, gyi, pr[1], "goalY");
+        gx = hasgx ? vgx : pr[0];
+        gy = hasgy ? vgy : pr[1];
         n = project(L, c, s, own, pr, gx, gy, s->vis, nv);
         k = firstaccepted(L, c, s, own, u, n, fi, 2);
         if (k < 0) break;
@@ -911,8 +915,9 @@ static int checkmove(lua_State *L, int domove) {
     if (own) c->busy = 0;
     if (domove) {
         double nr[4];
-        nr[0] = checkn(L, gxi, "x");
-        nr[1] = checkn(L, gyi, "y");
+        /* bump's move calls update(item, goalX, goalY): a nil goal raises update's error */
+        nr[0] = hasgx ? vgx : checkn(L, gxi, "x");
+        nr[1] = hasgy ? vgy : checkn(L, gyi, "y");
         nr[2] = c->b.rect[4 * id + 2];
         nr[3] = c->b.rect[4 * id + 3];
         /* the item may have been removed by a callback: bump's update would raise */
@@ -956,8 +961,8 @@ static int w_project(lua_State *L) {
     ci = lua_gettop(L);
     u = pushuv(L, ci);
     checkrect(L, 3, r);
-    gx = goalof(L, 7, r[0], "goalX");
-    gy = goalof(L, 8, r[1], "goalY");
+    gx = readgoal(L, c, 0, 7, "goalX", &gx) ? gx : r[0];
+    gy = readgoal(L, c, 0, 8, "goalY", &gy) ? gy : r[1];
     id = findid(L, u, 2);
     if (outi) lua_pushvalue(L, outi);
     else lua_newtable(L);
