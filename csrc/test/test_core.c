@@ -815,6 +815,23 @@ static void corners(const cl_obb *b, cl_vec3 v[8])
         v[i] = p;
     }
 }
+/* The side of plane n.x + d = 0 that box b's corners lie on, by brute force: 1 all in front, -1
+ * all behind, 0 straddling; 2 when the nearest or farthest corner is within 1e-9 of the plane
+ * (rounding decides: no verdict). */
+static int corner_side(const cl_obb *b, cl_vec3 n, double d)
+{
+    cl_vec3 v[8];
+    double lo = INFINITY, hi = -INFINITY;
+    int k;
+    corners(b, v);
+    for (k = 0; k < 8; k++) {
+        double f = dot(n, v[k]) + d;
+        if (f < lo) lo = f;
+        if (f > hi) hi = f;
+    }
+    if (fabs(lo) < 1e-9 || fabs(hi) < 1e-9) return 2;
+    return lo > 0 ? 1 : (hi < 0 ? -1 : 0);
+}
 static int bf_edges(const cl_obb *a, const cl_obb *b)
 {
     cl_vec3 v[8];
@@ -982,31 +999,17 @@ static void test_random(void)
     /* plane tests against brute force over vertices / closest */
     bad = 0;
     for (i = 0; i < 3000; i++) {
-        cl_vec3 n = rvec(-1, 1), v[8];
-        double d = urand(-3, 3), lo = INFINITY, hi = -INFINITY;
+        cl_vec3 n = rvec(-1, 1);
+        double d = urand(-3, 3);
         cl_obb o = robb(2, 0.1, 1.5);
         cl_aabb b;
-        int k, e;
-        corners(&o, v);
-        for (k = 0; k < 8; k++) {
-            double f = dot(n, v[k]) + d;
-            if (f < lo) lo = f;
-            if (f > hi) hi = f;
-        }
-        if (fabs(lo) < 1e-9 || fabs(hi) < 1e-9) continue;
-        e = lo > 0 ? 1 : (hi < 0 ? -1 : 0);
+        int e = corner_side(&o, n, d);
+        if (e == 2) continue;
         bad += cl_obb_plane(&o, n, d) != e;
         b = cl_obb_aabb(&o);
         o = cl_obb_from_aabb(&b);
-        corners(&o, v);
-        lo = INFINITY; hi = -INFINITY;
-        for (k = 0; k < 8; k++) {
-            double f = dot(n, v[k]) + d;
-            if (f < lo) lo = f;
-            if (f > hi) hi = f;
-        }
-        if (fabs(lo) < 1e-9 || fabs(hi) < 1e-9) continue;
-        e = lo > 0 ? 1 : (hi < 0 ? -1 : 0);
+        e = corner_side(&o, n, d);
+        if (e == 2) continue;
         bad += cl_aabb_plane(&b, n, d) != e;
         {
             cl_sphere s = sph(o.c.x, o.c.y, o.c.z, o.h.x);
