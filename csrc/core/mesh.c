@@ -355,55 +355,47 @@ static inline cl_aabb nodebox(const cl_mnode *n, double sc)
 /* A ray prepared for the node tests: origin, reciprocal direction (1/0 = +-inf for an axis it runs
  * parallel to) and, per axis, the offset of the face it enters first in a node's float[6] box
  * (lo[k] at k, hi[k] at 3 + k). */
-typedef struct mray { double o[3], inv[3]; int nearf[3], farf[3]; } mray;
+typedef struct mray { double o[3], inv[3], d[3], slack; int nearf[3], farf[3]; } mray;
 
 /* Entry distance of the ray into node n's box within [0, tmax], or -1 if it misses. Each axis
  * gives its entry and exit times (face - o) * inv; for a parallel axis they are +-inf, or NaN
  * with the origin exactly on a face, and the comparisons are written so that NaN never narrows
- * the interval (an origin on a face is inside the slab, inclusive). The exit gets a relative
- * slack against rounding, so that a ray grazing a box at an edge or corner is not lost. */
-static CL_INLINE double rayslab(const cl_mnode *n, const mray *r, double tmax)
+ * the interval (an origin on a face is inside the slab, inclusive). With div (a direction
+ * component so small that its reciprocal overflows) the times are divisions instead, slower but
+ * exact in the same way. The exit gets a relative
+ * slack and an absolute one (r->slack, 2^-40 of the data's magnitude: about the rounding of a
+ * triangle test's t) against rounding, so that a ray grazing a box at an edge, a corner or a face
+ * holding a triangle is not lost. */
+static CL_INLINE double rayslab(const cl_mnode *n, const mray *r, double tmax, int div)
 {
     float f[6];  /* lo[0..2] then hi[0..2] */
     double tn = 0, tf = tmax, a, b;
     memcpy(f, n, sizeof f);
-    a = ((double)f[r->nearf[0]] - r->o[0]) * r->inv[0];
-    b = ((double)f[r->farf[0]] - r->o[0]) * r->inv[0];
+    a = div ? ((double)f[r->nearf[0]] - r->o[0]) / r->d[0] : ((double)f[r->nearf[0]] - r->o[0]) * r->inv[0];
+    b = div ? ((double)f[r->farf[0]] - r->o[0]) / r->d[0] : ((double)f[r->farf[0]] - r->o[0]) * r->inv[0];
     tn = a > tn ? a : tn;
     tf = b < tf ? b : tf;
-    a = ((double)f[r->nearf[1]] - r->o[1]) * r->inv[1];
-    b = ((double)f[r->farf[1]] - r->o[1]) * r->inv[1];
+    a = div ? ((double)f[r->nearf[1]] - r->o[1]) / r->d[1] : ((double)f[r->nearf[1]] - r->o[1]) * r->inv[1];
+    b = div ? ((double)f[r->farf[1]] - r->o[1]) / r->d[1] : ((double)f[r->farf[1]] - r->o[1]) * r->inv[1];
     tn = a > tn ? a : tn;
     tf = b < tf ? b : tf;
-    a = ((double)f[r->nearf[2]] - r->o[2]) * r->inv[2];
-    b = ((double)f[r->farf[2]] - r->o[2]) * r->inv[2];
+    a = div ? ((double)f[r->nearf[2]] - r->o[2]) / r->d[2] : ((double)f[r->nearf[2]] - r->o[2]) * r->inv[2];
+    b = div ? ((double)f[r->farf[2]] - r->o[2]) / r->d[2] : ((double)f[r->farf[2]] - r->o[2]) * r->inv[2];
     tn = a > tn ? a : tn;
     tf = b < tf ? b : tf;
-    return tn <= tf + fabs(tf) * SLACK ? tn : -1;
+    return tn <= tf + fabs(tf) * SLACK + r->slack ? tn : -1;
 }
 
-int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out, size_t *tri)
+/* The closest-hit walk of cl_mesh_raycast from the root (whose box the ray meets): updates *best,
+ * *besti and returns 1 when a triangle is hit at t <= maxt. div as rayslab's (a constant in each
+ * call, so each gets its own copy). */
+static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, const cl_tray *tr, double sc, double maxt, int div,
+                             double *bestp, size_t *bestip)
 {
     unsigned stack[CL_MESH_STACK];
-    double best = maxt, sc;
+    double best = maxt;
     size_t besti = 0;
-    int sp = 0, found = 0, k;
-    mray mr;
-    cl_tray tr;
-    cl_ray rs;
-    if (m->nprim == 0) return 0;
-    sc = scalefor(fmax(m->maxabs, cl_maxabs3(r->o.x, r->o.y, r->o.z)));
-    rs.o = cl_mul(r->o, sc);
-    rs.d = r->d;
-    cl_tray_make(&tr, &rs);
-    mr.o[0] = r->o.x; mr.o[1] = r->o.y; mr.o[2] = r->o.z;
-    for (k = 0; k < 3; k++) {
-        double d = cl_comp(r->d, k);
-        mr.inv[k] = 1.0 / d;
-        mr.nearf[k] = signbit(d) ? 3 + k : k;
-        mr.farf[k] = signbit(d) ? k : 3 + k;
-    }
-    if (rayslab(&m->nodes[0], &mr, best) < 0) return 0;
+    int sp = 0, found = 0;
     stack[sp++] = 0;
     while (sp > 0) {
         const cl_mnode *nd = &m->nodes[stack[--sp]];
@@ -414,7 +406,7 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
                 cl_vec3 a, b, c;
                 double t;
                 trisc(m, i, sc, &a, &b, &c);
-                if (cl_tray_hit(&tr, a, b, c, &t)) {
+                if (cl_tray_hit(tr, a, b, c, &t)) {
                     t /= sc;
                     if (t <= maxt && t < HUGE_VAL && (!found || t < best || (t == best && i < besti))) {
                         best = t; besti = i; found = 1;
@@ -423,7 +415,7 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
             }
         } else {
             const cl_mnode *l = &m->nodes[nd->first], *rr = l + 1;
-            double tl = rayslab(l, &mr, best), trr = rayslab(rr, &mr, best);
+            double tl = rayslab(l, mr, best, div), trr = rayslab(rr, mr, best, div);
             if (tl >= 0 && trr >= 0) {
                 if (tl <= trr) { stack[sp++] = nd->first + 1; stack[sp++] = nd->first; }
                 else { stack[sp++] = nd->first; stack[sp++] = nd->first + 1; }
@@ -434,6 +426,36 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
             }
         }
     }
+    *bestp = best;
+    *bestip = besti;
+    return found;
+}
+
+int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out, size_t *tri)
+{
+    double best, sc;
+    size_t besti;
+    int k, div = 0, found;
+    mray mr;
+    cl_tray tr;
+    cl_ray rs;
+    if (m->nprim == 0) return 0;
+    sc = scalefor(fmax(m->maxabs, cl_maxabs3(r->o.x, r->o.y, r->o.z)));
+    rs.o = cl_mul(r->o, sc);
+    rs.d = r->d;
+    cl_tray_make(&tr, &rs);
+    mr.o[0] = r->o.x; mr.o[1] = r->o.y; mr.o[2] = r->o.z;
+    mr.slack = fmax(m->maxabs, cl_maxabs3(r->o.x, r->o.y, r->o.z)) * 0x1p-40;
+    for (k = 0; k < 3; k++) {
+        double d = cl_comp(r->d, k);
+        mr.d[k] = d;
+        mr.inv[k] = 1.0 / d;
+        if (d != 0 && !isfinite(mr.inv[k])) div = 1;
+        mr.nearf[k] = signbit(d) ? 3 + k : k;
+        mr.farf[k] = signbit(d) ? k : 3 + k;
+    }
+    if (rayslab(&m->nodes[0], &mr, maxt, div) < 0) return 0;
+    found = div ? raywalk(m, &mr, &tr, sc, maxt, 1, &best, &besti) : raywalk(m, &mr, &tr, sc, maxt, 0, &best, &besti);
     if (!found) return 0;
     {
         cl_vec3 a, b, c;

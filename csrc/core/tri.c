@@ -155,17 +155,20 @@ static int separated(const cl_vec3 v[3], const cl_aabb *bx, cl_vec3 n)
     return tmx < bmn || bmx < tmn;
 }
 
+/* 1 if the triangle lies wholly on one side of one of the box's faces (exact comparisons of
+ * coordinates: the separating axes along the world axes). */
+static int apart(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *bx)
+{
+    return (a.x < bx->min.x && b.x < bx->min.x && c.x < bx->min.x) || (a.x > bx->max.x && b.x > bx->max.x && c.x > bx->max.x) ||
+           (a.y < bx->min.y && b.y < bx->min.y && c.y < bx->min.y) || (a.y > bx->max.y && b.y > bx->max.y && c.y > bx->max.y) ||
+           (a.z < bx->min.z && b.z < bx->min.z && c.z < bx->min.z) || (a.z > bx->max.z && b.z > bx->max.z && c.z > bx->max.z);
+}
+
 int cl_tri_overlaps_aabb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *bx)
 {
     cl_vec3 v[3], e[3];
     int i;
-    /* the box's three face axes: exact comparisons of coordinates */
-    if ((a.x < bx->min.x && b.x < bx->min.x && c.x < bx->min.x) || (a.x > bx->max.x && b.x > bx->max.x && c.x > bx->max.x))
-        return 0;
-    if ((a.y < bx->min.y && b.y < bx->min.y && c.y < bx->min.y) || (a.y > bx->max.y && b.y > bx->max.y && c.y > bx->max.y))
-        return 0;
-    if ((a.z < bx->min.z && b.z < bx->min.z && c.z < bx->min.z) || (a.z > bx->max.z && b.z > bx->max.z && c.z > bx->max.z))
-        return 0;
+    if (apart(a, b, c, bx)) return 0;  /* the box's three face axes */
     v[0] = a; v[1] = b; v[2] = c;
     e[0] = cl_sub(b, a); e[1] = cl_sub(c, b); e[2] = cl_sub(a, c);
     /* the triangle's normal */
@@ -182,8 +185,12 @@ int cl_tri_overlaps_aabb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *bx)
 int cl_tri_overlaps_obb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_obb *o)
 {
     cl_vec3 p[3], q[3];
-    cl_aabb bx;
+    cl_aabb bx = cl_obb_aabb(o);
     int i;
+    /* first the box's enclosing AABB in world coordinates (exact comparisons): the frame change
+     * below rounds, and a triangle far larger than the box could otherwise be taken to reach it
+     * while lying wholly beside it (found by fuzzing); a mesh prunes by the same box */
+    if (apart(a, b, c, &bx)) return 0;
     p[0] = a; p[1] = b; p[2] = c;
     for (i = 0; i < 3; i++) {
         cl_vec3 d = cl_sub(p[i], o->c);
@@ -196,7 +203,10 @@ int cl_tri_overlaps_obb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_obb *o)
 
 int cl_tri_overlaps_sphere(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_sphere *s)
 {
-    cl_vec3 q = cl_tri_closest(a, b, c, s->c);
+    cl_aabb bx = cl_sphere_aabb(s);
+    cl_vec3 q;
+    if (apart(a, b, c, &bx)) return 0;  /* as for OBBs: exact, and what a mesh prunes by */
+    q = cl_tri_closest(a, b, c, s->c);
     return cl_len_le(q.x - s->c.x, q.y - s->c.y, q.z - s->c.z, s->r);
 }
 

@@ -291,6 +291,55 @@ static void test_exact(void)
     ENSURE(d == 3, "zero-length segment: the point's distance (squared 1+1+1)");
 }
 
+static int mkmesh(cl_mesh *m, const double *v, size_t nv, const unsigned *idx, size_t nt);
+
+/* Findings of csrc/fuzz/fuzz_mesh.c, kept as regressions. */
+static void test_findings(void)
+{
+    /* a huge triangle beside a thin rotated box: the frame change rounded the triangle onto it;
+     * the box's enclosing AABB now decides first (as the mesh's pruning does) */
+    {
+        cl_obb o;
+        cl_vec3 a = cl_v3(2.873467938681382e-32, 8.1711690301308565e-32, 1.745072419230886e-34);
+        cl_vec3 b = cl_v3(2.5755698575003358e-06, -1.0847929578576353e-78, 1.5692553553306749e-30);
+        cl_vec3 c = cl_v3(2.5898017281410739e-06, -1.2395336127972848e+33, -1.2395332707227151e+33);
+        o.c = cl_v3(0.11998892892215329, -343193.4471456118, -5.6920612577581179e-41);
+        o.h = cl_v3(6.0099513336097954e-13, 5.2902714790276171e-48, 7.6076162149524545e+37);
+        o.u[0] = cl_v3(0.6, 0.8, 0); o.u[1] = cl_v3(-0.8, 0.6, 0); o.u[2] = cl_v3(0, 0, 1);
+        ENSURE(!cl_tri_overlaps_obb(a, b, c, &o), "finding: a huge triangle wholly beside a thin OBB does not overlap it");
+    }
+    /* a ray grazing the corner of a sliver's box at its vertex: the box test's absolute slack keeps
+     * the node the triangle test hits */
+    {
+        double v[9] = { 2.0414040076520398e-257, 849.31764705882347, -6.9048443681438943e-258,
+                        -1.6259745436952323e-260, 0, 0, 0, 0, 0 };
+        cl_mesh m;
+        cl_ray r;
+        cl_hit h, hb;
+        size_t tri;
+        cl_vec3 a = cl_v3(v[0], v[1], v[2]), b = cl_v3(v[3], v[4], v[5]), c = cl_v3(v[6], v[7], v[8]);
+        r.o = cl_v3(0, 0, 4.1395099548071224e-307);
+        r.d = cl_v3(-0.57735026746492968, -0.57735026746492968, -0.57735027263901773);
+        mkmesh(&m, v, 3, NULL, 1);
+        ENSURE(cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri) == cl_tri_raycast(a, b, c, &r, HUGE_VAL, &hb),
+               "finding: the mesh agrees with its triangle on a ray grazing the tree box's corner");
+        cl_mesh_free(&m);
+    }
+    /* a direction component so small that its reciprocal overflows: the node test divides */
+    {
+        double v[9] = { 0, 0, 0, 4, 0, 0, 0, 4, 0 };
+        cl_mesh m;
+        cl_ray r;
+        cl_hit h;
+        size_t tri;
+        r.o = cl_v3(1, 1, 5);
+        r.d = cl_v3(4e-320, 0, -1);
+        mkmesh(&m, v, 3, NULL, 1);
+        ENSURE(cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri) && h.t == 5, "a subnormal direction component still hits");
+        cl_mesh_free(&m);
+    }
+}
+
 /* ================= random differentials of the triangle tests ================= */
 
 static void test_tri_random(void)
@@ -740,6 +789,7 @@ int main(void)
 {
     quick = getenv("COLLIDE_QUICK") != NULL;
     test_exact();
+    test_findings();
     test_tri_random();
     test_watertight();
     test_extremes();
