@@ -647,6 +647,84 @@ results[#results + 1] = string.format("- move among 2,000 grid boxes: %s us per 
   fmt(move_us), lib.luaname(), move_us <= 1 and "met" or "MISSED", fmt(r2.collideout.ns / 1000), fmt(r2.purelua.ns / 1000))
 MW:destroy()
 
+-- ---------------------------------------------------------------------------------------------
+-- 5. movement that games can trust (issue 12): collide.Character on a 2,000-tile level against a
+--    plain world:move with the same collisions, and world:resolve of an item overlapping one
+--    other against a world:check of a short move (out tables everywhere: no garbage)
+-- ---------------------------------------------------------------------------------------------
+if collide.Character and collide.World().resolve then
+  local function level()   -- a 2D platformer floor of 2,000 touching 1 x 1 tiles, y down
+    local lw = collide.World()
+    for i = 0, 1999 do box:set(i, 10, 0, i + 1, 11, 0); lw:add(i, box) end
+    box:set(5, 9, 0, 5.75, 10, 0); lw:add("p", box)
+    return lw
+  end
+  local LW, LC = level(), level()
+  local ch = collide.Character(LC, "p", { up = { 0, -1, 0 } })
+  local NW = 1024
+  local WX = {}
+  for k = 1, NW do WX[k] = k <= NW / 2 and 0.37 or -0.37 end   -- there and back: each round the same
+  local o1, o2, o3 = {}, {}, {}
+  local ncw, ncc = 0, 0
+  for k = 1, NW do
+    local _, _, _, _, a = LW:move("p", WX[k], 0.2, 0, nil, o1)
+    local _, _, _, _, b = ch:move(WX[k], 0.2, 0, nil, o2)
+    ncw, ncc = ncw + a, ncc + b
+  end
+  -- resolve: an item 1/4 into a floor, put back each time by update (timed alone and subtracted)
+  local RW = collide.World()
+  box:set(0, 0, 0, 100, 1, 1); RW:add("floor", box)
+  box:set(20, 1, 0, 21, 2, 1); RW:add("r", box)
+  box:set(10, 0, 0, 11, 1, 1); RW:add("q", box)
+  local sunk = collide.AABB(10, 0.75, 0, 11, 1.75, 1)
+  local mvs = {
+    { name = "move", per = NW, fn = function(reps)
+        local s = 0
+        for _ = 1, reps do for k = 1, NW do s = s + LW:move("p", WX[k], 0.2, 0, nil, o1) end end
+        return s
+      end },
+    { name = "character", per = NW, fn = function(reps)
+        local s = 0
+        for _ = 1, reps do for k = 1, NW do s = s + ch:move(WX[k], 0.2, 0, nil, o2) end end
+        return s
+      end },
+    { name = "resolve", per = NW, fn = function(reps)
+        local s = 0
+        for _ = 1, reps do for _ = 1, NW do RW:update("q", sunk); s = s + RW:resolve("q") end end
+        return s
+      end },
+    { name = "update", per = NW, fn = function(reps)
+        local s = 0
+        for _ = 1, reps do for _ = 1, NW do RW:update("q", sunk); s = s + 1 end end
+        return s
+      end },
+    { name = "check", per = NW, fn = function(reps)
+        local s = 0
+        for _ = 1, reps do for _ = 1, NW do s = s + RW:check("r", 0.1, -0.05, 0, nil, o3) end end
+        return s
+      end },
+  }
+  local r5 = lib.compare(mvs, { sample = SAMPLE })
+  local cm, rs = r5.ratio("character", "move"), (r5.resolve.ns - r5.update.ns) / r5.check.ns
+  out("#### Movement (issue 12): character and push-out, out tables, medians of interleaved rounds")
+  out("")
+  out("| variant | us per call | spread |")
+  out("|---|---:|---:|")
+  out("| world:move on a floor of 2,000 touching tiles (walking with gravity) | ", fmt(r5.move.ns / 1000), " | ", string.format("%.0f%%", r5.move.spread * 100), " |")
+  out("| character:move, the same level and displacements | ", fmt(r5.character.ns / 1000), " | ", string.format("%.0f%%", r5.character.spread * 100), " |")
+  out("| world:update + world:resolve of an item 1/4 into one floor | ", fmt(r5.resolve.ns / 1000), " | ", string.format("%.0f%%", r5.resolve.spread * 100), " |")
+  out("| world:update alone (subtracted from the row above) | ", fmt(r5.update.ns / 1000), " | ", string.format("%.0f%%", r5.update.spread * 100), " |")
+  out("| world:check of a short move into the floor | ", fmt(r5.check.ns / 1000), " | ", string.format("%.0f%%", r5.check.spread * 100), " |")
+  out("")
+  out("Collisions per step: world:move ", string.format("%.2f", ncw / NW), ", character:move ", string.format("%.2f", ncc / NW), ".")
+  out("")
+  results[#results + 1] = string.format("- character:move on a 2,000-tile level: %.2f x world:move with the same collisions (target <= 2: %s).",
+    cm, cm <= 2 and "met" or "MISSED")
+  results[#results + 1] = string.format("- world:resolve of an item overlapping one other: %.2f x world:check of a short move (target <= 2: %s).",
+    rs, rs <= 2 and "met" or "MISSED")
+  LW:destroy(); LC:destroy(); RW:destroy()
+end
+
 out("#### Targets on ", lib.luaname())
 out("")
 for _, l in ipairs(results) do out(l) end

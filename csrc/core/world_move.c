@@ -227,14 +227,28 @@ WINLINE int end_cand(const cl_world *w, const cl_mcand *m, const cl_shape *cur, 
     return 1;
 }
 
+/* The rank of the contact at t of AABB a moved by d with AABB b: the moving axes whose entry
+ * time is t (the very quotients of box_axis, so equal exactly where sweep.c's sweep_aabb counts
+ * its ties). */
+WINLINE int box_rank(const cl_aabb *a, cl_vec3 d, const cl_aabb *b, double t) {
+    int k = 0;
+    if (d.x != 0) k += (d.x > 0 ? (b->min.x - a->max.x) / d.x : (b->max.x - a->min.x) / d.x) == t;
+    if (d.y != 0) k += (d.y > 0 ? (b->min.y - a->max.y) / d.y : (b->max.y - a->min.y) / d.y) == t;
+    if (d.z != 0) k += (d.z > 0 ? (b->min.z - a->max.z) / d.z : (b->max.z - a->min.z) / d.z) == t;
+    return k;
+}
+
 /* Returns the contact rank of touching candidate m (mover cur moved along rem; 1 face, 2 edge,
  * 3 corner), computed once: sweep_boxes leaves it unset, and ties are rare enough to find it
- * only for them. */
+ * only for them (two AABBs inline: a mover on a floor of tiles ties at every seam it spans). */
 static int mc_rank(const cl_world *w, const cl_shape *cur, cl_vec3 rem, cl_mcand *m) {
     if (!(m->flags & MC_RANKED)) {
-        cl_sweep s = cl_sweep_shapes(cur, rem, &w->items[m->item].shape);
+        const cl_shape *o = &w->items[m->item].shape;
         m->flags |= MC_RANKED;
-        m->s.rank = s.rank;
+        if (cur->kind == CL_AABB && o->kind == CL_AABB)
+            m->s.rank = box_rank(&cur->u.aabb, rem, &o->u.aabb, m->s.t);
+        else
+            m->s.rank = cl_sweep_shapes(cur, rem, o).rank;
     }
     return m->s.rank;
 }
