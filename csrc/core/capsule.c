@@ -235,6 +235,7 @@ typedef struct frame {
     cl_vec3 u[3], o;
     double lo[3], hi[3];
     int world;                  /* the world frame: coordinates are world coordinates */
+    cl_shape box;               /* the box itself (for its closest points) */
 } frame;
 
 /* The frame of an AABB. */
@@ -245,6 +246,8 @@ static frame aabb_frame(const cl_aabb *b)
     f.u[0] = cl_v3(1, 0, 0); f.u[1] = cl_v3(0, 1, 0); f.u[2] = cl_v3(0, 0, 1);
     f.o = cl_v3(0, 0, 0);
     f.world = 1;
+    f.box.kind = CL_AABB;
+    f.box.u.aabb = *b;
     for (i = 0; i < 3; i++) { f.lo[i] = cl_comp(b->min, i); f.hi[i] = cl_comp(b->max, i); }
     return f;
 }
@@ -261,6 +264,8 @@ static frame obb_frame(const cl_obb *b)
     f.u[0] = b->u[0]; f.u[1] = b->u[1]; f.u[2] = b->u[2];
     f.o = b->c;
     f.world = 0;
+    f.box.kind = CL_OBB;
+    f.box.u.obb = *b;
     for (i = 0; i < 3; i++) { f.hi[i] = cl_comp(b->h, i); f.lo[i] = -f.hi[i]; }
     return f;
 }
@@ -335,27 +340,31 @@ static cl_vec3 seg_point(cl_vec3 a, cl_vec3 b, double s)
     return p;
 }
 
+/* Closest points of the segment ab and the frame's box moved by shift: the segment's parameter
+ * (returned) and point p, and the box's point q. */
+static double frame_closest(const frame *f, cl_vec3 a, cl_vec3 b, cl_vec3 shift, cl_vec3 *p, cl_vec3 *q)
+{
+    segbox sb;
+    int moved = shift.x != 0 || shift.y != 0 || shift.z != 0;
+    seg_box(f, moved ? cl_sub(a, shift) : a, moved ? cl_sub(b, shift) : b, &sb);
+    *p = seg_point(a, b, sb.s);
+    *q = moved ? cl_add(cl_shape_closest(&f->box, cl_sub(*p, shift)), shift) : cl_shape_closest(&f->box, *p);
+    return sb.s;
+}
+
 /// Closest points between the segment ab and the box: the segment's parameter s and point, and
 /// the box's point (equal to the segment's where they meet). Exact up to rounding.
 void cl_segment_aabb(cl_vec3 a, cl_vec3 b, const cl_aabb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox)
 {
     frame f = aabb_frame(box);
-    segbox sb;
-    seg_box(&f, a, b, &sb);
-    *s = sb.s;
-    *onseg = seg_point(a, b, sb.s);
-    *onbox = cl_aabb_closest(box, *onseg);
+    *s = frame_closest(&f, a, b, cl_v3(0, 0, 0), onseg, onbox);
 }
 
 /// cl_segment_aabb for an oriented box (in its frame).
 void cl_segment_obb(cl_vec3 a, cl_vec3 b, const cl_obb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox)
 {
     frame f = obb_frame(box);
-    segbox sb;
-    seg_box(&f, a, b, &sb);
-    *s = sb.s;
-    *onseg = seg_point(a, b, sb.s);
-    *onbox = cl_obb_closest(box, *onseg);
+    *s = frame_closest(&f, a, b, cl_v3(0, 0, 0), onseg, onbox);
 }
 
 /* ---- overlaps (closed shapes: touching counts) ---- */
@@ -837,6 +846,7 @@ static void box_of(const frame *f, cl_vec3 o, double k, cl_vec3 *c, cl_vec3 u[3]
 static cl_toi_state capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f, double *t, cl_vec3 *n)
 {
     span sp = empty();
+    cl_toi_state st;
     cl_vec3 v[6], c, u[3];
     double h[3], k;
     int i;
@@ -847,41 +857,34 @@ static cl_toi_state capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f
     for (i = 0; i < 3; i++) if (h[i] < 0) h[i] = 0;
     /* K = box - segment: the segment from 0 to a.a - a.b, relative to a's start */
     pieces_box_segment(&sp, cl_mul(d, 1 / k), c, u, h, cl_v3(0, 0, 0), cl_mul(cl_halfsub(a->a, a->b), 2 / k), a->r / k);
-    return finish(&sp, t, n);
+    st = finish(&sp, t, n);
+    if (st == CL_TOI_TOUCHING) {
+        cl_vec3 p, q;
+        (void)frame_closest(f, at(a->a, d, *t), at(a->b, d, *t), cl_v3(0, 0, 0), &p, &q);
+        refine(st, p, q, a->r, d, n);
+    }
+    return st;
 }
 
 /// Sweep of capsule a moved by d against static AABB b.
 cl_toi_state cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b, double *t, cl_vec3 *n)
 {
     frame f = aabb_frame(b);
-    cl_toi_state st = capsule_frame(a, d, &f, t, n);
-    if (st == CL_TOI_TOUCHING) {
-        double u;
-        cl_vec3 p, q;
-        cl_segment_aabb(at(a->a, d, *t), at(a->b, d, *t), b, &u, &p, &q);
-        refine(st, p, q, a->r, d, n);
-    }
-    return st;
+    return capsule_frame(a, d, &f, t, n);
 }
 
 /// Sweep of capsule a moved by d against static OBB b.
 cl_toi_state cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b, double *t, cl_vec3 *n)
 {
     frame f = obb_frame(b);
-    cl_toi_state st = capsule_frame(a, d, &f, t, n);
-    if (st == CL_TOI_TOUCHING) {
-        double u;
-        cl_vec3 p, q;
-        cl_segment_obb(at(a->a, d, *t), at(a->b, d, *t), b, &u, &p, &q);
-        refine(st, p, q, a->r, d, n);
-    }
-    return st;
+    return capsule_frame(a, d, &f, t, n);
 }
 
 /* Sweep of the frame's box moved by d against static capsule b. */
 static cl_toi_state frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
 {
     span sp = empty();
+    cl_toi_state st;
     cl_vec3 v[6], c, u[3];
     double h[3], k;
     int i;
@@ -893,38 +896,25 @@ static cl_toi_state frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b
     /* K = b's segment - box: the reflected box (centre -c) swept along 0 .. b.b - b.a */
     pieces_box_segment(&sp, cl_mul(d, 1 / k), cl_mul(c, -1.0), u, h, cl_v3(0, 0, 0),
                        cl_mul(cl_halfsub(b->b, b->a), 2 / k), b->r / k);
-    return finish(&sp, t, n);
+    st = finish(&sp, t, n);
+    if (st == CL_TOI_TOUCHING) {
+        cl_vec3 p, q;
+        (void)frame_closest(f, b->a, b->b, cl_mul(d, *t), &p, &q);
+        refine(st, q, p, b->r, d, n);
+    }
+    return st;
 }
 
 /// Sweep of AABB a moved by d against static capsule b.
 cl_toi_state cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
 {
     frame f = aabb_frame(a);
-    cl_toi_state st = frame_capsule(&f, d, b, t, n);
-    if (st == CL_TOI_TOUCHING) {
-        double u;
-        cl_vec3 p, q;
-        cl_aabb m = *a;
-        m.min = at(m.min, d, *t);
-        m.max = at(m.max, d, *t);
-        cl_segment_aabb(b->a, b->b, &m, &u, &p, &q);
-        refine(st, q, p, b->r, d, n);
-    }
-    return st;
+    return frame_capsule(&f, d, b, t, n);
 }
 
 /// Sweep of OBB a moved by d against static capsule b.
 cl_toi_state cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
 {
     frame f = obb_frame(a);
-    cl_toi_state st = frame_capsule(&f, d, b, t, n);
-    if (st == CL_TOI_TOUCHING) {
-        double u;
-        cl_vec3 p, q;
-        cl_obb m = *a;
-        m.c = at(m.c, d, *t);
-        cl_segment_obb(b->a, b->b, &m, &u, &p, &q);
-        refine(st, q, p, b->r, d, n);
-    }
-    return st;
+    return frame_capsule(&f, d, b, t, n);
 }
