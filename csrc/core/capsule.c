@@ -18,6 +18,9 @@
  * separating axes over time). K is convex, so the ray's time in it is the span of the pieces'
  * intervals; its entry piece gives the normal (out of K: out of the static shape, toward the mover),
  * refined for rounded pairs to the direction between the shapes' closest points at the contact.
+ * Pieces whose bounding box the ray cannot reach before the first entry found are skipped; for a
+ * rounded capsule and a box the start is decided first by the closest-point distance (as
+ * penetration decides it), so a resting contact stops the search at t = 0.
  * Interiors are open 3D sets: the flat-axis rule of box pairs does not apply to capsules. */
 #include "vec.h"
 
@@ -560,9 +563,12 @@ int cl_penetration_capsule_obb(const cl_capsule *c, const cl_obb *b, double *dep
 
 /* ---- sweeps: the ray t*d against the open K, piece by piece ---- */
 
-/* The running span of the pieces' open intervals and the entry piece's normal. */
+/* What the pieces found so far: the ray starts inside one, or the first entry t >= 0 with its
+ * normal. (K's open time interval is the union of the pieces' open intervals.) */
 typedef struct span {
-    double lo, hi;
+    int inside;
+    int decided;                /* the start was found outside: a piece around t = 0 is a contact at 0 */
+    double first;
     cl_vec3 n;
 } span;
 
@@ -570,8 +576,41 @@ typedef struct span {
 static void fold(span *sp, double t0, double t1, cl_vec3 n)
 {
     if (!(t0 < t1)) return;
-    if (t0 < sp->lo) { sp->lo = t0; sp->n = n; }
-    if (t1 > sp->hi) sp->hi = t1;
+    if (t0 < 0 && t1 > 0) {
+        if (!sp->decided) sp->inside = 1;
+        else if (sp->first > 0) { sp->first = 0; sp->n = n; }
+    } else if (t0 >= 0 && t0 < sp->first) {
+        sp->first = t0; sp->n = n;
+    }
+}
+
+/* 0 when a piece inside the box of the points pts grown by r (values near 1; padded by 2^-30 for
+ * rounding) cannot change the span: the ray t*d is not in that box at any t of (0 or before,
+ * min(first, 1)), or the ray already starts inside K. Culling only; the pieces decide. */
+static int may_matter(const span *sp, cl_vec3 d, const cl_vec3 *pts, int np, double r)
+{
+    double lim = sp->first < 1 ? sp->first : 1, t0 = -INFINITY, t1 = INFINITY;
+    int i, k;
+    if (sp->inside || (sp->decided && sp->first == 0)) return 0;
+    for (k = 0; k < 3; k++) {
+        double lo = INFINITY, hi = -INFINITY, v = cl_comp(d, k), a, b;
+        for (i = 0; i < np; i++) {
+            double x = cl_comp(pts[i], k);
+            if (x < lo) lo = x;
+            if (x > hi) hi = x;
+        }
+        lo -= r + 0x1p-30;
+        hi += r + 0x1p-30;
+        if (v == 0) {
+            if (!(lo <= 0 && hi >= 0)) return 0;
+            continue;
+        }
+        a = lo / v; b = hi / v;
+        if (v < 0) { double x = a; a = b; b = x; }
+        if (a > t0) t0 = a;
+        if (b < t1) t1 = b;
+    }
+    return t1 >= 0 && t0 <= lim && t0 <= t1;
 }
 
 /* 1 and the open interval of t where |m + t w|^2 < rr (a = w.w, b = m.w, c = m.m - rr); a graze
@@ -606,8 +645,9 @@ static cl_vec3 entry_normal(cl_vec3 x, cl_vec3 w)
 static void piece_capsule(span *sp, cl_vec3 d, cl_vec3 p0, cl_vec3 p1, double r)
 {
     double t0, t1, dd = cl_dot(d, d), ee;
-    cl_vec3 m, e;
-    if (!(r > 0)) return;
+    cl_vec3 m, e, pts[2];
+    pts[0] = p0; pts[1] = p1;
+    if (!(r > 0) || !may_matter(sp, d, pts, 2, r)) return;
     m = cl_mul(p0, -1.0);
     if (quad(dd, cl_dot(m, d), cl_dot(m, m) - r * r, &t0, &t1))
         fold(sp, t0, t1, entry_normal(cl_add(m, cl_mul(d, t0)), d));
@@ -644,8 +684,11 @@ static void piece_capsule(span *sp, cl_vec3 d, cl_vec3 p0, cl_vec3 p1, double r)
 static void piece_zonotope(span *sp, cl_vec3 d, cl_vec3 c, const cl_vec3 *g, int ng)
 {
     double lo = -INFINITY, hi = INFINITY;
-    cl_vec3 bn = cl_v3(0, 0, 0), first = cl_v3(0, 0, 0);
+    cl_vec3 bn = cl_v3(0, 0, 0), first = cl_v3(0, 0, 0), ext = cl_v3(0, 0, 0), box[2];
     int i, j, k, axes = 0, solid = 0;
+    for (i = 0; i < ng; i++) ext = cl_add(ext, cl_v3(fabs(g[i].x), fabs(g[i].y), fabs(g[i].z)));
+    box[0] = cl_sub(c, ext); box[1] = cl_add(c, ext);
+    if (!may_matter(sp, d, box, 2, 0)) return;
     for (i = 0; i < ng; i++)
         for (j = i + 1; j < ng; j++) {
             cl_vec3 L = cl_cross(g[i], g[j]), X;
@@ -681,8 +724,9 @@ static void piece_zonotope(span *sp, cl_vec3 d, cl_vec3 c, const cl_vec3 *g, int
 static void piece_parallelogram(span *sp, cl_vec3 d, cl_vec3 e0, cl_vec3 e1, cl_vec3 s0, cl_vec3 s1, double r,
                                 int corners)
 {
-    cl_vec3 g[3], nn;
-    if (!(r > 0)) return;
+    cl_vec3 g[3], nn, pts[4];
+    pts[0] = cl_add(e0, s0); pts[1] = cl_add(e1, s0); pts[2] = cl_add(e0, s1); pts[3] = cl_add(e1, s1);
+    if (!(r > 0) || !may_matter(sp, d, pts, 4, r)) return;
     g[0] = cl_mul(cl_sub(e1, e0), 0.5);
     g[1] = cl_mul(cl_sub(s1, s0), 0.5);
     if (unit(cl_cross(g[0], g[1]), &nn)) {
@@ -701,8 +745,8 @@ static void piece_parallelogram(span *sp, cl_vec3 d, cl_vec3 e0, cl_vec3 e1, cl_
 /* The state of the span. */
 static cl_toi_state finish(const span *sp, double *t, cl_vec3 *n)
 {
-    if (sp->lo < 0 && sp->hi > 0) { *t = 0; *n = cl_v3(0, 0, 0); return CL_TOI_OVERLAPPED; }
-    if (sp->lo < sp->hi && sp->lo >= 0 && sp->lo < 1) { *t = sp->lo + 0.0; *n = cl_add(sp->n, cl_v3(0, 0, 0)); return CL_TOI_TOUCHING; }
+    if (sp->inside) { *t = 0; *n = cl_v3(0, 0, 0); return CL_TOI_OVERLAPPED; }
+    if (sp->first < 1) { *t = sp->first + 0.0; *n = cl_add(sp->n, cl_v3(0, 0, 0)); return CL_TOI_TOUCHING; }
     *t = 1;
     *n = cl_v3(0, 0, 0);
     return CL_TOI_SEPARATED;
@@ -726,23 +770,33 @@ static cl_vec3 at(cl_vec3 p, cl_vec3 d, double t) { return t == 0 ? p : cl_add(p
 static span empty(void)
 {
     span sp;
-    sp.lo = INFINITY; sp.hi = -INFINITY; sp.n = cl_v3(0, 0, 0);
+    sp.inside = 0; sp.decided = 0; sp.first = INFINITY; sp.n = cl_v3(0, 0, 0);
     return sp;
 }
 
 /* The ray t*d against the open box (+) segment s0s1 rounded by r, the box given by its centre c,
- * unit axes u and half sizes h (all values near 1). */
+ * unit axes u and half sizes h (all values near 1): first the box grown by r along each axis and
+ * swept along the segment; then, unless skip_rounded says the entry found is on K's surface, the
+ * rounded pieces along the box's edges. */
+typedef int (*surface_fn)(const void *ctx, double t);
 static void pieces_box_segment(span *sp, cl_vec3 d, cl_vec3 c, const cl_vec3 u[3], const double h[3], cl_vec3 s0,
-                               cl_vec3 s1, double r)
+                               cl_vec3 s1, double r, surface_fn on_surface, const void *ctx)
 {
-    cl_vec3 g[4], corner[8];
+    cl_vec3 g[4], corner[8], ext, box[2];
     int k, i, j;
     g[3] = cl_mul(cl_sub(s1, s0), 0.5);
+    ext = cl_v3(fabs(g[3].x), fabs(g[3].y), fabs(g[3].z));  /* K's box: nothing else can matter */
+    for (i = 0; i < 3; i++) ext = cl_add(ext, cl_v3(h[i] * fabs(u[i].x), h[i] * fabs(u[i].y), h[i] * fabs(u[i].z)));
+    box[0] = cl_sub(cl_add(c, cl_mul(cl_add(s0, s1), 0.5)), ext);
+    box[1] = cl_add(cl_add(c, cl_mul(cl_add(s0, s1), 0.5)), ext);
+    if (!may_matter(sp, d, box, 2, r)) return;
     for (k = 0; k < 3; k++) {  /* the box grown by r along axis k, swept along the segment */
         for (i = 0; i < 3; i++) g[i] = cl_mul(u[i], h[i] + (i == k ? r : 0));
         piece_zonotope(sp, d, cl_add(c, cl_mul(cl_add(s0, s1), 0.5)), g, 4);
     }
-    if (!(r > 0)) return;
+    if (!(r > 0) || sp->inside || (sp->decided && sp->first == 0)) return;
+    /* K is convex: an entry into a grown box at a point of K's surface is K's entry */
+    if (sp->decided && sp->first < 1 && on_surface(ctx, sp->first)) return;
     for (i = 0; i < 8; i++)
         corner[i] = cl_add(c, cl_add(cl_add(cl_mul(u[0], i & 1 ? h[0] : -h[0]), cl_mul(u[1], i & 2 ? h[1] : -h[1])),
                                      cl_mul(u[2], i & 4 ? h[2] : -h[2])));
@@ -842,10 +896,49 @@ static void box_of(const frame *f, cl_vec3 o, double k, cl_vec3 *c, cl_vec3 u[3]
     *c = cl_add(cl_mul(cl_halfsub(f->o, o), 2 / k), off);
 }
 
+/* Decides the start of a sweep between the segment ab rounded by r > 0 and the frame's box by
+ * their closest points: inside when nearer than r (then OVERLAPPED), else decided outside. */
+static void decide(span *sp, const frame *f, cl_vec3 a, cl_vec3 b, double r)
+{
+    cl_vec3 p, q, x;
+    if (!(r > 0)) return;
+    (void)frame_closest(f, a, b, cl_v3(0, 0, 0), &p, &q);
+    x = cl_sub(p, q);
+    if (!cl_vfinite(x)) x = cl_halfsub(p, q), r *= 0.5;
+    if (cl_len(x.x, x.y, x.z) < r) sp->inside = 1;
+    sp->decided = 1;
+}
+
+/* A capsule and a box at time t of a sweep (the capsule moving, or the box when box_moves). */
+typedef struct sweepctx {
+    const frame *f;
+    const cl_capsule *c;
+    cl_vec3 d;
+    int box_moves;
+} sweepctx;
+
+/* 1 when at time t the capsule and the box are (to 1e-9 of the radius) r apart and closing (the
+ * motion has a negative component along the mover's offset from the static shape): the ray then
+ * enters K there, and K, being convex, is entered once. */
+static int on_surface(const void *ctx, double t)
+{
+    const sweepctx *x = (const sweepctx *)ctx;
+    cl_vec3 p, q, v;
+    if (x->box_moves) {
+        (void)frame_closest(x->f, x->c->a, x->c->b, cl_mul(x->d, t), &p, &q);
+        v = cl_halfsub(q, p);  /* the moving box's point from the capsule's */
+    } else {
+        (void)frame_closest(x->f, at(x->c->a, x->d, t), at(x->c->b, x->d, t), cl_v3(0, 0, 0), &p, &q);
+        v = cl_halfsub(p, q);
+    }
+    return cl_len(v.x, v.y, v.z) >= x->c->r * 0.5 * (1 - 1e-9) && cl_dot(v, x->d) < 0;
+}
+
 /* Sweep of capsule a moved by d against the frame's box. */
 static cl_toi_state capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f, double *t, cl_vec3 *n)
 {
     span sp = empty();
+    sweepctx ctx;
     cl_toi_state st;
     cl_vec3 v[6], c, u[3];
     double h[3], k;
@@ -855,8 +948,11 @@ static cl_toi_state capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f
     k = 2 * sweep_scale(v, 6, a->r);
     box_of(f, a->a, k, &c, u, h);
     for (i = 0; i < 3; i++) if (h[i] < 0) h[i] = 0;
+    decide(&sp, f, a->a, a->b, a->r);
     /* K = box - segment: the segment from 0 to a.a - a.b, relative to a's start */
-    pieces_box_segment(&sp, cl_mul(d, 1 / k), c, u, h, cl_v3(0, 0, 0), cl_mul(cl_halfsub(a->a, a->b), 2 / k), a->r / k);
+    ctx.f = f; ctx.c = a; ctx.d = d; ctx.box_moves = 0;
+    pieces_box_segment(&sp, cl_mul(d, 1 / k), c, u, h, cl_v3(0, 0, 0), cl_mul(cl_halfsub(a->a, a->b), 2 / k), a->r / k,
+                       on_surface, &ctx);
     st = finish(&sp, t, n);
     if (st == CL_TOI_TOUCHING) {
         cl_vec3 p, q;
@@ -884,6 +980,7 @@ cl_toi_state cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *
 static cl_toi_state frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
 {
     span sp = empty();
+    sweepctx ctx;
     cl_toi_state st;
     cl_vec3 v[6], c, u[3];
     double h[3], k;
@@ -893,9 +990,11 @@ static cl_toi_state frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b
     k = 2 * sweep_scale(v, 6, b->r);
     box_of(f, b->a, k, &c, u, h);  /* the box's centre relative to b's start */
     for (i = 0; i < 3; i++) if (h[i] < 0) h[i] = 0;
+    decide(&sp, f, b->a, b->b, b->r);
     /* K = b's segment - box: the reflected box (centre -c) swept along 0 .. b.b - b.a */
+    ctx.f = f; ctx.c = b; ctx.d = d; ctx.box_moves = 1;
     pieces_box_segment(&sp, cl_mul(d, 1 / k), cl_mul(c, -1.0), u, h, cl_v3(0, 0, 0),
-                       cl_mul(cl_halfsub(b->b, b->a), 2 / k), b->r / k);
+                       cl_mul(cl_halfsub(b->b, b->a), 2 / k), b->r / k, on_surface, &ctx);
     st = finish(&sp, t, n);
     if (st == CL_TOI_TOUCHING) {
         cl_vec3 p, q;

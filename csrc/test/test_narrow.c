@@ -831,7 +831,10 @@ static void test_capsule_sweep_random(void)
         if (st != want) continue;
         if (st == CL_TOI_TOUCHING) {
             double gt = g_at_t(&g, t);
-            CHECK(near(t, lo, 1e-6) || fabs(gt) <= 1e-8 * sc, "capsule sweep: the first contact time",
+            /* t itself, or a t where they touch with no overlap a little before (a grazing entry
+             * pins t loosely) */
+            CHECK(near(t, lo, 1e-6) || (fabs(gt) <= 1e-8 * sc && g_at_t(&g, t - 1e-6) > 0 && t <= lo + 1e-4),
+                  "capsule sweep: the first contact time",
                   "case %d: t %.17g, reference %.17g, distance there %g", i, t, lo, gt);
             CHECK(near(dot(nn, nn), 1, 1e-12) && dot(nn, d) <= 1e-12 * vlen(d), "capsule sweep: a unit normal against the motion",
                   "case %d: n %g %g %g", i, nn.x, nn.y, nn.z);
