@@ -82,6 +82,10 @@ static double scalefor(double mx)
 
 /* ---- build ---- */
 
+/* The smaller and the larger of two finite doubles (inline: fmin and fmax are library calls). */
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
 /* Build scratch: each tree triangle's float box and float centroid. */
 typedef struct bprim { cl_fbox box; float c[3]; } bprim;
 
@@ -150,26 +154,39 @@ static cl_fbox unionof(const bprim *bp, const unsigned *p, unsigned n)
     return f;
 }
 
+/* Grows the centroid bounds f to enclose the point c. */
+static inline void cgrow(cl_fbox *f, const float c[3])
+{
+    f->lo[0] = c[0] < f->lo[0] ? c[0] : f->lo[0];
+    f->lo[1] = c[1] < f->lo[1] ? c[1] : f->lo[1];
+    f->lo[2] = c[2] < f->lo[2] ? c[2] : f->lo[2];
+    f->hi[0] = c[0] > f->hi[0] ? c[0] : f->hi[0];
+    f->hi[1] = c[1] > f->hi[1] ? c[1] : f->hi[1];
+    f->hi[2] = c[2] > f->hi[2] ? c[2] : f->hi[2];
+}
+
+/* The bounds of the centroids of p[0..n-1]. */
+static cl_fbox centroidsof(const bprim *bp, const unsigned *p, unsigned n)
+{
+    cl_fbox f = fempty();
+    unsigned i;
+    for (i = 0; i < n; i++) cgrow(&f, bp[p[i]].c);
+    return f;
+}
+
 /* Splits the node whose triangles are p[0..n-1] and whose box is nb, or leaves it: returns the
- * left count (0: a leaf) and the two children's boxes. Binned surface-area split on all three
+ * left count (0: a leaf), the two children's boxes and their centroid bounds (cb: this node's). Binned surface-area split on all three
  * axes in one pass; a leaf when that costs more than testing the triangles (and there are at most
  * MAXLEAF); the median on the widest centroid axis when no bin split exists or at depth
  * MEDIANDEPTH and below. */
-static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *nb, int depth, cl_fbox *lbox,
-                      cl_fbox *rbox)
+static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *nb, const cl_fbox *cb, int depth,
+                      cl_fbox *lbox, cl_fbox *rbox, cl_fbox *lcb, cl_fbox *rcb)
 {
-    float cmin[3], cmax[3];
+    const float *cmin = cb->lo, *cmax = cb->hi;
     int ax, bestax = -1, bestb = 0, nbins;
     double bestcost = HUGE_VAL, sc[3];
     unsigned i, nl;
     if (n <= 1) return 0;
-    for (ax = 0; ax < 3; ax++) { cmin[ax] = INFINITY; cmax[ax] = -INFINITY; }
-    for (i = 0; i < n; i++) {
-        const float *c = bp[p[i]].c;
-        cmin[0] = c[0] < cmin[0] ? c[0] : cmin[0]; cmax[0] = c[0] > cmax[0] ? c[0] : cmax[0];
-        cmin[1] = c[1] < cmin[1] ? c[1] : cmin[1]; cmax[1] = c[1] > cmax[1] ? c[1] : cmax[1];
-        cmin[2] = c[2] < cmin[2] ? c[2] : cmin[2]; cmax[2] = c[2] > cmax[2] ? c[2] : cmax[2];
-    }
     nbins = n < BINS ? (int)n : BINS;  /* small nodes: as many bins as triangles */
     for (ax = 0; ax < 3; ax++) {
         double ext = (double)cmax[ax] - cmin[ax];
@@ -185,7 +202,7 @@ static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *n
             const bprim *q = &bp[p[i]];
             for (ax = 0; ax < 3; ax++) {
                 int k = (int)(((double)q->c[ax] - cmin[ax]) * sc[ax]);
-                k = k > nbins - 1 ? nbins - 1 : k;
+                k = k > nbins - 1 ? nbins - 1 : (k < 0 ? 0 : k);
                 bn[ax][k]++;
                 fgrow(&bb[ax][k], &q->box);
             }
@@ -217,12 +234,23 @@ static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *n
         unsigned j = n;
         /* split when cheaper than a leaf: traversal 1 + triangles by area ratio vs all triangles */
         if (n <= MAXLEAF && !(1.0 + bestcost / farea(nb) < (double)n)) return 0;
+        /* partition, gathering each side's centroid bounds for the children on the way */
+        *lcb = fempty();
+        *rcb = fempty();
         i = 0;
         while (i < j) {
-            int k = (int)(((double)bp[p[i]].c[bestax] - cmin[bestax]) * sc[bestax]);
-            k = k > nbins - 1 ? nbins - 1 : k;
-            if (k < bestb) i++;
-            else { unsigned t = p[i]; p[i] = p[--j]; p[j] = t; }
+            const float *c = bp[p[i]].c;
+            int k = (int)(((double)c[bestax] - cmin[bestax]) * sc[bestax]);
+            k = k > nbins - 1 ? nbins - 1 : (k < 0 ? 0 : k);
+            if (k < bestb) {
+                cgrow(lcb, c);
+                i++;
+            } else {
+                unsigned t = p[i];
+                cgrow(rcb, c);
+                p[i] = p[--j];
+                p[j] = t;
+            }
         }
         return i;
     }
@@ -235,6 +263,8 @@ static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *n
     selectk(p, bp, (long)n, (long)nl, ax);
     *lbox = unionof(bp, p, nl);
     *rbox = unionof(bp, p + nl, n - nl);
+    *lcb = centroidsof(bp, p, nl);
+    *rcb = centroidsof(bp, p + nl, n - nl);
     return nl;
 }
 
@@ -242,7 +272,7 @@ int cl_mesh_build(cl_mesh *m)
 {
     bprim *bp;
     size_t i, nn, used;
-    struct { unsigned node; int depth; } stack[CL_MESH_STACK];
+    struct { unsigned node; int depth; cl_fbox cb; } stack[CL_MESH_STACK];
     int sp = 0;
     cl_aabb box;
     double mx = 0;
@@ -257,10 +287,10 @@ int cl_mesh_build(cl_mesh *m)
         cl_vec3 a, b, c;
         cl_aabb t;
         cl_mesh_triangle(m, i, &a, &b, &c);
-        t.min = cl_v3(fmin(a.x, fmin(b.x, c.x)), fmin(a.y, fmin(b.y, c.y)), fmin(a.z, fmin(b.z, c.z)));
-        t.max = cl_v3(fmax(a.x, fmax(b.x, c.x)), fmax(a.y, fmax(b.y, c.y)), fmax(a.z, fmax(b.z, c.z)));
-        box.min = cl_v3(fmin(box.min.x, t.min.x), fmin(box.min.y, t.min.y), fmin(box.min.z, t.min.z));
-        box.max = cl_v3(fmax(box.max.x, t.max.x), fmax(box.max.y, t.max.y), fmax(box.max.z, t.max.z));
+        t.min = cl_v3(dmin(a.x, dmin(b.x, c.x)), dmin(a.y, dmin(b.y, c.y)), dmin(a.z, dmin(b.z, c.z)));
+        t.max = cl_v3(dmax(a.x, dmax(b.x, c.x)), dmax(a.y, dmax(b.y, c.y)), dmax(a.z, dmax(b.z, c.z)));
+        box.min = cl_v3(dmin(box.min.x, t.min.x), dmin(box.min.y, t.min.y), dmin(box.min.z, t.min.z));
+        box.max = cl_v3(dmax(box.max.x, t.max.x), dmax(box.max.y, t.max.y), dmax(box.max.z, t.max.z));
         bp[i].box = cl_fbox_from(&t);
         bp[i].c[0] = tofloat(t.min.x * 0.5 + t.max.x * 0.5);
         bp[i].c[1] = tofloat(t.min.y * 0.5 + t.max.y * 0.5);
@@ -307,18 +337,18 @@ int cl_mesh_build(cl_mesh *m)
         memcpy(m->nodes[0].hi, fb.hi, sizeof fb.hi);
     }
     used = 1;
-    stack[sp].node = 0; stack[sp].depth = 0; sp++;
+    stack[sp].node = 0; stack[sp].depth = 0; stack[sp].cb = centroidsof(bp, m->prim, (unsigned)m->nprim); sp++;
     while (sp > 0) {
         unsigned ni = stack[--sp].node, nl, first, n;
         int depth = stack[sp].depth;
         cl_mnode *nd = &m->nodes[ni];
-        cl_fbox nb, lb, rb;
+        cl_fbox nb, lb, rb, cb = stack[sp].cb, lcb, rcb;
         memcpy(nb.lo, nd->lo, sizeof nb.lo);
         memcpy(nb.hi, nd->hi, sizeof nb.hi);
         if (depth > m->depth) m->depth = depth;
         first = nd->first;
         n = nd->count;
-        nl = split(bp, m->prim + first, n, &nb, depth, &lb, &rb);
+        nl = split(bp, m->prim + first, n, &nb, &cb, depth, &lb, &rb, &lcb, &rcb);
         if (nl == 0) continue;
         {
             cl_mnode *l = &m->nodes[used], *r = &m->nodes[used + 1];
@@ -328,8 +358,8 @@ int cl_mesh_build(cl_mesh *m)
             memcpy(r->lo, rb.lo, sizeof rb.lo); memcpy(r->hi, rb.hi, sizeof rb.hi);
             nd->first = (unsigned)used;
             nd->count = 0;
-            stack[sp].node = (unsigned)used + 1; stack[sp].depth = depth + 1; sp++;
-            stack[sp].node = (unsigned)used; stack[sp].depth = depth + 1; sp++;
+            stack[sp].node = (unsigned)used + 1; stack[sp].depth = depth + 1; stack[sp].cb = rcb; sp++;
+            stack[sp].node = (unsigned)used; stack[sp].depth = depth + 1; stack[sp].cb = lcb; sp++;
             used += 2;
         }
     }
