@@ -535,6 +535,7 @@ static void select_rank(rleaf *lv, int lo, int hi, int m, int k) {
  * (as child1 or child2), of height at most hmax. */
 typedef struct rtask {
     int lo, hi, parent, second, hmax;
+    int buf;            /* which of the two leaf buffers holds lv[lo..hi-1] */
 } rtask;
 
 #define SAH_BINS 16
@@ -591,7 +592,7 @@ static int median_split(rleaf *lv, int lo, int hi) {
  * bounds go to the end bins); if no binned split qualifies (all centres in one bin, infinite
  * extents, SAH_MIN leaves or fewer) or the real counts are not legal, the median on the widest
  * axis (always legal: see cl_tree_rebuild). Deterministic. */
-static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
+static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hmax) {
     int n = hi - lo, i, a, j, k, bestaxis = -1, bestj = 0, stride, ns;
     int cnt[3][SAH_BINS];
     float blo[3][SAH_BINS][3], bhi[3][SAH_BINS][3];
@@ -668,16 +669,23 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
         }
     }
     if (bestaxis >= 0) {
-        /* partition: bins <= bestj first */
-        int x = lo, y = hi - 1;
+        /* partition into the other buffer, bins <= bestj first (from lo up, the rest from hi
+         * down), without a branch on the data: every leaf is written at both ends and the end
+         * it belongs to advances (on unsorted leaves a branch would be mispredicted half the time) */
+        rleaf *dl = other + lo, *dr = other + hi - 1;
+        double lim = bestj + 1.0, cm = cmin[bestaxis], sc = scale[bestaxis];
         a = bestaxis;
-        double lim = bestj + 1.0;
-        while (x <= y) {
+        for (i = lo; i < hi; i++) {
             /* sah_bin(c) <= bestj, without the conversion: NaN and x <= 0 go to bin 0 */
-            if (!(((double)lv[x].c[a] - cmin[a]) * scale[a] >= lim)) x++;
-            else { rleaf t = lv[x]; lv[x] = lv[y]; lv[y] = t; y--; }
+            int left = !(((double)lv[i].c[a] - cm) * sc >= lim);
+            *dl = lv[i];
+            *dr = lv[i];
+            dl += left;
+            dr -= 1 - left;
         }
-        if (split_ok(n, x - lo, hmax)) return x;
+        *moved = 1;
+        if (split_ok(n, (int)(dl - other) - lo, hmax)) return (int)(dl - other);
+        return median_split(other, lo, hi);
     }
     return median_split(lv, lo, hi);
 }
@@ -692,7 +700,8 @@ int cl_tree_rebuild(cl_tree *t) {
         cl_tree_link_pending(t);
         return CL_OK;
     }
-    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * sizeof(rleaf));
+    /* two buffers of n leaves: the partitions move each range from one to the other */
+    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * 2 * sizeof(rleaf));
     if (!lv) return CL_ENOMEM;
     /* the leaves' boxes and payloads are all in lv once gathered, so the new tree is written
      * over the pool in place (no second pool: half the memory traffic and no fresh pages) */
@@ -711,7 +720,7 @@ int cl_tree_rebuild(cl_tree *t) {
     while ((1L << lg) < n) lg++;
     /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
     st[ns].lo = 0; st[ns].hi = n; st[ns].parent = CL_NULLNODE; st[ns].second = 0;
-    st[ns].hmax = lg + 2; ns++;
+    st[ns].hmax = lg + 2; st[ns].buf = 0; ns++;
     while (ns > 0) {
         rtask task = st[--ns];
         int me = k++;
@@ -720,16 +729,19 @@ int cl_tree_rebuild(cl_tree *t) {
         else if (task.second) p[task.parent].child2 = me;
         else p[task.parent].child1 = me;
         if (task.hi - task.lo == 1) {
-            p[me].box = lv[task.lo].box;
+            const rleaf *e = &lv[task.buf * n + task.lo];
+            p[me].box = e->box;
             p[me].child1 = CL_NULLNODE;
-            p[me].child2 = lv[task.lo].data;
+            p[me].child2 = e->data;
             m[me].height = 0;
         } else {
-            int mid = sah_split(lv, task.lo, task.hi, task.hmax);
+            int moved = 0, buf;
+            int mid = sah_split(lv + task.buf * n, lv + (1 - task.buf) * n, &moved, task.lo, task.hi, task.hmax);
+            buf = moved ? 1 - task.buf : task.buf;
             st[ns].lo = mid; st[ns].hi = task.hi; st[ns].parent = me; st[ns].second = 1;
-            st[ns].hmax = task.hmax - 1; ns++;
+            st[ns].hmax = task.hmax - 1; st[ns].buf = buf; ns++;
             st[ns].lo = task.lo; st[ns].hi = mid; st[ns].parent = me; st[ns].second = 0;
-            st[ns].hmax = task.hmax - 1; ns++;
+            st[ns].hmax = task.hmax - 1; st[ns].buf = buf; ns++;
         }
     }
     for (i = k - 1; i >= 0; i--) {      /* children follow their parent: fit bottom up */
@@ -740,7 +752,7 @@ int cl_tree_rebuild(cl_tree *t) {
             m[i].height = 1 + (m[a].height > m[b].height ? m[a].height : m[b].height);
         }
     }
-    t->alloc(t->ud, lv, (size_t)n * sizeof(rleaf), 0);
+    t->alloc(t->ud, lv, (size_t)n * 2 * sizeof(rleaf), 0);
     t->freelist = CL_NULLNODE;
     for (i = cap - 1; i >= k; i--) {
         m[i].height = -1;
