@@ -227,32 +227,47 @@ CL_API void cl_segment_segment(cl_vec3 p0, cl_vec3 p1, cl_vec3 q0, cl_vec3 q1, d
 CL_API void cl_segment_aabb(cl_vec3 a, cl_vec3 b, const cl_aabb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox);
 /// cl_segment_aabb in an oriented box's frame (a box with world axes is its AABB).
 CL_API void cl_segment_obb(cl_vec3 a, cl_vec3 b, const cl_obb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox);
-/// Inclusive overlaps (touching counts): the ball of radius r at the segment's closest point
-/// against the other shape, with the sphere tests.
+/* Inclusive overlaps (touching counts): the ball of radius r at the segment's closest point
+ * against the other shape, with the sphere tests. */
+/// Capsule/sphere: the segment within r + s.r of the centre.
 CL_API int cl_capsule_overlaps_sphere(const cl_capsule *c, const cl_sphere *s);
+/// Capsule/capsule: the segments within the sum of the radii.
 CL_API int cl_capsule_overlaps_capsule(const cl_capsule *a, const cl_capsule *b);
+/// Capsule/AABB: the ball at the segment's point closest to the box touches the box.
 CL_API int cl_capsule_overlaps_aabb(const cl_capsule *c, const cl_aabb *b);
+/// Capsule/OBB: as cl_capsule_overlaps_aabb, in the box's frame.
 CL_API int cl_capsule_overlaps_obb(const cl_capsule *c, const cl_obb *b);
-/// Penetration of capsule c out of the other shape, as cl_penetration (1, depth, unit n out of the
-/// other; 0 when the open shapes do not overlap). The other shape out of the capsule: the same
-/// depth with n negated. Segments that meet (or a centre on the segment) push along their common
-/// normal (perpendicular to the segment) by the radii sum; a segment meeting a box leaves box (+)
-/// segment through its nearest face (face normals: the box's axes and segment x axis), plus r.
+/* Penetration of capsule c out of the other shape, as cl_penetration (1, depth, unit n out of the
+ * other; 0 when the open shapes do not overlap). The other shape out of the capsule: the same
+ * depth with n negated. Segments that meet (or a centre on the segment) push along their common
+ * normal (perpendicular to the segment) by the radii sum; a segment meeting a box leaves box (+)
+ * segment through its nearest face (face normals: the box's axes and segment x axis), plus r. */
+/// Capsule out of a sphere (exact).
 CL_API int cl_penetration_capsule_sphere(const cl_capsule *c, const cl_sphere *s, double *depth, cl_vec3 *n);
+/// Capsule out of a capsule (exact up to rounding).
 CL_API int cl_penetration_capsule_capsule(const cl_capsule *a, const cl_capsule *b, double *depth, cl_vec3 *n);
+/// Capsule out of an AABB (exact up to rounding).
 CL_API int cl_penetration_capsule_aabb(const cl_capsule *c, const cl_aabb *b, double *depth, cl_vec3 *n);
+/// Capsule out of an OBB, in its frame (exact up to rounding).
 CL_API int cl_penetration_capsule_obb(const cl_capsule *c, const cl_obb *b, double *depth, cl_vec3 *n);
-/// Exact sweeps of the first shape moved by d (t in [0, 1]) against the static second, as
-/// cl_sweep_shapes (world.h): OVERLAPPED (t = 0, n = 0) when the open interiors meet at the start;
-/// TOUCHING with the first contact t in [0, 1) and the unit normal n out of the static shape when
-/// they come to meet; else SEPARATED (t = 1, n = 0). Resting or grazing contact does not block.
-/// Interiors are open 3D sets (no flat-axis rule; a capsule with r == 0 only meets boxes' interiors).
+/* Exact sweeps of the first shape moved by d (t in [0, 1]) against the static second, as
+ * cl_sweep_shapes (world.h): OVERLAPPED (t = 0, n = 0) when the open interiors meet at the start;
+ * TOUCHING with the first contact t in [0, 1) and the unit normal n out of the static shape when
+ * they come to meet; else SEPARATED (t = 1, n = 0). Resting or grazing contact does not block.
+ * Interiors are open 3D sets (no flat-axis rule; a capsule with r == 0 only meets boxes' interiors). */
+/// Capsule a moved by d against capsule b.
 CL_API cl_toi_state cl_sweep_capsule_capsule(const cl_capsule *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+/// Capsule a moved by d against sphere s.
 CL_API cl_toi_state cl_sweep_capsule_sphere(const cl_capsule *a, cl_vec3 d, const cl_sphere *s, double *t, cl_vec3 *n);
+/// Sphere s moved by d against capsule b.
 CL_API cl_toi_state cl_sweep_sphere_capsule(const cl_sphere *s, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+/// Capsule a moved by d against AABB b.
 CL_API cl_toi_state cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b, double *t, cl_vec3 *n);
+/// Capsule a moved by d against OBB b.
 CL_API cl_toi_state cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b, double *t, cl_vec3 *n);
+/// AABB a moved by d against capsule b.
 CL_API cl_toi_state cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+/// OBB a moved by d against capsule b.
 CL_API cl_toi_state cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
 
 /* ---- penetration (penetration.c) ---- */
