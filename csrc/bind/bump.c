@@ -165,20 +165,17 @@ static int notadded(lua_State *L, int idx) {
     return lua_error(L);
 }
 
-/* Returns the slot of the item at idx, or -1; U is the index of the user value table. */
+/* Returns the slot of the item at idx, or -1; u is the index of the user value table. (A raw read
+ * with a nil or NaN key gives nil: no check needed.) */
 static int findid(lua_State *L, int u, int idx) {
-    int id = -1;
-    if (lua_isnil(L, idx)) return -1;
-    if (lua_type(L, idx) == LUA_TNUMBER) {
-        lua_Number n = lua_tonumber(L, idx);
-        if (n != n) return -1;
-    }
+    int isnum;
+    lua_Number n;
     lua_rawgeti(L, u, 0);
     lua_pushvalue(L, idx);
     lua_rawget(L, -2);
-    if (lua_type(L, -1) == LUA_TNUMBER) id = (int)lua_tonumber(L, -1) - 1;
+    n = lua_tonumberx(L, -1, &isnum);
     lua_pop(L, 2);
-    return id;
+    return isnum ? (int)n - 1 : -1;
 }
 
 /* Raises bump's type error "name must be a number, but was v(a type)" (or the finite-number one). */
