@@ -155,16 +155,17 @@ int cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h, d
 #define BUMP_STACK 64
 
 /* Returns 1 when the float box may touch the segment p + t d, t in [0, 1] (slab test padded by
- * eps, so rounding never drops a box the exact test would keep). */
-static int seg_touches(const cl_fbox *f, const double p[2], const double d[2], double eps) {
+ * eps, so rounding never drops a box the exact test would keep); seg holds p, d and 1 / d (an
+ * infinite 1 / d for d = 0 is not used). */
+static int seg_touches(const cl_fbox *f, const double *seg, double eps) {
     double t0 = 0, t1 = 1;
     int k;
     for (k = 0; k < 2; k++) {
-        double lo = (double)f->lo[k] - eps, hi = (double)f->hi[k] + eps;
-        if (d[k] == 0) {
-            if (p[k] < lo || p[k] > hi) return 0;
+        double lo = (double)f->lo[k] - eps, hi = (double)f->hi[k] + eps, p = seg[k];
+        if (seg[2 + k] == 0) {
+            if (p < lo || p > hi) return 0;
         } else {
-            double a = (lo - p[k]) / d[k], c = (hi - p[k]) / d[k];
+            double inv = seg[4 + k], a = (lo - p) * inv, c = (hi - p) * inv;
             if (a > c) { double tmp = a; a = c; c = tmp; }
             if (a > t0) t0 = a;
             if (c < t1) t1 = c;
@@ -176,7 +177,7 @@ static int seg_touches(const cl_fbox *f, const double p[2], const double d[2], d
 
 /* Returns 1 when the node's box passes the query: the box q (seg == NULL) or the segment. */
 static int node_passes(const cl_fbox *f, const double *q, const double *seg, double eps) {
-    if (seg) return seg_touches(f, seg, seg + 2, eps);
+    if (seg) return seg_touches(f, seg, eps);
     return !(f->lo[0] > q[2] || f->hi[0] < q[0] || f->lo[1] > q[3] || f->hi[1] < q[1]);
 }
 
@@ -492,13 +493,16 @@ static void trav(const cl_bump *b, double x1, double y1, double x2, double y2, c
  * buffers or memory failure. */
 static int seg_hits(cl_bump *b, double x1, double y1, double x2, double y2, int *cand, int candcap, cl_bseg *out,
                     int outcap) {
-    double seg[4], eps;
+    double seg[6], eps;
     int nc, i, n = 0;
     seg[0] = x1;
     seg[1] = y1;
     seg[2] = x2 - x1;
     seg[3] = y2 - y1;
-    /* padding of the node test: far above the rounding of the slab divisions at these magnitudes */
+    seg[4] = 1 / seg[2];
+    seg[5] = 1 / seg[3];
+    /* padding of the node test: far above the rounding of the slab products at these magnitudes
+     * (1 / d is rounded, so t is off by a few ulps; the padding is in world units, ~1e-9 of them) */
     eps = 1e-9 * (1 + fabs(x1) + fabs(y1) + fabs(x2) + fabs(y2));
     nc = bump_walk(b, NULL, seg, eps, cand, candcap);
     if (nc < 0) return nc;
