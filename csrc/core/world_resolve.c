@@ -98,7 +98,7 @@ int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *
                 w->mc[nq + i].item = w->mq[i];
                 w->mc[nq + i].flags = flags;
             }
-            memmove(w->mc, w->mc + nq, (size_t)k * sizeof(cl_mcand));
+            if (k > 0) memmove(w->mc, w->mc + nq, (size_t)k * sizeof(cl_mcand));
             nq = k;
         }
         for (i = 0; i < nq; i++) {

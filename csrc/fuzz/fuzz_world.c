@@ -1,17 +1,19 @@
 /* libFuzzer harness of the World core (csrc/core/world.h), issue 5.
- * The input drives adds, removes, updates, queries, raycasts, pairs, sweeps and moves on one
- * world, each checked against a brute-force list of the live items kept here (same narrowphase
+ * The input drives adds, removes, updates, queries, raycasts, pairs, sweeps, moves, push-outs
+ * (cl_world_resolve) and character moves (cl_char_move) on one world, each checked against a brute-force list of the live items kept here (same narrowphase
  * functions, no tree). Byte 1 may switch on a failing allocator: every growing allocation after
  * the N-th fails; an operation that reports CL_ENOMEM must leave the world exactly as it was.
  * After every operation the tree is validated and every item's shape compared. At the end the
  * world is freed and every byte it allocated must have been returned.
  * Every violated invariant ends in __builtin_trap(). */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "world.h"
+#include "character.h"
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 #define MAXITEMS 48
@@ -300,10 +302,72 @@ static void op_move(rd *r, cl_world *w, ref *f, int commit) {
     }
 }
 
+/* Pushes a random item out of the others (cl_world_resolve): nothing changes until the caller
+ * commits; the end shape is finite, of the same kind, and the count is in range. */
+static void op_resolve(rd *r, cl_world *w, ref *f) {
+    int ids[MAXITEMS * 4], n = ordered(f, ids), id, got;
+    cl_shape before, end;
+    cl_vec3 d;
+    mctx c;
+    int usefilter;
+    if (n == 0) return;
+    id = ids[u8(r) % n];
+    usefilter = u8(r) & 1;
+    c.key = u8(r);
+    c.calls = 0;
+    before = f->s[id];
+    got = cl_world_resolve(w, id, usefilter ? respond : NULL, &c, &end, &d);
+    CHECK(cl_shape_equal(cl_world_shape(w, id), &before));
+    if (got == CL_ENOMEM) return;
+    CHECK(got >= 0 && got < n);
+    CHECK(end.kind == before.kind && d.x == d.x && d.y == d.y && d.z == d.z);
+    {
+        cl_aabb b = cl_shape_aabb(&end);
+        if (!(fabs(b.min.x) <= DBL_MAX && fabs(b.max.x) <= DBL_MAX && fabs(b.min.y) <= DBL_MAX &&
+              fabs(b.max.y) <= DBL_MAX && fabs(b.min.z) <= DBL_MAX && fabs(b.max.z) <= DBL_MAX))
+            return;                     /* pushed past the finite range: not committed */
+    }
+    cl_world_update(w, id, &end);
+    f->s[id] = end;
+}
+
+/* Moves a random item as the character ch (cl_char_move): CL_ENOMEM leaves it where it was;
+ * otherwise the collisions are valid and the shape is finite and of the same kind. */
+static void op_char(rd *r, cl_world *w, ref *f, cl_char *ch) {
+    int ids[MAXITEMS * 4], n = ordered(f, ids), id, got, i, g;
+    cl_vec3 d, a, gn;
+    cl_shape before;
+    mctx c;
+    int usefilter;
+    if (n == 0) return;
+    id = ids[u8(r) % n];
+    d = vec(r);
+    usefilter = u8(r) & 1;
+    c.key = u8(r);
+    c.calls = 0;
+    before = f->s[id];
+    got = cl_char_move(ch, w, id, d, usefilter ? respond : NULL, &c, &a);
+    if (got == CL_ENOMEM) {
+        CHECK(cl_shape_equal(cl_world_shape(w, id), &before));
+        return;
+    }
+    CHECK(got >= 0 && got == ch->ncols);
+    CHECK(a.x == a.x && a.y == a.y && a.z == a.z);
+    for (i = 0; i < got; i++) {
+        const cl_col *col = &ch->cols[i];
+        CHECK(col->other != id && col->other >= 0 && col->other < f->maxid && f->live[col->other]);
+        CHECK(col->type != CL_RESP_IGNORE);
+    }
+    f->s[id] = *cl_world_shape(w, id);
+    CHECK(f->s[id].kind == before.kind);
+    if (cl_char_grounded(ch, w, &g, &gn)) CHECK(g != id && g >= 0 && g < f->maxid && f->live[g]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static ref f;
     heap hp;
     cl_world w;
+    cl_char ch;
     rd r;
     double margin;
     int steps = 0;
@@ -323,6 +387,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&f, 0, sizeof f);
     f.nextseq = 1;
     cl_world_init(&w, margin, halloc, &hp);
+    {
+        /* the character: up along an axis or not, maxslope, step and snap from byte 2 */
+        static const cl_vec3 ups[4] = { { 0, 1, 0 }, { 0, -1, 0 }, { 0, 0, 1 }, { 0.6, 0.8, 0 } };
+        cl_char_init(&ch, ups[data[2] & 3], (data[2] >> 2 & 3) * 0.5, (data[2] >> 4 & 3) * 0.25,
+                     (data[2] >> 6) * 0.5, halloc, &hp);
+    }
     while (r.n > 0 && steps++ < 200) {
         unsigned op = u8(&r) % 16;
         if (op <= 4) {                                      /* add */
@@ -367,8 +437,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             op_pairs(&w, &f);
         } else if (op == 12) {
             op_sweep(&r, &w, &f);
-        } else if (op == 13 || op == 14) {
-            op_move(&r, &w, &f, op == 13);
+        } else if (op == 13) {
+            op_move(&r, &w, &f, 1);
+        } else if (op == 14) {                              /* check, push-out, character */
+            unsigned k = u8(&r) % 3;
+            if (k == 0) op_move(&r, &w, &f, 0);
+            else if (k == 1) op_resolve(&r, &w, &f);
+            else op_char(&r, &w, &f, &ch);
         } else {                                            /* allocation failures on/off */
             unsigned b = u8(&r);
             hp.failafter = (b & 1) ? hp.allocs + (long)(b >> 1) % 8 : -1;
@@ -377,6 +452,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     hp.failafter = -1;
     op_pairs(&w, &f);
+    cl_char_free(&ch);
     cl_world_free(&w);
     CHECK(hp.live == 0);
     return 0;
