@@ -30,7 +30,7 @@ PKGS_CHECK = valgrind clang libclang-rt-14-dev
 LUAENV = LUA_PATH="./lua/?.lua;./lua/?/init.lua;./spec/?.lua;;"
 
 .PHONY: all build test demo love love-bump bench check check-core clean deps-base deps-test deps-love deps-check \
-        test-lua test-love test-rockspec
+        test-lua test-lua55 test-love test-rockspec
 
 all: build/$(LUA)/collide.so
 	@cp build/$(LUA)/collide.so collide.so
@@ -60,6 +60,7 @@ deps-check: ; $(call install_missing,$(PKGS_CHECK) $(PKGS_TEST))
 test: deps-test deps-love deps-check
 	$(MAKE) --no-print-directory check-core
 	$(MAKE) --no-print-directory test-lua
+	$(MAKE) --no-print-directory test-lua55
 	$(MAKE) --no-print-directory test-rockspec
 	$(MAKE) --no-print-directory test-love
 	$(MAKE) --no-print-directory check
@@ -71,6 +72,29 @@ test-lua: build
 	  LUA_CPATH="./build/$$v/?.so" $$v -e 'local c = require "collide"; assert(c.World():add(1, c.AABB(0,0,0,1,1,1)))'; \
 	  LUA_CPATH="./build/$$v/?.so;;" $(LUAENV) busted --lua=$$v --cpath="./build/$$v/?.so" spec; \
 	done
+
+# Lua 5.5 (no Debian package): built from its source tarball into build/lua5.5/src when the
+# tarball is there, collide built against it, and the whole suite run through spec/run.lua (the
+# LÖVE suite's busted stand-in: busted's C dependencies exist only for Debian's Luas).
+LUA55_TAR ?= ../shared/lua-5.5.0.tar.gz
+LUA55_SRC = build/lua5.5/src
+
+build/lua5.5/lua:
+	@[ -f "$(LUA55_TAR)" ] || { echo "$(LUA55_TAR) not found (Lua 5.5's source tarball)"; exit 1; }
+	rm -rf $(LUA55_SRC) && mkdir -p $(LUA55_SRC)
+	tar xzf $(LUA55_TAR) -C $(LUA55_SRC) --strip-components=1
+	$(MAKE) -C $(LUA55_SRC) MYCFLAGS="-std=c99 -DLUA_USE_LINUX" MYLIBS="-Wl,-E -ldl" >build/lua5.5/make.log 2>&1 \
+	  || { tail -20 build/lua5.5/make.log; exit 1; }
+	cp $(LUA55_SRC)/lua $@
+
+build/lua5.5/collide.so: $(SRC) $(HDR) build/lua5.5/lua
+	$(CC) $(CFLAGS) -I$(LUA55_SRC) -Icsrc/core -o $@ $(SRC) $(LDFLAGS)
+
+test-lua55:
+	@if [ -f "$(LUA55_TAR)" ]; then \
+	  $(MAKE) --no-print-directory build/lua5.5/collide.so && echo "== spec/run.lua on lua5.5" && \
+	  LUA_CPATH="./build/lua5.5/?.so" $(LUAENV) COLLIDE_LUA=./build/lua5.5/lua ./build/lua5.5/lua spec/run.lua; \
+	else echo "== Lua 5.5 skipped: $(LUA55_TAR) not found"; fi
 
 # The rockspec names every C source, and `luarocks make` with Debian's luarocks really installs a
 # module that loads and answers.

@@ -16,7 +16,7 @@ sweeps and bump-style moves. One C module for Lua 5.1-5.4, LuaJIT 2.1 and LÖVE 
   labels = { "collision", "geometry", "gamedev", "love2d" },
 }
 dependencies = {
-  "lua >= 5.1, < 5.5",
+  "lua >= 5.1, < 5.6",
 }
 build = {
   type = "builtin",

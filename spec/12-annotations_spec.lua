@@ -214,6 +214,15 @@ describe("the README's first example", function()
     if math.type == nil then
       for i, want in ipairs(expected) do expected[i] = want:gsub("(%d)%.0(%f[^%d])", "%1") end
     end
+    -- Lua 5.5 prints 17 digits when 14 do not give the number back: compare at 5.4's 14 digits.
+    if _VERSION >= "Lua 5.5" then
+      for i, line in ipairs(printed) do
+        printed[i] = line:gsub("%-?%d+%.%d+", function(s)
+          local f = string.format("%.14g", tonumber(s))
+          return f:find("[%.e]") and f or f .. ".0"
+        end)
+      end
+    end
     assert.same(expected, printed)
   end)
 end)

@@ -33,7 +33,9 @@ describe("review finding 1: pointinpolygon with a huge table border", function()
         assert.matches("bad argument #1 to 'pointinpolygon' %(polygon is too large%)", err)
       end
     end
-    assert.is_true(tried >= 1)
+    -- Lua 5.5 computes these tables' borders differently (below INT_MAX): the case cannot be
+    -- built there, and the C path is the one 5.3 and 5.4 take
+    assert.is_true(tried >= 1 or _VERSION >= "Lua 5.5")
   end)
 
   it("a sparse border below INT_MAX fails on the first missing coordinate, without a huge allocation", function()

@@ -1,4 +1,5 @@
-/* collide Lua binding: every difference between Lua 5.1 (and LuaJIT 2.1), 5.2, 5.3 and 5.4.
+/* collide Lua binding: every difference between Lua 5.1 (and LuaJIT 2.1), 5.2, 5.3, 5.4 and 5.5
+ * (5.5 needs nothing beyond what 5.4 does but cl_gcdebt: LUA_GCSTEP changed there).
  * No other binding file tests LUA_VERSION_NUM. Included by bind.h after lua.h and lauxlib.h.
  * Helpers defined here are static inline, so a file that does not use one gets no warning. */
 #ifndef CL_COMPAT_H
@@ -68,6 +69,21 @@ static inline void cl_rawgetp(lua_State *L, int idx, const void *p) { (void)lua_
 static inline void cl_rawsetp(lua_State *L, int idx, const void *p) { lua_rawsetp(L, idx, p); }
 
 #endif
+
+/// Tells the collector that n bytes were allocated outside its objects (a World's memory), so that
+/// it paces its cycles as if Lua objects of that size had been made: the steps that many bytes
+/// would have run, which may finish a cycle and run finalizers. Before 5.5 one step request of n
+/// kilobytes does that work; 5.5's step request does one basic step whatever its size, so it is
+/// asked once per step size (its "GC granularity", 200 tables' worth of bytes by default).
+static inline void cl_gcdebt(lua_State *L, size_t n) {
+#if LUA_VERSION_NUM >= 505
+    size_t step = (size_t)lua_gc(L, LUA_GCPARAM, LUA_GCPSTEPSIZE, -1);
+    if (step < 1024) step = 1024;
+    for (; n >= step; n -= step) (void)lua_gc(L, LUA_GCSTEP, step);
+#else
+    (void)lua_gc(L, LUA_GCSTEP, (int)(n > (size_t)0x7fffffff * 1024 ? 0x7fffffff : n / 1024));
+#endif
+}
 
 #if LUA_VERSION_NUM >= 504
 /// A new full userdata of sz bytes with no user values (5.4 would otherwise reserve one).

@@ -110,12 +110,20 @@ typedef struct lworld {
     int nhpool;
     /* a move's pending redo (domove): the item, its add order and the shape it moved to */
     int redo, redoid;
-    /* bumped by every call that rewrites the core's result buffers (res, hits, cols) and by
-     * release: a result builder compares it after each Lua allocation (see fresh) */
+    /* bumped by every call that rewrites the core's result buffers (res, hits, cols), by every
+     * change of the items (add, remove, update, translate, translatemany, a move's commit) and
+     * by release: a result builder compares it after each Lua allocation (see fresh) */
     unsigned gen;
     double redoseq;
     cl_shape redoshape;
+    /* the Lua state's allocator, which every World allocation goes through (world.c's walloc),
+     * and the bytes it grew by since the collector was last told (gcreport) */
+    lua_Alloc af; void *aud;
+    size_t grown;
 } lworld;
+
+/* Bytes of World growth after which add tells the collector (gcreport). */
+enum { GC_REPORT = 64 * 1024 };
 
 
 enum { POOLMAX = 16 };                  /* spare collision tables kept per world */
@@ -205,9 +213,43 @@ static inline int nomem(lua_State *L) {
     return luaL_error(L, "not enough memory");
 }
 
+/* The debug library can replace the user value U and any entry of it (debug.setuservalue,
+ * debug.getuservalue(w)[k] = v; debug.setfenv on 5.1 and LuaJIT): every read of U, of U[0] and
+ * of U[-1] checks the type, every id read from U[0] is checked to name a live slot (lw_slowid),
+ * and so is every id from the fast maps (an entry that a tampered U[id + 1] kept from being
+ * cleared). U[-2] is checked where it is used (world_move.c). A check that fails raises this
+ * error; a tampered item entry U[id + 1] only makes results name that value. */
+static inline int tampered(lua_State *L) {
+    return luaL_error(L, "world's item tables were changed through the debug library");
+}
+
+/* 1 if id names a live item slot of the world. */
+static inline int liveid(const lworld *lw, int id) {
+    return id >= 0 && id < lw->w.cap && lw->w.items[id].proxy != CL_NULLNODE;
+}
+
+/* The id at idx, read from U[0]: -1 for nil (not in the world), else a live slot, or raises. */
+static inline int idfrommap(lua_State *L, const lworld *lw, int idx) {
+    int isnum, id;
+    double d;
+    if (lua_type(L, idx) == LUA_TNIL) return -1;
+    d = (double)lua_tonumberx(L, idx, &isnum);
+    id = isnum && d >= 0 && d < (double)lw->w.cap ? (int)d : -1;
+    if (id < 0 || (double)id != d || !liveid(lw, id)) tampered(L);
+    return id;
+}
+
 /* Pushes the id -> item table U of the world at 1 and leaves it on top; returns its index. */
 static inline int pushitems(lua_State *L) {
     w_getuv(L, 1);
+    if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
+    return lua_gettop(L);
+}
+
+/* Pushes the item -> id table U[0] (U at index u); returns its index. */
+static inline int pushidmap(lua_State *L, int u) {
+    lua_rawgeti(L, u, 0);
+    if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
     return lua_gettop(L);
 }
 
@@ -238,14 +280,14 @@ static inline int fastid(lua_State *L, const lworld *lw, int arg) {
     type = lua_type(L, arg);
     if (type == LUA_TNUMBER) {
         int k = w_numslot(L, arg, lw->fmcap);
-        return k >= 0 ? lw->fm[k] - 1 : F_NOSLOT;
+        return k < 0 ? F_NOSLOT : liveid(lw, lw->fm[k] - 1) ? lw->fm[k] - 1 : F_MISS;
     }
     if (lw->pc != NULL && haspointer(type)) {
         const void *p = lua_topointer(L, arg);
         const pslot *e;
         if (p == NULL) return F_NOSLOT;
         e = pcslot(lw, p);
-        return e->p == p && e->type == type ? e->id : F_MISS;
+        return e->p == p && e->type == type && liveid(lw, e->id) ? e->id : F_MISS;
     }
     return F_NOSLOT;
 }
@@ -331,10 +373,12 @@ static inline void inner(lua_State *L, int out, int i, int nrec) {
     }
 }
 
-/* Sets field k of the table on top to number v. */
-static inline void setnum(lua_State *L, const char *k, double v) {
+/* Sets field key (the upvalue string key) of the table on top to number v, raw (a reused
+ * result table with a __newindex must not run Lua code in the middle of a call). */
+static inline void hotnum(lua_State *L, int key, double v) {
+    lua_pushvalue(L, lua_upvalueindex(key));
     lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
+    lua_rawset(L, -3);
 }
 
 /* Bodies by index, cached as closures in the registry (no allocation per call on 5.1). */
@@ -351,8 +395,10 @@ static inline void redo(lworld *lw) {
     if (!lw->redo) return;
     lw->redo = 0;
     if (lw->alive && lw->w.items[lw->redoid].proxy != CL_NULLNODE &&
-        lw->w.items[lw->redoid].seq == lw->redoseq)
+        lw->w.items[lw->redoid].seq == lw->redoseq) {
         cl_world_update(&lw->w, lw->redoid, &lw->redoshape);
+        lw->gen++;
+    }
 }
 
 /* Runs body directly, or, when the filter argument is given, as a protected call with the world

@@ -66,6 +66,27 @@ int lw_pushhotupvalues(lua_State *L) {
 }
 /* ---- constructor and bookkeeping ---- */
 
+/* The World's allocator (ud: the lworld): the Lua state's, counting the growth in lw->grown. */
+static void *walloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    lworld *lw = (lworld *)ud;
+    void *p = lw->af(lw->aud, ptr, ptr != NULL ? osize : 0, nsize);
+    if (p != NULL && ptr == NULL) lw->grown += nsize;
+    else if (p != NULL && nsize > osize) lw->grown += nsize - osize;
+    return p;
+}
+
+/* Tells the collector about the World memory allocated since the last report (once it is
+ * GC_REPORT bytes or more): without it the collector sees only the Lua tables of a world, about
+ * a tenth of it, and dropped worlds pile up. May run finalizers: called only when the world is
+ * consistent and the call's work is done. */
+static void gcreport(lua_State *L, lworld *lw) {
+    if (lw->grown >= GC_REPORT) {
+        size_t n = lw->grown;
+        lw->grown = 0;
+        cl_gcdebt(L, n);
+    }
+}
+
 /* collide.World([options]) -> world. */
 static int w_new(lua_State *L) {
     double margin = 0.1;
@@ -100,7 +121,10 @@ static int w_new(lua_State *L) {
     }
     af = lua_getallocf(L, &ud);
     lw = (lworld *)w_newuserdata(L, sizeof(lworld));
-    cl_world_init(&lw->w, margin, (cl_alloc)af, ud);
+    lw->af = af;
+    lw->aud = ud;
+    lw->grown = 0;
+    cl_world_init(&lw->w, margin, walloc, lw);
     lw->alive = 1;
     lw->lock = 0;
     lw->bi = NULL; lw->bm = NULL; lw->bs = NULL;
@@ -124,8 +148,17 @@ static int w_new(lua_State *L) {
     return 1;
 }
 
+static int add(lua_State *L, int retry);
+
 /* world:add(item, shape) -> item. */
 static int w_add(lua_State *L) {
+    return add(L, 1);
+}
+
+/* w_add; retry: when the World's memory cannot grow, run a full collection (dropped worlds
+ * waiting for it free theirs) and try once more from the start (finalizers may have changed the
+ * world; nothing was changed before the failure). */
+static int add(lua_State *L, int retry) {
     lworld *lw = hotworld(L, "add");
     cl_shape s;
     int u, id;
@@ -139,18 +172,25 @@ static int w_add(lua_State *L) {
     lua_settop(L, 3);
     u = pushitems(L);
     if (lw_findid(L, lw, u, 2) >= 0) cl_argerror(L, 2, "add", "item is already in the world");
-    if (cl_world_reserve(&lw->w) != CL_OK || lw_fastgrow(L, lw, 2) != 0) return nomem(L);
+    if (cl_world_reserve(&lw->w) != CL_OK || lw_fastgrow(L, lw, 2) != 0) {
+        if (!retry) return nomem(L);
+        lua_settop(L, 3);
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        return add(L, 0);
+    }
     id = cl_world_nextid(&lw->w);
     /* Lua tables first (they may raise); a stale id -> item entry for an unused id is harmless */
+    pushidmap(L, u);                    /* checked before anything changes */
     lua_pushvalue(L, 2);
     lua_rawseti(L, u, id + 1);
-    lua_rawgeti(L, u, 0);
     lua_pushvalue(L, 2);
     lua_pushinteger(L, id);
     lua_rawset(L, -3);
     cl_world_add(&lw->w, &s);   /* cannot fail after the reserve; returns id */
+    lw->gen++;                  /* every change counts for the result builders (fresh) */
     fastset(L, lw, u, id);
     lua_pushvalue(L, 2);
+    gcreport(L, lw);
     return 1;
 }
 
@@ -162,9 +202,10 @@ static int w_remove(lua_State *L) {
     lua_settop(L, 2);
     u = pushitems(L);
     id = lw_checkid(L, lw, u, 2, "remove");
+    pushidmap(L, u);                    /* checked before anything changes */
     fastclear(L, lw, u, id);
     cl_world_remove(&lw->w, id);
-    lua_rawgeti(L, u, 0);
+    lw->gen++;
     lua_pushvalue(L, 2);
     lua_pushnil(L);
     lua_rawset(L, -3);
@@ -183,6 +224,7 @@ static int w_update(lua_State *L) {
     id = hotid(L, lw, 2, "update");
     cl_checkshape(L, 3, "update", &s);
     cl_world_update(&lw->w, id, &s);
+    lw->gen++;
     return 0;
 }
 
@@ -223,6 +265,7 @@ static int w_translate(lua_State *L) {
     /* in place in the core (no shape copies); the same finiteness check as shapefinite, world
      * unchanged when an axis fails */
     axis = cl_world_translate(&lw->w, id, d);
+    lw->gen++;
     if (axis) return cl_argerror(L, 2 + axis, "translate", "result is not finite");
     return 0;
 }
@@ -284,9 +327,7 @@ static int w_translatemany(lua_State *L) {
     for (i = 2; i <= 5; i++)
         if (lua_type(L, i) != LUA_TTABLE) cl_typeerror(L, i, "translatemany", "table");
     lua_settop(L, 5);
-    w_getuv(L, 1);
-    lua_rawgeti(L, -1, 0);
-    map = lua_gettop(L);                /* item -> id, at 7 */
+    map = pushidmap(L, pushitems(L));   /* item -> id, at 7 */
     n = (int)lua_rawlen(L, 2);
     if (n == 0) return 0;
     {
@@ -308,15 +349,15 @@ static int w_translatemany(lua_State *L) {
     for (i = 1; i <= n; i++) {
         bitem *b = &lw->bi[i - 1];
         bmark *m;
-        int isnum, okx, oky, okz, axis, id, fast;
+        int okx, oky, okz, axis, id, fast;
         lua_rawgeti(L, 2, i);
         fast = fastid(L, lw, -1);
         if (fast >= 0) {
             id = fast;
         } else {
             lua_rawget(L, map);
-            id = (int)lua_tonumberx(L, -1, &isnum);
-            if (!isnum) return batcherror(L, 2, "item", i, "is not in the world");
+            id = idfrommap(L, lw, -1);
+            if (id < 0) return batcherror(L, 2, "item", i, "is not in the world");
             if (fast == F_MISS) fastset(L, lw, map - 1, id);
         }
         b->id = id;
@@ -357,6 +398,7 @@ static int w_translatemany(lua_State *L) {
     /* pass 2: the same additions, applied in order, in place (cl_world_translate adds exactly
      * as moved() does); nothing can fail any more: pass 1 checked every result is finite */
     for (i = 0; i < n; i++) (void)cl_world_translate(&lw->w, lw->bi[i].id, lw->bi[i].d);
+    lw->gen++;
     return 0;
 }
 

@@ -104,12 +104,12 @@ int lw_fastgrow(lua_State *L, lworld *lw, int arg) {
 /* lw_findid after fastid gave fast < 0: the lookup in U[0] (leaves 2 values on the stack), which
  * fills the fast map on F_MISS. */
 static inline int slowid(lua_State *L, lworld *lw, int u, int arg, int fast) {
-    int isnum, id;
-    lua_rawgeti(L, u, 0);
+    int id;
+    pushidmap(L, u);
     lua_pushvalue(L, arg);
     lua_rawget(L, -2);          /* a nil or NaN key reads nil */
-    id = (int)lua_tonumberx(L, -1, &isnum);
-    if (!isnum) return -1;
+    id = idfrommap(L, lw, -1);
+    if (id < 0) return -1;
     if (fast == F_MISS) fastset(L, lw, u, id);
     return id;
 }

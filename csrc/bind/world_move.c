@@ -40,13 +40,6 @@ static cl_resp respond(void *ctx, int mover, int other) {
     return CL_RESP_IGNORE;
 }
 
-/* Sets field (the upvalue string key) of the table on top to number v. */
-static void hotnum(lua_State *L, int key, double v) {
-    lua_pushvalue(L, lua_upvalueindex(key));
-    lua_pushnumber(L, v);
-    lua_rawset(L, -3);
-}
-
 /* Pushes ax, ay, az and the collision table of cols[0..n-1] (into out at 7 when hasout, with
  * the spare tables; else a new table, or the spare empty one for none). U at u; gen as fresh. */
 static void pushresults(lua_State *L, lworld *lw, int u, cl_vec3 a, const cl_col *cols, int n,
@@ -59,7 +52,12 @@ static void pushresults(lua_State *L, lworld *lw, int u, cl_vec3 a, const cl_col
         lua_pushvalue(L, 7);
     } else if (n == 0) {
         lua_rawgeti(L, u, -1);          /* the spare empty table: no garbage */
-        lw_cleartail(L, lua_gettop(L), 0);
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            lw_cleartail(L, lua_gettop(L), 0);
+        } else {                        /* replaced through the debug library */
+            lua_pop(L, 1);
+            lua_newtable(L);
+        }
     } else {
         lua_createtable(L, n, 0);
     }
@@ -125,6 +123,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     if (commit) {
         if (n == 0) {
             cl_world_update(&lw->w, id, &lw->w.mend);
+            lw->gen++;
         } else {
             /* copied now: a finalizer run while the tables are built may move another item */
             end = lw->w.mend;

@@ -135,6 +135,7 @@ int lw_pushitemlist(lua_State *L, lworld *lw, int n, int filterarg, int outarg,
         lua_rawgeti(L, u, lw->w.res[i] + 1);
         lua_rawseti(L, t, i + 1);
     }
+    fresh(L, lw, gen, fname);               /* the last entry's allocation */
     if (!lua_isnoneornil(L, filterarg)) k = lw_filtertable(L, t, n, filterarg, NULL);
     if (outarg > 0) lw_cleartail(L, t, k);
     lua_pushvalue(L, t);

@@ -192,6 +192,9 @@ CL_API int cl_world_pairs(cl_world *w);
 /// (aftert, afterseq); 1 and *out, 0, or CL_ENOMEM. Items already overlapping s hit at t = 0, n = 0.
 CL_API int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double aftert,
                           double afterseq, cl_whit *out);
+/// Every item (but skip) whose shape s moved by d meets, as cl_world_sweep would report it, into
+/// w->hits by t then add order; the count or CL_ENOMEM.
+CL_API int cl_world_sweepall(cl_world *w, const cl_shape *s, cl_vec3 d, int skip);
 /// Moves item id by up to d with the responses respond(ctx, id, other) chooses (NULL: slide);
 /// *actual gets the displacement made and the collisions go to w->cols[0..n-1]. Commits the new
 /// shape only if commit; either way w->mend gets it. Returns n or CL_ENOMEM (world unchanged).

@@ -240,6 +240,8 @@ CL_API int clw_collect_snap(cl_world *w, const cl_fbox *qp);
 /* world_query.c: collects into w->tmp every item whose box may overlap box except skip; count
  * or CL_ENOMEM. */
 CL_API int clw_collect_box(cl_world *w, const cl_aabb *box, int skip);
+/* world_query.c: orders cl_whit hits by t, then add order (ctx: the world). */
+CL_API int clw_less_hit(const void *ctx, const void *a, const void *b);
 
 /* ---- the snapshots' upkeep, inline in every traversal ---- */
 

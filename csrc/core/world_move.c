@@ -128,6 +128,28 @@ int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double a
     return found;
 }
 
+int cl_world_sweepall(cl_world *w, const cl_shape *s, cl_vec3 d, int skip) {
+    cl_aabb q = swept_box(s, d);
+    int n = clw_collect_box(w, &q, skip), i, k = 0;
+    w->nhits = 0;
+    if (n < 0) return n;
+    ENSURE(w->hits, w->hitcap, n);
+    for (i = 0; i < n; i++) {
+        int id = w->tmp[i];
+        cl_sweep sw;
+        if (id == skip) continue;
+        sweep_pair(s, d, &w->items[id].shape, &sw);
+        if (sw.state == CL_TOI_SEPARATED) continue;
+        w->hits[k].item = id;
+        w->hits[k].t = sw.t;
+        w->hits[k].n = sw.n;
+        k++;
+    }
+    sort_elems(w->hits, k, sizeof(cl_whit), clw_less_hit, w);
+    w->nhits = k;
+    return k;
+}
+
 /* ---- move ---- */
 
 #define MC_IGNORED 1

@@ -156,7 +156,7 @@ static int less_id(const void *ctx, const void *a, const void *b) {
 }
 
 /* Orders hits by t, then add order. */
-static int less_hit(const void *ctx, const void *a, const void *b) {
+int clw_less_hit(const void *ctx, const void *a, const void *b) {
     const cl_world *w = (const cl_world *)ctx;
     const cl_whit *x = (const cl_whit *)a, *y = (const cl_whit *)b;
     if (x->t != y->t) return x->t < y->t;
@@ -541,7 +541,7 @@ int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
         }
     }
     cl_stack_free(t, &st);
-    sort_elems(w->hits, n, sizeof(cl_whit), less_hit, w);
+    sort_elems(w->hits, n, sizeof(cl_whit), clw_less_hit, w);
     w->nhits = n;
     return n;
 }

@@ -23,22 +23,34 @@ typedef struct limit {
     long max;           /* fail when count reaches max (-1: never) */
     int armed;
     long failures;      /* allocations refused */
+    size_t bytes, peak; /* bytes allocated now, and the most at any time */
+    size_t cap;         /* refuse growth beyond this many bytes (0: no cap) */
 } limit;
 
-/* lua_Alloc that refuses growing allocations once armed and past the limit (never a shrink). */
+/* lua_Alloc that refuses growing allocations once armed and past the limit, or past the byte cap
+ * (never a shrink). */
 static void *lalloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     limit *l = (limit *)ud;
+    void *p;
+    if (ptr == NULL) osize = 0;         /* (Lua passes a type code then) */
     if (nsize == 0) {
         free(ptr);
+        l->bytes -= osize;
         return NULL;
     }
     if (ptr == NULL || nsize > osize) {
+        if (l->cap > 0 && l->bytes + (nsize - osize) > l->cap) { l->failures++; return NULL; }
         if (l->armed) {
             if (l->max >= 0 && l->count >= l->max) { l->failures++; return NULL; }
             l->count++;
         }
     }
-    return realloc(ptr, nsize);
+    p = realloc(ptr, nsize);
+    if (p != NULL) {
+        l->bytes += nsize - osize;
+        if (l->bytes > l->peak) l->peak = l->bytes;
+    }
+    return p;
 }
 
 /* Setup (allocation unlimited): every table the script writes into is preallocated, so the
@@ -163,18 +175,25 @@ static int load(lua_State *L, const char *src, const char *name) {
     return 0;
 }
 
-/* One run with the limit n: 0 passed, 1 failed; *done = 1 when the script completed. */
-static int run(long n, int *done, long *used) {
-    limit l = { 0, -1, 0, 0 };
-    lua_State *L = lua_newstate(lalloc, &l);
-    int st, bad = 0;
-    *done = 0;
-    if (L == NULL) return 1;
+/* A new state on the allocator l with the standard libraries and collide in package.preload. */
+static lua_State *newstate(limit *l) {
+    lua_State *L = lua_newstate(lalloc, l);
+    if (L == NULL) return NULL;
     luaL_openlibs(L);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
     lua_pushcfunction(L, luaopen_collide);
     lua_setfield(L, -2, "collide");
     lua_pop(L, 1);
+    return L;
+}
+
+/* One run with the limit n: 0 passed, 1 failed; *done = 1 when the script completed. */
+static int run(long n, int *done, long *used) {
+    limit l = { 0, -1, 0, 0, 0, 0, 0 };
+    lua_State *L = newstate(&l);
+    int st, bad = 0;
+    *done = 0;
+    if (L == NULL) return 1;
     if (load(L, setup_src, "=setup") || lua_pcall(L, 0, 0, 0) != LUA_OK) {
         fprintf(stderr, "alloc_host: setup failed: %s\n", lua_tostring(L, -1));
         lua_close(L);
@@ -208,6 +227,36 @@ static int run(long n, int *done, long *used) {
     return bad;
 }
 
+/* Worlds of 20,000 items made and dropped without destroy, with the collector stopped: only the
+ * collection World:add runs when its memory cannot grow can free them (issue 13: add failed at
+ * the cap while dropped worlds waited to be collected). */
+static const char *worlds_src =
+    "local collide = require 'collide'\n"
+    "local box = collide.AABB(0, 0, 0, 1, 1, 1)\n"
+    "collectgarbage('collect')\n"
+    "collectgarbage('stop')\n"
+    "for r = 1, ROUNDS do\n"
+    "  local w = collide.World()\n"
+    "  for i = 1, 20000 do w:add(i, box) end\n"
+    "end\n";
+
+/* Runs worlds_src with ROUNDS = rounds under a cap of cap bytes (0: none); returns 0 when it
+ * completed, else prints the error and returns 1; *peak = the most bytes in use. */
+static int worlds(int rounds, size_t cap, size_t *peak) {
+    limit l = { 0, -1, 0, 0, 0, 0, 0 };
+    lua_State *L = newstate(&l);
+    int st;
+    if (L == NULL) return 1;
+    lua_pushinteger(L, rounds);
+    lua_setglobal(L, "ROUNDS");
+    l.cap = cap;
+    st = load(L, worlds_src, "=worlds") || lua_pcall(L, 0, 0, 0) != LUA_OK;
+    if (st) fprintf(stderr, "alloc_host: worlds under a cap of %zu bytes: %s\n", cap, lua_tostring(L, -1));
+    *peak = l.peak;
+    lua_close(L);
+    return st;
+}
+
 int main(int argc, char **argv) {
     long n, maxn = argc > 1 ? atol(argv[1]) : 200000, used = 0, total = 0;
     int passed = 0, failed = 0, done = 0;
@@ -222,6 +271,14 @@ int main(int argc, char **argv) {
     }
     total = used;
     printf("alloc_host: N = 0..%ld (script needs %ld allocations)\n", n - 1, total);
+    {
+        /* one world's peak, then 8 worlds under a cap of 2.5 worlds' worth */
+        size_t one = 0, peak = 0;
+        if (worlds(1, 0, &one) || worlds(8, one * 5 / 2, &peak)) failed++;
+        else passed++;
+        printf("alloc_host: 8 dropped worlds of 20,000 items, collector stopped, cap %zu bytes"
+               " (2.5 worlds): peak %zu bytes\n", one * 5 / 2, peak);
+    }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

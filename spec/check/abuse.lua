@@ -17,14 +17,21 @@ local Character = collide.Character
 local SKIP = {}
 for w in (os.getenv("ABUSE_SKIP") or ""):gmatch("[^,%s]+") do SKIP[w] = true end
 
--- ---- deterministic PRNG (xorshift64*, Lua 5.3+ integers) ----
-local state = 0x2545F4914F6CDD1D
+-- ---- deterministic PRNG, the same sequence on every Lua ----
+-- Two MINSTD generators (products below 2^47: exact in doubles on 5.1, 5.2 and LuaJIT too),
+-- 20 bits of each combined into one 40-bit draw.
+local s1, s2 = 20260914, 13
 local function rnd(n) -- integer in [1, n]
-  state = state ~ (state << 13)
-  state = state ~ (state >> 7)
-  state = state ~ (state << 17)
-  return ((state >> 11) % n) + 1
+  s1 = (s1 * 48271) % 2147483647
+  s2 = (s2 * 40692) % 2147483399
+  return ((s1 % 1048576) * 1048576 + s2 % 1048576) % n + 1
 end
+-- Version differences: 5.1 and LuaJIT have no integers (math.type), no table.unpack, and 5.1's
+-- string.format has no %a.
+local mtype = math.type or function(v) return type(v) == "number" and "float" or nil end
+local unpack = table.unpack or unpack
+local HEXF = pcall(string.format, "%a", 1) and "%a" or "%.17g"
+local MAXINT, MININT = math.maxinteger or 2 ^ 63, math.mininteger or -2 ^ 63
 local function chance(p) return rnd(1000000) <= p * 1000000 end
 local function pick(t) return t[rnd(#t)] end
 
@@ -56,7 +63,7 @@ local PROBE = Ray(-50.25, 0.125, 0.375, 1, 0.001, 0.002)
 -- ---- snapshots ----
 local function describe(v)
   local t = type(v)
-  if t == "number" then return math.type(v) == "float" and string.format("%.17g", v) or tostring(v) end
+  if t == "number" then return mtype(v) == "float" and string.format("%.17g", v) or tostring(v) end
   if t == "string" then return string.format("%q", #v > 40 and v:sub(1, 40) .. "..." or v) end
   if t == "userdata" and ctype(v) then return tostring(v) end
   return t
@@ -66,7 +73,7 @@ local function numstr(...)
   local t = {}
   for i = 1, select("#", ...) do
     local v = select(i, ...)
-    t[i] = math.type(v) == "float" and string.format("%a", v) or tostring(v)
+    t[i] = mtype(v) == "float" and string.format(HEXF, v) or tostring(v)
   end
   return table.concat(t, ",")
 end
@@ -77,7 +84,7 @@ local function shapesnap(kind, o)
   elseif kind == "Ray" then return kind .. tostring(o) .. numstr(m.origin(o)) .. numstr(m.direction(o))
   elseif kind == "OBB" then
     return kind .. tostring(o) .. numstr(m.center(o)) .. numstr(m.extents(o)) .. numstr(m.axes(o))
-  elseif kind == "Polygon" then return kind .. tostring(o) .. m.count(o) .. numstr(table.unpack(m.vertices(o)))
+  elseif kind == "Polygon" then return kind .. tostring(o) .. m.count(o) .. numstr(unpack(m.vertices(o)))
   elseif kind == "Mesh" then
     local tri = m.count(o) > 0 and numstr(m.triangle(o, m.count(o))) or ""
     return kind .. tostring(o) .. tri .. numstr(M.AABB.bounds(m.aabb(o))) .. numstr(m.raycast(o, PROBE))
@@ -112,8 +119,8 @@ end
 -- ---- value pools ----
 local NAN = 0 / 0
 local SPECIAL = { 0, -0.0, 1, -1, 0.5, -0.5, 1e-300, 5e-324, -5e-324, 2.2250738585072014e-308, 1e300, -1e300,
-  1.7976931348623157e308, -1.7976931348623157e308, math.huge, -math.huge, NAN, -NAN, math.maxinteger,
-  math.mininteger, 2 ^ 53, 2 ^ 53 + 1, 1e15 + 0.3, 3, 7, -100 }
+  1.7976931348623157e308, -1.7976931348623157e308, math.huge, -math.huge, NAN, -NAN, MAXINT,
+  MININT, 2 ^ 53, 2 ^ 53 + 1, 1e15 + 0.3, 3, 7, -100 }
 local STRINGS = { "", "abc", "1", " 2.5 ", "0x10", "1e2", "-0", "nan", "inf", "1e999", "-1e999", "0x1p-1074",
   "slide", "touch", "cross", "bounce", "margin", "\0", string.rep("x", 300) }
 
@@ -133,7 +140,7 @@ end
 local shapes, rays, worlds, destroyed, polygons, meshes, characters = {}, {}, {}, {}, {}, {}, {}
 local charworld = setmetatable({}, { __mode = "k" }) -- character -> its world
 local items = { "a", "b", "c", 1, 2, 3, 1.5, -0.0, true, false, {}, {}, "", 1e300, math.huge, -math.huge,
-  math.maxinteger, 0.1 }
+  MAXINT, 0.1 }
 items[#items + 1] = print
 items[#items + 1] = coroutine.create(function() end)
 
@@ -164,7 +171,7 @@ local function newworld()
   local w = World(chance(0.5) and { margin = pick({ 0, 0.1, 2, 1e-9 }) } or nil)
   for i = 1, rnd(16) do
     local it = items[rnd(#items)]
-    if not M.World.has(w, it) and (math.type(it) ~= "float" or it == it) then M.World.add(w, it, newshape(nil, true)) end
+    if not M.World.has(w, it) and (mtype(it) ~= "float" or it == it) then M.World.add(w, it, newshape(nil, true)) end
     if chance(0.3) then M.World.add(w, {}, newshape(nil, true)) end
     local _ = i
   end
@@ -314,7 +321,7 @@ local function anyvalue(ctx)
   if r == 12 then return pick(worlds) end
   if r == 13 then return destroyed[1] end
   if r == 14 then return pick(items) end
-  if r == 15 then return chance(0.5) and coroutine.create(print) or (chance(0.5) and pick(polygons) or pick(meshes)) end
+  if r == 15 then return chance(0.5) and coroutine.create(function() end) or (chance(0.5) and pick(polygons) or pick(meshes)) end
   return io.stdout
 end
 
@@ -416,6 +423,7 @@ local METHODS = {
   Mesh = { count = "", triangle = "n", aabb = "", raycast = "R|L", overlaps = "S", query = "S|T", closest = n3,
     __tostring = "", __eq = "X", __gc = "" },
 }
+if not M.World.__close then METHODS.World.__close = nil end   -- 5.4 and later only
 -- calls that may legitimately change their objects when they succeed
 local MUTATING = { set = true, translate = true, translatemany = true, rotate = true, add = true, remove = true, update = true,
   move = true, resolve = true, destroy = true, __gc = true, __close = true }
@@ -568,14 +576,13 @@ for call = 1, NCALLS do
   ncalls = ncalls + 1
   local ok, err
   if chance(0.1) then
-    local co = coroutine.create(function() return e.fn(table.unpack(args, 1, n)) end)
-    local res = table.pack(coroutine.resume(co))
-    ok, err = res[1], res[2]
+    local co = coroutine.create(function() return e.fn(unpack(args, 1, n)) end)
+    ok, err = coroutine.resume(co)
     if ok and coroutine.status(co) == "suspended" then
       fail("a collide call yielded to the caller", e, args, n)
     end
   else
-    ok, err = pcall(e.fn, table.unpack(args, 1, n))
+    ok, err = pcall(e.fn, unpack(args, 1, n))
   end
   if violation then fail(violation, e, args, n) end
   if ok then

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# `make check`: hardening checks. Each step prints one line "check <name>: ok|FAILED"; the script
-# exits non-zero if any step failed. Steps:
-#   asan      the busted suite on Lua 5.4 against a build with -fsanitize=address,undefined
-#   valgrind  the busted suite under valgrind memcheck on the normal Lua 5.4 build
+# `make check`: hardening checks. Each step prints one line "check <name>: ok|FAILED (N s)"; the
+# script exits non-zero if any step failed. Steps, each on every Lua configuration of CHECK_LUAS
+# (default "lua5.4 luajit luajit-noffi lua5.1": LuaJIT with the FFI fast path on, and off with
+# COLLIDE_FFI=0; a configuration whose interpreter or headers are missing is reported and skipped):
+#   asan      the busted suite against a build with -fsanitize=address,undefined
+#   valgrind  the busted suite under valgrind memcheck on the normal build
 #   abuse     random calls of every public function with random arguments (spec/check/abuse.lua),
 #             on the sanitizer build
-#   alloc     a World driven by a Lua state whose allocator fails after N allocations
+# and once:
+#   alloc     a World driven by a Lua 5.4 state whose allocator fails after N allocations, and
+#             dropped worlds under a byte cap (csrc/test/alloc_host.c)
 #   fuzz      libFuzzer harnesses of the C core, FUZZ_SECONDS each (default 60), from the corpus
 # The fuzz harnesses have one mode, strict: every finding fails the step. Triage knob (never set
 # in CI): ABUSE_SKIP (see spec/check/abuse.lua).
-# COLLIDE_QUICK=1 is set for the suite under the sanitizers and valgrind: the differential specs
-# then run fewer random cases (the full counts run in `make test-lua`).
+# COLLIDE_QUICK=1 is set for the suite under the sanitizers and valgrind: the random loops of the
+# specs then run about a quarter of their cases (the full counts run in `make test-lua`); the
+# abuse test makes ABUSE_CALLS calls per configuration (default 120,000 on Lua 5.4 and 40,000 on
+# the others, whose builds are otherwise the same C).
 set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-LUAINC=$(pkg-config --cflags lua5.4)
 SRC="csrc/core/*.c csrc/bind/*.c"
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+CHECK_LUAS=${CHECK_LUAS:-"lua5.4 luajit luajit-noffi lua5.1"}
 failed=()
 step() { # name, command...
   local name=$1; shift
@@ -24,19 +30,31 @@ step() { # name, command...
   local t0=$SECONDS
   if "$@"; then echo "check $name: ok ($((SECONDS - t0)) s)"; else echo "check $name: FAILED ($((SECONDS - t0)) s)"; failed+=("$name"); fi
 }
-busted_env() { # cpath, then the command
-  local cpath=$1; shift
-  LUA_CPATH="$cpath;;" LUA_PATH="./lua/?.lua;./lua/?/init.lua;./spec/?.lua;;" COLLIDE_QUICK=1 "$@"
+
+# A configuration's interpreter and pkg-config name (luajit-noffi: luajit with COLLIDE_FFI=0).
+interp() { case $1 in luajit-noffi) echo luajit ;; *) echo "$1" ;; esac; }
+ffienv() { case $1 in luajit-noffi) echo 0 ;; *) echo 1 ;; esac; }
+have() { # configuration: 0 when its interpreter and headers are installed
+  local l; l=$(interp "$1")
+  command -v "$l" >/dev/null 2>&1 && pkg-config --exists "$l" 2>/dev/null
+}
+
+busted_env() { # configuration, cpath, then the command
+  local c=$1 cpath=$2; shift 2
+  LUA_CPATH="$cpath;;" LUA_PATH="./lua/?.lua;./lua/?/init.lua;./spec/?.lua;;" COLLIDE_QUICK=1 \
+    COLLIDE_FFI=$(ffienv "$c") COLLIDE_LUA=$(interp "$c") "$@"
 }
 
 ASAN_RT=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
-build_asan() {
-  mkdir -p build/asan
-  # shellcheck disable=SC2086
-  clang -std=c99 -O1 -g -fPIC -shared $SAN -Wall -Wextra -pedantic $LUAINC -Icsrc/core \
-    -o build/asan/collide.so $SRC
+build_asan() { # configuration: build/asan/<interpreter>/collide.so
+  local l; l=$(interp "$1")
+  [ -f "build/asan/$l/collide.so" ] && [ -z "$(find $SRC csrc/*/*.h -newer "build/asan/$l/collide.so" 2>/dev/null)" ] && return 0
+  mkdir -p "build/asan/$l"
+  # shellcheck disable=SC2046,SC2086
+  clang -std=c99 -O1 -g -fPIC -shared $SAN -Wall -Wextra -pedantic $(pkg-config --cflags "$l") -Icsrc/core \
+    -o "build/asan/$l/collide.so" $SRC
 }
 
 asan_env() {
@@ -44,32 +62,35 @@ asan_env() {
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87" "$@"
 }
 
-run_asan() {
-  build_asan || return 1
-  busted_env ./build/asan/?.so asan_env lua5.4 /usr/bin/busted --cpath=./build/asan/?.so spec
+run_asan() { # configuration
+  local l; l=$(interp "$1")
+  build_asan "$1" || return 1
+  busted_env "$1" "./build/asan/$l/?.so" asan_env "$l" /usr/bin/busted --cpath="./build/asan/$l/?.so" spec
 }
 
-# The whole suite runs under valgrind; COLLIDE_QUICK=1 (busted_env) cuts the two differential
-# specs to a tenth of their random cases, which keeps this step to a few minutes on 2 cores.
+# The whole suite runs under valgrind (COLLIDE_QUICK=1: a quarter of the random cases).
 # VALGRIND_SPECS names a subset when triaging.
 VALGRIND_SPECS=${VALGRIND_SPECS:-spec}
-run_valgrind() {
-  make --no-print-directory build/lua5.4/collide.so >/dev/null || return 1
+run_valgrind() { # configuration
+  local l; l=$(interp "$1")
+  make --no-print-directory "build/$l/collide.so" >/dev/null || return 1
   # shellcheck disable=SC2086
-  busted_env ./build/lua5.4/?.so valgrind -q --error-exitcode=99 --leak-check=full \
+  busted_env "$1" "./build/$l/?.so" valgrind -q --error-exitcode=99 --leak-check=full \
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
-    lua5.4 /usr/bin/busted --cpath=./build/lua5.4/?.so $VALGRIND_SPECS
+    "$l" /usr/bin/busted --cpath="./build/$l/?.so" $VALGRIND_SPECS
 }
 
-run_abuse() {
-  [ -f build/asan/collide.so ] || build_asan || return 1
-  busted_env ./build/asan/?.so asan_env lua5.4 spec/check/abuse.lua
+run_abuse() { # configuration
+  local l calls; l=$(interp "$1")
+  calls=${ABUSE_CALLS:-$([ "$1" = lua5.4 ] && echo 120000 || echo 40000)}
+  build_asan "$1" || return 1
+  busted_env "$1" "./build/asan/$l/?.so" asan_env "$l" spec/check/abuse.lua "$calls"
 }
 
 run_alloc() {
   mkdir -p build/check
-  # shellcheck disable=SC2086
-  clang -std=c99 -O1 -g $SAN -Wall -Wextra $LUAINC -Icsrc/core -Icsrc/bind \
+  # shellcheck disable=SC2046,SC2086
+  clang -std=c99 -O1 -g $SAN -Wall -Wextra $(pkg-config --cflags lua5.4) -Icsrc/core -Icsrc/bind \
     -o build/check/alloc_host csrc/test/alloc_host.c $SRC $(pkg-config --libs lua5.4) -lm || return 1
   ASAN_OPTIONS="detect_leaks=1" ./build/check/alloc_host
 }
@@ -93,7 +114,15 @@ run_fuzz() {
 
 # CHECK_ONLY="abuse fuzz" runs only the named steps (default: all).
 for s in asan valgrind abuse alloc fuzz; do
-  case " ${CHECK_ONLY:-$s} " in *" $s "*) step "$s" "run_$s" ;; esac
+  case " ${CHECK_ONLY:-$s} " in *" $s "*) ;; *) continue ;; esac
+  case $s in
+    asan|valgrind|abuse)
+      for c in $CHECK_LUAS; do
+        if have "$c"; then step "$s $c" "run_$s" "$c"
+        else echo "check $s $c: skipped ($(interp "$c") or its headers are not installed)"; fi
+      done ;;
+    *) step "$s" "run_$s" ;;
+  esac
 done
 
 if [ ${#failed[@]} -gt 0 ]; then

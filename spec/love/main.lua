@@ -26,6 +26,8 @@ local function main(args)
     return 1
   end
   package.loaded.collide = open("collide")
+  -- the same module for specs that start a child luajit (util.runlua passes package.cpath on)
+  package.cpath = (so:match("^(.*/)") or "./") .. "?.so;" .. package.cpath
   package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. root .. "/spec/?.lua;" .. package.path
   local shim = dofile(love.filesystem.getSource() .. "/shim.lua")
 

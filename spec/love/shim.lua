@@ -1,5 +1,5 @@
 -- A small stand-in for busted + luassert, enough to run spec/*_spec.lua inside LÖVE (which has
--- no busted): describe/it/pending, before_each/after_each, setup/teardown (and the lazy_/strict_
+-- no busted) and on Luas without busted's C dependencies (spec/run.lua, Lua 5.5): describe/it/pending, before_each/after_each, setup/teardown (and the lazy_/strict_
 -- names), finally, spy.new/spy.on, and luassert-style assertions reached through chains such as
 -- assert.are.equal, assert.is_not_nil, assert.has_no.errors. An assertion it does not know is a
 -- test failure naming it, so nothing is skipped silently.
@@ -214,10 +214,12 @@ function shim.run(paths, report)
     env.assert = assertproxy({}, false)
     env.spy = shim.spy
 
-    local chunk, err = loadfile(path)
+    -- the spec runs with env as its globals: setfenv on 5.1 and LuaJIT, loadfile's env from 5.2 on
+    local chunk, err
+    if setfenv then chunk, err = loadfile(path) else chunk, err = loadfile(path, "t", env) end
     local ok = chunk ~= nil
     if ok then
-      setfenv(chunk, env)
+      if setfenv then setfenv(chunk, env) end
       ok, err = xpcall(chunk, traceback)
     end
     if not ok then
