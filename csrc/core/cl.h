@@ -160,6 +160,9 @@ CL_API int cl_tri_overlaps_aabb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *
 CL_API int cl_tri_overlaps_obb(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_obb *o);
 /// Inclusive triangle/sphere overlap: the closest point of the triangle is within r of the centre.
 CL_API int cl_tri_overlaps_sphere(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_sphere *s);
+/// Inclusive triangle/capsule overlap: the distance between the triangle and the capsule's segment
+/// (cl_tri_segment) is at most r.
+CL_API int cl_tri_overlaps_capsule(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_capsule *cp);
 /// Squared distance between the triangle and the segment pq (p == q allowed), with the closest
 /// points on each (0 and the crossing point when the segment passes through the triangle).
 CL_API double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg);

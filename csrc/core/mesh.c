@@ -499,13 +499,14 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
 
 /* A query shape scaled by sc, its enclosing box (unscaled, for the node tests) and whether
  * triangle i overlaps it. */
-typedef struct squery { cl_shape s; cl_aabb box; double sc; } squery;
+typedef struct squery { cl_shape s; cl_capsule cap; int capsule; cl_aabb box; double sc; } squery;
 
 /* Sets up q for s; 0 if the kind is not supported. */
 static int squery_make(const cl_mesh *m, const cl_shape *s, squery *q)
 {
     double mx;
     q->s = *s;
+    q->capsule = 0;
     switch (s->kind) {
     case CL_AABB:
         q->box = s->u.aabb;
@@ -549,6 +550,7 @@ static int squery_tri(const cl_mesh *m, const squery *q, size_t i)
 {
     cl_vec3 a, b, c;
     trisc(m, i, q->sc, &a, &b, &c);
+    if (q->capsule) return cl_tri_overlaps_capsule(a, b, c, &q->cap);
     switch (q->s.kind) {
     case CL_AABB: return cl_tri_overlaps_aabb(a, b, c, &q->s.u.aabb);
     case CL_OBB:  return cl_tri_overlaps_obb(a, b, c, &q->s.u.obb);
@@ -563,22 +565,38 @@ static inline int nodeoverlaps(const cl_mnode *n, const cl_aabb *b)
              n->lo[2] > b->max.z || n->hi[2] < b->min.z);
 }
 
-size_t cl_mesh_query_each(const cl_mesh *m, const cl_shape *s, cl_mesh_visit visit, void *ud)
+/* The capsule query: box and scale as squery_make's. */
+static void squery_capsule(const cl_mesh *m, const cl_capsule *cp, squery *q)
+{
+    double mx;
+    q->capsule = 1;
+    q->cap = *cp;
+    q->box = cl_segbox(cp->a, cp->b, cp->r);
+    mx = fmax(cl_maxabs3(q->box.min.x, q->box.min.y, q->box.min.z), cl_maxabs3(q->box.max.x, q->box.max.y, q->box.max.z));
+    q->sc = scalefor(fmax(fmax(mx, cp->r), m->maxabs));
+    if (q->sc != 1) {
+        q->cap.a = cl_mul(cp->a, q->sc);
+        q->cap.b = cl_mul(cp->b, q->sc);
+        q->cap.r = cp->r * q->sc;
+    }
+}
+
+/* The overlap walk of a prepared query: calls visit for each triangle overlapping it until visit
+ * returns nonzero; returns the number of calls. */
+static size_t qwalk(const cl_mesh *m, const squery *q, cl_mesh_visit visit, void *ud)
 {
     unsigned stack[CL_MESH_STACK];
     int sp = 0;
     size_t calls = 0;
-    squery q;
-    if (m->nprim == 0 || !squery_make(m, s, &q)) return 0;
     stack[sp++] = 0;
     while (sp > 0) {
         const cl_mnode *nd = &m->nodes[stack[--sp]];
-        if (!nodeoverlaps(nd, &q.box)) continue;
+        if (!nodeoverlaps(nd, &q->box)) continue;
         if (nd->count) {
             unsigned j;
             for (j = 0; j < nd->count; j++) {
                 size_t i = m->prim[nd->first + j];
-                if (squery_tri(m, &q, i)) {
+                if (squery_tri(m, q, i)) {
                     calls++;
                     if (visit(ud, i)) return calls;
                 }
@@ -589,6 +607,21 @@ size_t cl_mesh_query_each(const cl_mesh *m, const cl_shape *s, cl_mesh_visit vis
         }
     }
     return calls;
+}
+
+size_t cl_mesh_query_each(const cl_mesh *m, const cl_shape *s, cl_mesh_visit visit, void *ud)
+{
+    squery q;
+    if (m->nprim == 0 || !squery_make(m, s, &q)) return 0;
+    return qwalk(m, &q, visit, ud);
+}
+
+size_t cl_mesh_capsule_each(const cl_mesh *m, const cl_capsule *cp, cl_mesh_visit visit, void *ud)
+{
+    squery q;
+    if (m->nprim == 0) return 0;
+    squery_capsule(m, cp, &q);
+    return qwalk(m, &q, visit, ud);
 }
 
 /* Visitor of cl_mesh_overlaps: stops at the first triangle. */
@@ -622,13 +655,32 @@ static int cmpu(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sorts the indices a query stored, when they all fitted; returns their number. */
+static size_t qsorted(qout *o)
+{
+    if (o->n <= o->cap && o->n > 1) qsort(o->out, o->n, sizeof *o->out, cmpu);
+    return o->n;
+}
+
 size_t cl_mesh_query(const cl_mesh *m, const cl_shape *s, unsigned *out, size_t cap)
 {
     qout o;
     o.out = out; o.cap = cap; o.n = 0;
     cl_mesh_query_each(m, s, visit_store, &o);
-    if (o.n <= cap && o.n > 1) qsort(out, o.n, sizeof *out, cmpu);
-    return o.n;
+    return qsorted(&o);
+}
+
+int cl_mesh_overlaps_capsule(const cl_mesh *m, const cl_capsule *cp)
+{
+    return cl_mesh_capsule_each(m, cp, visit_stop, NULL) > 0;
+}
+
+size_t cl_mesh_query_capsule(const cl_mesh *m, const cl_capsule *cp, unsigned *out, size_t cap)
+{
+    qout o;
+    o.out = out; o.cap = cap; o.n = 0;
+    cl_mesh_capsule_each(m, cp, visit_store, &o);
+    return qsorted(&o);
 }
 
 /* Squared distance from p to the box b (0 inside). */

@@ -210,6 +210,15 @@ int cl_tri_overlaps_sphere(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_sphere *s)
     return cl_len_le(q.x - s->c.x, q.y - s->c.y, q.z - s->c.z, s->r);
 }
 
+int cl_tri_overlaps_capsule(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_capsule *cp)
+{
+    cl_aabb bx = cl_segbox(cp->a, cp->b, cp->r);
+    cl_vec3 ont, ons;
+    if (apart(a, b, c, &bx)) return 0;  /* as for OBBs: exact, and what a mesh prunes by */
+    cl_tri_segment(a, b, c, cp->a, cp->b, &ont, &ons);
+    return cl_len_le(ont.x - ons.x, ont.y - ons.y, ont.z - ons.z, cp->r);
+}
+
 /* Closest points of segments p1q1 and p2q2 (Ericson 5.1.9; zero-length segments allowed); returns
  * the squared distance and writes the two points. */
 static double segseg(cl_vec3 p1, cl_vec3 q1, cl_vec3 p2, cl_vec3 q2, cl_vec3 *c1, cl_vec3 *c2)

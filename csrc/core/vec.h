@@ -179,6 +179,15 @@ static inline cl_vec3 cl_vscale2(cl_vec3 p, int k)
 /// -1, 0, 1: the sign of x (0 for zero).
 static inline int cl_sign(double x) { return (x > 0) - (x < 0); }
 
+/// The box of the segment ab grown by r >= 0 on every side (a capsule's box; not rounded outward).
+static inline cl_aabb cl_segbox(cl_vec3 a, cl_vec3 b, double r)
+{
+    cl_aabb x;
+    x.min = cl_v3((a.x < b.x ? a.x : b.x) - r, (a.y < b.y ? a.y : b.y) - r, (a.z < b.z ? a.z : b.z) - r);
+    x.max = cl_v3((a.x > b.x ? a.x : b.x) + r, (a.y > b.y ? a.y : b.y) + r, (a.z > b.z ? a.z : b.z) + r);
+    return x;
+}
+
 /// Slab test of the line o + t*d against the box [lo, hi]: entry and exit times, and the axis
 /// whose entry is largest (lowest axis on ties; -1 if no axis constrains the entry). 0 if the line
 /// misses (a parallel axis with o outside its slab, or entry > exit). Never produces NaN.

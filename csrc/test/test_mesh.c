@@ -281,6 +281,17 @@ static void test_exact(void)
     s.c = cl_v3(7, 0, 0); s.r = 3;
     ENSURE(cl_tri_overlaps_sphere(a, b, c, &s), "sphere touching a vertex overlaps");
 
+    {
+        cl_capsule cp;
+        cp.a = cl_v3(1, 1, 2); cp.b = cl_v3(2, 1, 2); cp.r = 2;
+        ENSURE(cl_tri_overlaps_capsule(a, b, c, &cp), "capsule lying on the face (r = height) overlaps");
+        cp.r = nextafter(2, 0);
+        ENSURE(!cl_tri_overlaps_capsule(a, b, c, &cp), "capsule one ulp short of the face: separated");
+        cp.a = cl_v3(1, 1, -3); cp.b = cl_v3(1, 1, 3); cp.r = 0;
+        ENSURE(cl_tri_overlaps_capsule(a, b, c, &cp), "zero-radius capsule through the face overlaps");
+        cp.a = cl_v3(6, 0, 0); cp.b = cl_v3(6, 0, 0); cp.r = 2;
+        ENSURE(cl_tri_overlaps_capsule(a, b, c, &cp), "point capsule touching a vertex overlaps");
+    }
     d = cl_tri_segment(a, b, c, cl_v3(1, 1, -1), cl_v3(1, 1, 1), &p1, &p2);
     ENSURE(d == 0 && p1.x == 1 && p1.y == 1 && p1.z == 0, "segment through the face: distance 0 at the crossing");
     d = cl_tri_segment(a, b, c, cl_v3(1, 1, 2), cl_v3(2, 1, 2), &p1, &p2);
@@ -450,6 +461,19 @@ static void test_tri_random(void)
         else if (failed < 20) printf("segment mismatch %d: %.17g vs %.17g\n", i, d, rd);
     }
     ENSURE(agree == called, "triangle/segment distance agrees with a ternary search; its points are consistent");
+
+    agree = called = 0;
+    for (i = 0; i < iters(3000); i++) {
+        cl_vec3 a = rvec(-2, 2), b = rvec(-2, 2), c = rvec(-2, 2);
+        cl_capsule cp;
+        double rd;
+        cp.a = rvec(-3, 3); cp.b = i % 5 == 0 ? cp.a : rvec(-3, 3); cp.r = urand(0, 1.5);
+        rd = ref_segdist(a, b, c, cp.a, cp.b);
+        if (fabs(rd - cp.r) <= 1e-9) continue;
+        called++;
+        if (cl_tri_overlaps_capsule(a, b, c, &cp) == (rd <= cp.r)) agree++;
+    }
+    ENSURE(agree == called && called > iters(3000) / 2, "triangle/capsule agrees with the ternary-search distance");
 }
 
 /* ================= meshes ================= */
@@ -565,7 +589,7 @@ static cl_shape rshape(cl_vec3 lo, cl_vec3 hi, double sz)
  * edge points and triangle centres; shapes; points). */
 static void check_mesh(const cl_mesh *m, int nq, const char *what)
 {
-    int q, rays = 0, rayok = 0, qok = 0, cok = 0, ook = 0, hits = 0;
+    int q, rays = 0, rayok = 0, qok = 0, cok = 0, ook = 0, hits = 0, capok = 0;
     unsigned *bq = (unsigned *)malloc((m->nt + 1) * sizeof(unsigned)), *mq = (unsigned *)malloc((m->nt + 1) * sizeof(unsigned));
     cl_vec3 lo = m->box.min, hi = m->box.max, ext = vsub(hi, lo);
     double sz = cl_v3(0, 0, 0).x + (ext.x + ext.y + ext.z) / 3;
@@ -605,6 +629,21 @@ static void check_mesh(const cl_mesh *m, int nq, const char *what)
         if (nb == nm && memcmp(bq, mq, nb * sizeof *bq) == 0) qok++;
         else if (failed < 20) printf("%s: query %d: brute %lu mesh %lu\n", what, q, (unsigned long)nb, (unsigned long)nm);
         if (cl_mesh_overlaps(m, &s) == (nb > 0)) ook++;
+        {   /* a capsule around the same place */
+            cl_capsule cp;
+            size_t z, nc = 0, nmc;
+            cp.a = s.u.sphere.c;
+            cp.b = vadd(cp.a, vmul(runit(), sz * urand(0, 0.3)));
+            cp.r = sz * urand(0, q % 3 == 0 ? 0.01 : 0.1);
+            for (z = 0; z < m->nt; z++) {
+                cl_vec3 ta, tb, tc;
+                cl_mesh_triangle(m, z, &ta, &tb, &tc);
+                if (!cl_tri_degenerate(ta, tb, tc) && cl_tri_overlaps_capsule(ta, tb, tc, &cp)) bq[nc++] = (unsigned)z;
+            }
+            nmc = cl_mesh_query_capsule(m, &cp, mq, m->nt + 1);
+            if (nc == nmc && memcmp(bq, mq, nc * sizeof *bq) == 0 && cl_mesh_overlaps_capsule(m, &cp) == (nc > 0)) capok++;
+            else if (failed < 20) printf("%s: capsule %d: brute %lu mesh %lu\n", what, q, (unsigned long)nc, (unsigned long)nmc);
+        }
         k = brute_closest(m, s.u.sphere.c, &bp, &bi);
         if (k == cl_mesh_closest(m, s.u.sphere.c, &mp, &ti) && (!k || (dist2(bp, mp) == 0 && bi == ti))) cok++;
         else if (failed < 20) printf("%s: closest %d: tri %lu vs %lu\n", what, q, (unsigned long)bi, (unsigned long)ti);
@@ -613,6 +652,7 @@ static void check_mesh(const cl_mesh *m, int nq, const char *what)
     ENSURE(qok == nq, what);
     ENSURE(ook == nq, what);
     ENSURE(cok == nq, what);
+    ENSURE(capok == nq, what);
     ENSURE(m->nprim == 0 || hits > 0, what);
     free(bq);
     free(mq);
@@ -683,9 +723,14 @@ static void test_watertight(void)
             cl_hit h;
             size_t tri, t;
             int any = 0;
-            if (q % 2) {  /* a point on an edge from that vertex to a neighbour */
+            if (q % 2) {  /* a point on a mesh edge from that vertex: to an axis neighbour, or the
+                           * diagonal neighbour across a cell whose diagonal that is (grid()'s flips) */
                 int di = irand(3) - 1, dj = di == 0 ? (irand(2) ? 1 : -1) : irand(3) - 1;
                 double s = rnd();
+                if (di != 0 && dj != 0) {
+                    int ci = di > 0 ? i : i - 1, cj = dj > 0 ? j : j - 1, flip = (ci + cj) % 2;
+                    if ((di == dj) != (flip == 0)) dj = 0;  /* not this cell's diagonal: go along x */
+                }
                 p2 = v + 3 * ((j + dj) * (n + 1) + (i + di));
                 aim = cl_v3(p[0] + s * (p2[0] - p[0]), p[1] + s * (p2[1] - p[1]), p[2] + s * (p2[2] - p[2]));
             }
@@ -694,7 +739,10 @@ static void test_watertight(void)
             o = vadd(aim, vmul(runit(), urand(0.01, 10)));
             if (o.y <= aim.y) o.y = 2 * aim.y - o.y;
             if (o.y == aim.y) o.y += 1;
-            if (kind > 0) o = cl_v3(aim.x + (o.x - aim.x) * 0.02, aim.y + urand(1, 10), aim.z + (o.z - aim.z) * 0.02);
+            if (kind > 0) {  /* slope at least 20 (kind 1's steepest face rises about 8.5) */
+                double up = urand(1, 10);
+                o = cl_v3(aim.x + urand(-0.05, 0.05) * up, aim.y + up, aim.z + urand(-0.05, 0.05) * up);
+            }
             r = mkray(o, vsub(aim, o));
             for (t = 0; t < nt && !any; t++) {
                 cl_vec3 a, b, c;
