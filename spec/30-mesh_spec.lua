@@ -420,8 +420,12 @@ describe("collide.Mesh: watertight", function()
         local i, j = 1 + math.floor(rnd() * (g - 1)), 1 + math.floor(rnd() * (g - 1))
         local k = 3 * (j * (g + 1) + i)
         local aim = { v[k + 1], v[k + 2], v[k + 3] }
-        if q % 2 == 0 then  -- a point of an edge to a neighbour (the diagonal too)
+        if q % 2 == 0 then  -- a point of a mesh edge to a neighbour (a cell's diagonal when it is one)
           local di, dj = unpack(({ { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 }, { 1, 1 }, { -1, -1 }, { 1, -1 }, { -1, 1 } })[1 + q % 8])
+          if di ~= 0 and dj ~= 0 then
+            local ci, cj = di > 0 and i or i - 1, dj > 0 and j or j - 1
+            if (di == dj) ~= ((ci + cj) % 2 == 0) then dj = 0 end  -- the other diagonal: along x
+          end
           local k2 = 3 * ((j + dj) * (g + 1) + (i + di))
           local s = rnd()
           aim = add(aim, mul(sub({ v[k2 + 1], v[k2 + 2], v[k2 + 3] }, aim), s))
