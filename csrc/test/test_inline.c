@@ -13,6 +13,7 @@
 #include "world_query.c"
 #include "world_pairs.c"
 #include "world_move.c"
+#include "world_resolve.c"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
