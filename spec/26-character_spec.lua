@@ -374,3 +374,64 @@ describe("Character: results", function()
     near(3, ax)
   end)
 end)
+
+describe("Character: random levels", function()
+  local gen = require "support.gen"
+  local MOVES = os.getenv("COLLIDE_QUICK") and 1500 or 6000
+
+  it("never ends inside an item it was not inside, reports what it made, and its ground is real", function()
+    local r = gen.new(2612)
+    local moves, grounded = 0, 0
+    while moves < MOVES do
+      local w, items = World(), {}
+      local flat = r:chance(0.3)
+      local function add(name, s) w:add(name, s); items[#items + 1] = name end
+      local function box(x0, y0, x1, y1, z0, z1)
+        if flat then return AABB(x0, y0, 0, x1, y1, 0) end
+        return AABB(x0, y0, z0 or -3, x1, y1, z1 or 3)
+      end
+      for i = 0, r:int(4, 12) do add("f" .. i, box(i, -1, i + 1, 0)) end          -- a floor of tiles
+      for i = 1, r:int(0, 4) do                                                   -- steps and blocks
+        local x, h = r:int(1, 10) / 2, r:int(1, 8) / 8
+        add("s" .. i, box(x, 0, x + r:int(1, 4) / 4, h))
+      end
+      if r:chance(0.5) then                                                       -- a ramp
+        local a = math.rad(r:int(10, 70))
+        local s, c = math.sin(a), math.cos(a)
+        add("ramp", OBB(r:int(2, 10) + s, -c, 0, 3, 1, flat and 0 or 3, c, s, 0, -s, c, 0, 0, 0, 1))
+      end
+      local sphere = not flat and r:chance(0.3)
+      local x0 = r:int(0, 16) / 4
+      if sphere then w:add("p", Sphere(x0, 3, 0, 0.4)) else w:add("p", box(x0, 2, x0 + 0.75, 3.5, -0.4, 0.4)) end
+      local ch = Character(w, "p", { step = r:int(0, 3) / 8, snap = r:int(0, 3) / 8, maxslope = math.rad(r:int(20, 60)) })
+      for _ = 1, 40 do
+        local before = w:shape("p")
+        local inside = {}
+        for _, it in ipairs(items) do inside[it] = before:penetration(w:shape(it)) ~= nil end
+        local dx, dy, dz = r:float() * 0.6 - 0.3, r:chance(0.1) and 0.5 or -r:float() * 0.3,
+          flat and 0 or r:float() * 0.2 - 0.1
+        local ax, ay, az, cols, n = ch:move(dx, dy, dz)
+        moves = moves + 1
+        local after = w:shape("p")
+        local b0, b1 = { before:aabb():bounds() }, { after:aabb():bounds() }
+        assert.is_true(math.abs((b1[1] - b0[1]) - ax) < 1e-9 and math.abs((b1[2] - b0[2]) - ay) < 1e-9 and
+          math.abs((b1[3] - b0[3]) - az) < 1e-9, "reported displacement")
+        assert.equal(n, #cols)
+        for _, it in ipairs(items) do
+          if not inside[it] then
+            local d = after:penetration(w:shape(it))
+            assert(d == nil or d < 1e-9, "ended inside " .. it .. " by " .. tostring(d))
+          end
+        end
+        local g, item, nx, ny, nz = ch:grounded()
+        if g then
+          grounded = grounded + 1
+          assert.is_true(w:has(item) and item ~= "p")
+          assert.is_true(math.abs(nx * nx + ny * ny + nz * nz - 1) < 1e-9)
+        end
+      end
+      w:destroy()
+    end
+    assert.is_true(grounded > MOVES / 4)
+  end)
+end)
