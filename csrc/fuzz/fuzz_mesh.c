@@ -4,7 +4,8 @@
  * doubles folded into [2^-300, 2^300]; 2: raw doubles of any finite magnitude), byte 1 the
  * triangle count (1..64), byte 2 whether the mesh is indexed; then vertices, indices and queries,
  * zeros once the input is exhausted. Every query of the mesh must equal the same test run over all
- * triangles by brute force (same answer, same triangle, same order; modes 0 and 1); nothing may be
+ * triangles by brute force (rays, AABB/OBB/Sphere and capsule queries, closest points: same answer,
+ * same triangle, same order; modes 0 and 1); nothing may be
  * NaN (every mode); the
  * allocator fails on demand and the mesh must stay freeable. Violations end in __builtin_trap(). */
 #include <math.h>
@@ -156,6 +157,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     cl_vec3 a, b, c;
                     cl_mesh_triangle(&m, i, &a, &b, &c);
                     if (!cl_tri_degenerate(a, b, c) && tri_shape(a, b, c, &s)) want[nw++] = (unsigned)i;
+                }
+                CHECK(nw == ng && memcmp(got, want, ng * sizeof *got) == 0);
+            }
+        }
+        {   /* a capsule from p: the same brute-force comparison */
+            cl_capsule cp;
+            unsigned got[64], want[64];
+            size_t ng, nw = 0;
+            cp.a = p;
+            cp.b = vec(&r);
+            cp.r = fabs(num(&r));
+            ng = cl_mesh_query_capsule(&m, &cp, got, 64);
+            CHECK(ng <= nt && cl_mesh_overlaps_capsule(&m, &cp) == (ng > 0));
+            for (i = 1; i < ng; i++) CHECK(got[i] > got[i - 1]);
+            if (moderate && maxabs3(cp.a) <= 0x1p200 && maxabs3(cp.b) <= 0x1p200 && cp.r <= 0x1p200) {
+                for (i = 0; i < nt; i++) {
+                    cl_vec3 a, b, c;
+                    cl_mesh_triangle(&m, i, &a, &b, &c);
+                    if (!cl_tri_degenerate(a, b, c) && cl_tri_overlaps_capsule(a, b, c, &cp)) want[nw++] = (unsigned)i;
                 }
                 CHECK(nw == ng && memcmp(got, want, ng * sizeof *got) == 0);
             }
