@@ -121,11 +121,13 @@ static int ch_new(lua_State *L) {
 static lworld *charworld(lua_State *L, const char *fname) {
     lworld *lw;
     w_getuv(L, 1);
+    if (lua_type(L, -1) != LUA_TTABLE) tampered(L);     /* (the debug library can replace it) */
     lua_rawgeti(L, -1, 1);
     lua_rawgeti(L, -2, 2);
     lua_remove(L, -3);
-    lw = lua_type(L, -2) == LUA_TUSERDATA ? (lworld *)lua_touserdata(L, -2) : NULL;
-    if (lw == NULL || !lw->alive) cl_argerror(L, 1, fname, "world is destroyed");
+    lw = lw_toworldat(L, -2);
+    if (lw == NULL) tampered(L);
+    if (!lw->alive) cl_argerror(L, 1, fname, "world is destroyed");
     return lw;
 }
 
@@ -178,8 +180,10 @@ static int ch_move(lua_State *L) {
     lw->lock--;
     if (st != 0) {
         lw->redo = 0;
-        if (lw->alive && lw->w.items[id].proxy != CL_NULLNODE && lw->w.items[id].seq == seq)
+        if (lw->alive && lw->w.items[id].proxy != CL_NULLNODE && lw->w.items[id].seq == seq) {
             cl_world_update(&lw->w, id, &start);
+            lw->gen++;
+        }
         return lua_error(L);
     }
     redo(lw);
@@ -197,6 +201,7 @@ static int ch_grounded(lua_State *L) {
         return 1;
     }
     w_getuv(L, -2);                             /* the world's U */
+    if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
     lua_pushboolean(L, 1);
     lua_rawgeti(L, -2, g + 1);
     lua_pushnumber(L, n.x);

@@ -136,6 +136,8 @@ enum { HPOOLMAX = 256 };                /* spare raycastall hit tables kept per 
 CL_API extern const char lw_world_key, lw_bodies_key;
 /* world.c: run with the filter argument given (see run below) */
 CL_API int lw_runfiltered(lua_State *L, int body, const char *fname);
+/* world_items.c: the World at index idx (alive or destroyed), or NULL when it is anything else */
+CL_API lworld *lw_toworldat(lua_State *L, int idx);
 /* world_items.c: the World at arg 1 (alive or destroyed), or NULL when it is anything else */
 CL_API lworld *lw_toworld(lua_State *L);
 /* world_items.c: the live World at arg 1, else raises the standard errors */

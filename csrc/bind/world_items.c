@@ -7,19 +7,26 @@
 
 #include "lworld.h"
 
-/* Returns the World at arg 1 (alive or destroyed), or NULL when it is anything else: a full
+/* Returns the World at index idx (alive or destroyed), or NULL when it is anything else: a full
  * userdata with the World metatable and a World's size (debug.setmetatable can give another
  * userdata that metatable; metamethods can be called by hand on any value). */
-lworld *lw_toworld(lua_State *L) {
-    lworld *lw = (lworld *)lua_touserdata(L, 1);
+lworld *lw_toworldat(lua_State *L, int idx) {
+    lworld *lw;
     int ok = 0;
-    if (lw != NULL && lua_type(L, 1) == LUA_TUSERDATA && lua_rawlen(L, 1) == sizeof(lworld) &&
-        lua_getmetatable(L, 1)) {
+    if (idx < 0) idx = lua_gettop(L) + idx + 1;
+    lw = (lworld *)lua_touserdata(L, idx);
+    if (lw != NULL && lua_type(L, idx) == LUA_TUSERDATA && lua_rawlen(L, idx) == sizeof(lworld) &&
+        lua_getmetatable(L, idx)) {
         cl_rawgetp(L, LUA_REGISTRYINDEX, &lw_world_key);
         ok = lua_rawequal(L, -1, -2);
         lua_pop(L, 2);
     }
     return ok ? lw : NULL;
+}
+
+/* Returns the World at arg 1 (alive or destroyed), or NULL (see lw_toworldat). */
+lworld *lw_toworld(lua_State *L) {
+    return lw_toworldat(L, 1);
 }
 
 /* Returns the world at arg 1, raising the standard errors if it is not one or is destroyed. */

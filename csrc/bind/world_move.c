@@ -123,7 +123,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     if (commit) {
         if (n == 0) {
             cl_world_update(&lw->w, id, &lw->w.mend);
-            lw->gen++;
+            gen = ++lw->gen;            /* a change (for builders running further out) */
         } else {
             /* copied now: a finalizer run while the tables are built may move another item */
             end = lw->w.mend;

@@ -37,7 +37,10 @@ int lw_b_resolve(lua_State *L) {
     lw->gen++;
     n = cl_world_resolve(&lw->w, id, lua_isnil(L, 3) ? NULL : keep, &ctx, &end, &d);
     if (n < 0) return nomem(L);
-    if (d.x != 0 || d.y != 0 || d.z != 0) cl_world_update(&lw->w, id, &end);
+    if (d.x != 0 || d.y != 0 || d.z != 0) {
+        cl_world_update(&lw->w, id, &end);
+        lw->gen++;                      /* every change counts for the result builders */
+    }
     lua_pushnumber(L, d.x);
     lua_pushnumber(L, d.y);
     lua_pushnumber(L, d.z);
