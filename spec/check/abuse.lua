@@ -271,8 +271,8 @@ function makefilter0(w, formove)
         function() return m.move(w, item, 1, 0, 0) end,
         function() return m.check(w, item, 1, 0, 0) end,
         function() return m.destroy(w) end,
-        function() return m.__close(w) end,
       }
+      if m.__close then tries[#tries + 1] = function() return m.__close(w) end end  -- 5.4 and later
       for i, f in ipairs(tries) do
         local ok, e = pcall(f)
         if not islocked(ok, e) then
@@ -528,6 +528,8 @@ local OTHER_OK = {
   [FILTER_ERR] = true,
   ["attempt to yield from outside a coroutine"] = true,
   ["attempt to yield across a C-call boundary"] = true,
+  ["attempt to yield across C-call boundary"] = true,            -- LuaJIT's wording
+  ["attempt to yield across metamethod/C-call boundary"] = true, -- Lua 5.1's
 }
 
 local function callstr(e, args, n)
@@ -601,7 +603,7 @@ for call = 1, NCALLS do
         if tonumber(argn) < 1 or tonumber(argn) > math.max(n + 1, 16) then
           fail("argument number out of range: " .. err, e, args, n)
         end
-      elseif not OTHER_OK[err] then
+      elseif not OTHER_OK[err] and not OTHER_OK[err:gsub("^spec/check/abuse%.lua:%d+: ", "")] then
         fail("unexpected error message: " .. err, e, args, n)
       end
       key = fold(err)
