@@ -23,7 +23,7 @@ build = {
   modules = {
     collide = {
       sources = {
-        "csrc/core/aabb.c", "csrc/core/bump.c", "csrc/core/capsule.c", "csrc/core/character.c", "csrc/core/misc.c",
+        "csrc/core/aabb.c", "csrc/core/bump.c", "csrc/core/capsule.c", "csrc/core/character.c", "csrc/core/kinds.c", "csrc/core/misc.c",
         "csrc/core/obb.c", "csrc/core/penetration.c",
         "csrc/core/sphere.c",
         "csrc/core/sweep.c", "csrc/core/tree.c", "csrc/core/world.c", "csrc/core/world_move.c",

@@ -67,66 +67,6 @@ static int aabb_set(lua_State *L) {
     return 1;
 }
 
-/* box:translate(dx,dy,dz) -> box, moved in place; raises (changing nothing) if a result overflows. */
-static int aabb_translate(lua_State *L) {
-    cl_aabb *b = cl_checkaabb(L, 1, "translate");
-    cl_vec3 d = cl_checkvec(L, 2, "translate");
-    cl_aabb nb;
-    nb.min = cl_v3(b->min.x + d.x, b->min.y + d.y, b->min.z + d.z);
-    nb.max = cl_v3(b->max.x + d.x, b->max.y + d.y, b->max.z + d.z);
-    if (!isfinite(nb.min.x) || !isfinite(nb.max.x)) return cl_argerror(L, 2, "translate", "result is not finite");
-    if (!isfinite(nb.min.y) || !isfinite(nb.max.y)) return cl_argerror(L, 3, "translate", "result is not finite");
-    if (!isfinite(nb.min.z) || !isfinite(nb.max.z)) return cl_argerror(L, 4, "translate", "result is not finite");
-    *b = nb;
-    lua_pushvalue(L, 1);
-    return 1;
-}
-
-/* box:contains(x,y,z) -> boolean (inclusive). */
-static int aabb_contains(lua_State *L) {
-    const cl_aabb *b = cl_checkaabb(L, 1, "contains");
-    cl_vec3 p = cl_checkvec(L, 2, "contains");
-    lua_pushboolean(L, cl_aabb_contains(b, p));
-    return 1;
-}
-
-/* box:overlaps(shape) -> boolean (inclusive) for an AABB, OBB or Sphere. */
-static int aabb_overlaps(lua_State *L) {
-    const cl_aabb *b = cl_checkaabb(L, 1, "overlaps");
-    const void *o;
-    int hit;
-    switch (cl_toshapeptr(L, 2, &o)) {
-    case CL_AABB:   hit = cl_aabb_overlaps_aabb(b, (const cl_aabb *)o); break;
-    case CL_OBB:    hit = cl_obb_overlaps_aabb((const cl_obb *)o, b); break;
-    case CL_SPHERE: hit = cl_sphere_overlaps_aabb((const cl_sphere *)o, b); break;
-    default:        return cl_shapeerror(L, 2, "overlaps");
-    }
-    lua_pushboolean(L, hit);
-    return 1;
-}
-
-/* box:penetration(shape) -> depth, nx,ny,nz (moving box by depth * n, unit n out of shape, leaves
- * them just touching), or nil when the interiors do not overlap; shape is an AABB, OBB or Sphere. */
-static int aabb_penetration(lua_State *L) {
-    cl_shape a, b;
-    cl_hit h;
-    a.kind = CL_AABB;
-    a.u.aabb = *cl_checkaabb(L, 1, "penetration");
-    cl_checkshape(L, 2, "penetration", &b);
-    if (!cl_penetration(&a, &b, &h.t, &h.n)) { lua_pushnil(L); return 1; }
-    return cl_pushhit(L, &h);
-}
-
-/* box:raycast(ray[, maxt]) -> t, nx,ny,nz or nil. */
-static int aabb_raycast(lua_State *L) {
-    const cl_aabb *b = cl_checkaabb(L, 1, "raycast");
-    const cl_ray *r = cl_checkray(L, 2, "raycast");
-    double maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
-    cl_hit h;
-    if (!cl_aabb_raycast(b, r, maxt, &h)) { lua_pushnil(L); return 1; }
-    return cl_pushhit(L, &h);
-}
-
 /* box:clip(ray) -> tenter, texit of the ray's whole line, or nil (line misses or texit < 0). */
 static int aabb_clip(lua_State *L) {
     const cl_aabb *b = cl_checkaabb(L, 1, "clip");
@@ -149,25 +89,6 @@ static int aabb_segment(lua_State *L) {
     return cl_pushhit(L, &h);
 }
 
-/* box:closest(x,y,z) -> the closest point x,y,z on or in the box. */
-static int aabb_closest(lua_State *L) {
-    const cl_aabb *b = cl_checkaabb(L, 1, "closest");
-    cl_vec3 c = cl_aabb_closest(b, cl_checkvec(L, 2, "closest"));
-    lua_pushnumber(L, c.x);
-    lua_pushnumber(L, c.y);
-    lua_pushnumber(L, c.z);
-    return 3;
-}
-
-/* box:plane(nx,ny,nz,d) -> 1 (wholly in front), -1 (wholly behind) or 0 (crossing or touching). */
-static int aabb_plane(lua_State *L) {
-    const cl_aabb *b = cl_checkaabb(L, 1, "plane");
-    cl_vec3 n = cl_checkvec(L, 2, "plane");
-    double d = cl_checkfinite(L, 5, "plane");
-    lua_pushinteger(L, cl_aabb_plane(b, n, d));
-    return 1;
-}
-
 /* box:merge(shape) -> a new AABB enclosing the box and the shape's enclosing AABB. */
 static int aabb_merge(lua_State *L) {
     const cl_aabb *b = cl_checkaabb(L, 1, "merge");
@@ -177,13 +98,6 @@ static int aabb_merge(lua_State *L) {
     ob = cl_shape_aabb(&o);
     m = cl_aabb_merge(b, &ob);
     *cl_newaabb(L) = m;
-    return 1;
-}
-
-/* box:aabb() -> a new AABB equal to the box. */
-static int aabb_aabb(lua_State *L) {
-    cl_aabb b = *cl_checkaabb(L, 1, "aabb");
-    *cl_newaabb(L) = b;
     return 1;
 }
 
@@ -197,29 +111,18 @@ static int aabb_tostring(lua_State *L) {
     return 1;
 }
 
-/* a == b -> true if both are AABBs with equal bounds; false for any other value. */
-static int aabb_eq(lua_State *L) {
-    cl_shape a, b;
-    lua_pushboolean(L, cl_toshape(L, 1, &a) && cl_toshape(L, 2, &b) && cl_shape_equal(&a, &b));
-    return 1;
-}
+/* contains, overlaps, penetration, raycast, closest, plane, aabb, translate, __eq: through the kind table */
+CL_KIND_METHODS(aabb, CL_AABB)
 
 static const luaL_Reg aabb_methods[] = {
+    CL_KIND_REGS(aabb),
     { "bounds", aabb_bounds },
     { "center", aabb_center },
     { "extents", aabb_extents },
     { "set", aabb_set },
-    { "translate", aabb_translate },
-    { "contains", aabb_contains },
-    { "overlaps", aabb_overlaps },
-    { "penetration", aabb_penetration },
-    { "raycast", aabb_raycast },
     { "clip", aabb_clip },
     { "segment", aabb_segment },
-    { "closest", aabb_closest },
-    { "plane", aabb_plane },
     { "merge", aabb_merge },
-    { "aabb", aabb_aabb },
     { NULL, NULL }
 };
 

@@ -5,10 +5,12 @@
 #include "lua.h"
 #include "lauxlib.h"
 #include "cl.h"
+#include "kinds.h"
 #include "compat.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Metatable names (also each metatable's __name). */
 #define CL_MT_AABB   "collide.AABB"
@@ -38,9 +40,22 @@ int cl_typeerror(lua_State *L, int arg, const char *fname, const char *expected)
 /// check (cl_topolygon) reads the tag only once the userdata is large enough for the header, and
 /// the vertex count only once the tag matches, then requires the size to match that count exactly.
 typedef union cl_udhead { const char *tag; double align_; } cl_udhead;
-/// Class tags: the four fixed-size shape classes (CL_K_SHAPES of them), then Polygon.
-enum { CL_K_AABB, CL_K_RAY, CL_K_OBB, CL_K_SPHERE, CL_K_SHAPES, CL_K_POLYGON = CL_K_SHAPES, CL_K_TAGS };
+/// Class tags: the shape kinds first (the tag index of a shape is its cl_kind), then Ray and
+/// Polygon. World, Mesh (its own tag, mesh.c) and Character follow them in the class table.
+enum { CL_K_AABB = CL_AABB, CL_K_OBB = CL_OBB, CL_K_SPHERE = CL_SPHERE, CL_K_RAY = CL_KINDS, CL_K_POLYGON,
+       CL_K_TAGS, CL_K_WORLD = CL_K_TAGS, CL_K_MESH, CL_K_CHARACTER, CL_K_CLASSES };
 extern const char cl_class_tags[CL_K_TAGS];
+
+/// The binding's class table (common.c), one row per class in CL_K_* order, so rows
+/// 0..CL_KINDS-1 are the shape kinds: the metatable name (also its __name), collide.type's
+/// name, the letter the FFI wrappers' argument lists use for it (ffi.c), and the function that
+/// creates the class and adds its constructor to the module table on top (NULL: opened elsewhere).
+typedef struct cl_class {
+    const char *mt, *name;
+    char letter;
+    void (*open)(lua_State *L);
+} cl_class;
+extern const cl_class cl_classes[CL_K_CLASSES];
 
 /// Payload of a collide.Polygon: n >= 3 vertices, xy[0..2n-1] = x1,y1, x2,y2, ... (all finite;
 /// immutable once made), followed, for n <= CL_POLY_EDGES_MAX, by the core's edge table
@@ -85,17 +100,19 @@ static inline const cl_polygon *cl_topolygon(lua_State *L, int idx) {
     return p;
 }
 
-/// The cl_kind of the AABB, OBB or Sphere at idx with *payload set to its data; -1 for anything else.
+/// The cl_kind of the shape (of any kind) at idx with *payload set to its data; -1 for anything
+/// else. The tag is read only from a userdata large enough for it; its index (the kind) then
+/// gives the exact size the userdata must have.
 static inline int cl_toshapeptr(lua_State *L, int idx, const void **payload) {
     const cl_udhead *h = (const cl_udhead *)lua_touserdata(L, idx);
-    size_t len;
+    size_t len, k;
     if (h == NULL) return -1;
     len = (size_t)lua_rawlen(L, idx);
+    if (len < sizeof(cl_udhead)) return -1;
+    k = (size_t)((uintptr_t)h->tag - (uintptr_t)cl_class_tags);  /* huge unless a tag of ours */
+    if (k >= CL_KINDS || len != sizeof(cl_udhead) + cl_kinds[k].size) return -1;
     *payload = h + 1;
-    if (len == sizeof(cl_udhead) + sizeof(cl_aabb) && h->tag == &cl_class_tags[CL_K_AABB]) return CL_AABB;
-    if (len == sizeof(cl_udhead) + sizeof(cl_sphere) && h->tag == &cl_class_tags[CL_K_SPHERE]) return CL_SPHERE;
-    if (len == sizeof(cl_udhead) + sizeof(cl_obb) && h->tag == &cl_class_tags[CL_K_OBB]) return CL_OBB;
-    return -1;
+    return (int)k;
 }
 
 /// The slow paths of the inline checks below: each raises the error the full check would raise
@@ -160,15 +177,19 @@ static inline cl_sphere *cl_checksphere(lua_State *L, int arg, const char *fname
     if (p == NULL) cl_typeerror(L, arg, fname, CL_MT_SPHERE);
     return (cl_sphere *)p;
 }
-/// The type error of a shape argument that accepts AABB, OBB or Sphere. Never returns.
+/// The type error of a shape argument that accepts every kind. Never returns.
 int cl_shapeerror(lua_State *L, int arg, const char *fname);
-/// Copies the AABB, OBB or Sphere at arg into out, else a type error.
+/// Copies the shape (any kind) at arg into out, else a type error.
 void cl_checkshape(lua_State *L, int arg, const char *fname, cl_shape *out);
-/// 1 and fills out if the value at idx is an AABB, OBB or Sphere; 0 otherwise (never raises).
+/// 1 and fills out if the value at idx is a shape (any kind); 0 otherwise (never raises).
 int cl_toshape(lua_State *L, int idx, cl_shape *out);
+
 
 /// Pushes a new userdata of the shape's type holding a copy of it.
 void cl_pushshape(lua_State *L, const cl_shape *s);
+/// Pushes a new shape userdata of kind k (tag and metatable set, payload uninitialised) and
+/// returns its payload.
+void *cl_newkind(lua_State *L, cl_kind k);
 /// Push new userdata of each type (uninitialised payload) and return the payload.
 cl_aabb   *cl_newaabb(lua_State *L);
 cl_ray    *cl_newray(lua_State *L);
@@ -201,17 +222,111 @@ static inline int cl_pushhit(lua_State *L, const cl_hit *h) {
     return 4;
 }
 
+/// The payload of self (argument 1) if it is a shape of kind k, else a type error naming the class.
+static inline const void *cl_checkkind(lua_State *L, cl_kind k, const char *fname) {
+    void *p = cl_toclass(L, 1, (int)k, cl_kinds[k].size);
+    if (p == NULL) cl_typeerror(L, 1, fname, cl_classes[k].mt);
+    return p;
+}
+/* The methods every shape kind has, through the kind table; each kind's file stamps its own
+ * copies with CL_KIND_METHODS and lists them with CL_KIND_REGS. */
+/// shape:contains(x,y,z) -> boolean (inclusive).
+static inline int cl_m_contains(lua_State *L, cl_kind k, int (*contains)(const void *, cl_vec3)) {
+    const void *s = cl_checkkind(L, k, "contains");
+    cl_vec3 p = cl_checkvec(L, 2, "contains");
+    lua_pushboolean(L, contains(s, p));
+    return 1;
+}
+/// shape:overlaps(other) -> boolean (inclusive) for a shape of any kind.
+static inline int cl_m_overlaps(lua_State *L, cl_kind k) {
+    const void *s = cl_checkkind(L, k, "overlaps"), *o;
+    int ko = cl_toshapeptr(L, 2, &o);
+    if (ko < 0) return cl_shapeerror(L, 2, "overlaps");
+    lua_pushboolean(L, cl_pair_overlaps[k][ko](s, o));
+    return 1;
+}
+/// shape:penetration(other) -> depth, nx,ny,nz (moving shape by depth * n, unit n out of other,
+/// leaves them just touching), or nil when the interiors do not overlap; other is any kind.
+static inline int cl_m_penetration(lua_State *L, cl_kind k) {
+    const void *s = cl_checkkind(L, k, "penetration"), *o;
+    int ko = cl_toshapeptr(L, 2, &o);
+    cl_hit h;
+    if (ko < 0) return cl_shapeerror(L, 2, "penetration");
+    if (!cl_pair_penetration[k][ko](s, o, &h.t, &h.n)) { lua_pushnil(L); return 1; }
+    return cl_pushhit(L, &h);
+}
+/// shape:raycast(ray[, maxt]) -> t, nx,ny,nz or nil.
+static inline int cl_m_raycast(lua_State *L, cl_kind k, int (*raycast)(const void *, const cl_ray *, double, cl_hit *)) {
+    const void *s = cl_checkkind(L, k, "raycast");
+    const cl_ray *r = cl_checkray(L, 2, "raycast");
+    double maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
+    cl_hit h;
+    if (!raycast(s, r, maxt, &h)) { lua_pushnil(L); return 1; }
+    return cl_pushhit(L, &h);
+}
+/// shape:closest(x,y,z) -> the closest point x,y,z on or in the shape.
+static inline int cl_m_closest(lua_State *L, cl_kind k, cl_vec3 (*closest)(const void *, cl_vec3)) {
+    const void *s = cl_checkkind(L, k, "closest");
+    cl_vec3 c = closest(s, cl_checkvec(L, 2, "closest"));
+    lua_pushnumber(L, c.x);
+    lua_pushnumber(L, c.y);
+    lua_pushnumber(L, c.z);
+    return 3;
+}
+/// shape:plane(nx,ny,nz,d) -> 1 (wholly in front), -1 (wholly behind) or 0 (crossing or touching).
+static inline int cl_m_plane(lua_State *L, cl_kind k, int (*plane)(const void *, cl_vec3, double)) {
+    const void *s = cl_checkkind(L, k, "plane");
+    cl_vec3 n = cl_checkvec(L, 2, "plane");
+    double d = cl_checkfinite(L, 5, "plane");
+    lua_pushinteger(L, plane(s, n, d));
+    return 1;
+}
+/// shape:aabb() -> a new AABB, the tight box enclosing the shape.
+static inline int cl_m_aabb(lua_State *L, cl_kind k, cl_aabb (*aabb)(const void *)) {
+    cl_aabb a = aabb(cl_checkkind(L, k, "aabb"));
+    *cl_newaabb(L) = a;
+    return 1;
+}
+/// shape:translate(dx,dy,dz) -> shape, moved in place; raises (changing nothing, naming dx, dy
+/// or dz) when a moved position is not finite.
+int cl_m_translate(lua_State *L, cl_kind k);
+/// a == b -> true if both are shapes of the same kind with equal fields; false for any other value.
+int cl_m_eq(lua_State *L);
+/// Defines prefix_contains, _overlaps, _penetration, _raycast, _closest, _plane, _aabb, _translate and _eq
+/// (static lua_CFunctions) for kind k, each passing the kind's row function by its name in
+/// kinds.h (clk_<prefix>_<op>), so that the call is direct and inlined.
+#define CL_KIND_METHODS(prefix, k) \
+    static int prefix##_contains(lua_State *L) { return cl_m_contains(L, k, clk_##prefix##_contains); } \
+    static int prefix##_overlaps(lua_State *L) { return cl_m_overlaps(L, k); } \
+    static int prefix##_penetration(lua_State *L) { return cl_m_penetration(L, k); } \
+    static int prefix##_raycast(lua_State *L) { return cl_m_raycast(L, k, clk_##prefix##_raycast); } \
+    static int prefix##_closest(lua_State *L) { return cl_m_closest(L, k, clk_##prefix##_closest); } \
+    static int prefix##_plane(lua_State *L) { return cl_m_plane(L, k, clk_##prefix##_plane); } \
+    static int prefix##_aabb(lua_State *L) { return cl_m_aabb(L, k, clk_##prefix##_aabb); } \
+    static int prefix##_translate(lua_State *L) { return cl_m_translate(L, k); } \
+    static int prefix##_eq(lua_State *L) { return cl_m_eq(L); }
+/// The luaL_Reg entries of CL_KIND_METHODS's methods (__eq goes with the metamethods).
+#define CL_KIND_REGS(prefix) \
+    { "contains", prefix##_contains }, { "overlaps", prefix##_overlaps }, \
+    { "penetration", prefix##_penetration }, { "raycast", prefix##_raycast }, \
+    { "closest", prefix##_closest }, { "plane", prefix##_plane }, { "aabb", prefix##_aabb }, \
+    { "translate", prefix##_translate }
+
 /// Creates the metatable name (with __name, __index = methods table) from the two lists, leaves
 /// nothing on the stack. methods and metamethods may be NULL. Every function gets the four shape
 /// metatables as upvalues 1-4 (AABB, Ray, OBB, Sphere); the type checks no longer read them.
 void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *metamethods);
 
 /* Each part adds its constructors and functions to the module table at the top of the stack. */
-void cl_open_shapes(lua_State *L);   /* AABB, Ray, OBB, Sphere and the free functions */
+void cl_open_shapes(lua_State *L);   /* every class of cl_classes but World, the free functions */
 void cl_open_world(lua_State *L);    /* World */
 void cl_open_character(lua_State *L); /* Character (character.c) */
-void cl_open_polygon(lua_State *L);  /* Polygon (polygon.c) */
-void cl_open_mesh(lua_State *L);     /* Mesh (mesh.c) */
+void cl_open_aabb(lua_State *L);     /* one per class (its file) */
+void cl_open_obb(lua_State *L);
+void cl_open_sphere(lua_State *L);
+void cl_open_ray(lua_State *L);
+void cl_open_polygon(lua_State *L);
+void cl_open_mesh(lua_State *L);
 void cl_open_planes(lua_State *L);   /* frustum (planes.c) */
 
 struct cl_mesh;

@@ -16,73 +16,80 @@
  * rename the function or renumber arguments for method calls: N and fname are exactly what the
  * caller passed, self counting as #1. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bind.h"
 
-/* Polygon comes after World so that the fixed-size shape classes stay K_AABB..K_SPHERE < K_WORLD. */
-enum { K_AABB, K_RAY, K_OBB, K_SPHERE, K_WORLD, K_POLYGON, K_MESH, K_CHARACTER, K_COUNT };
+/* The class table (bind.h): the shape kinds in cl_kind order, then Ray, Polygon, World, Mesh, Character. */
+const cl_class cl_classes[CL_K_CLASSES] = {
+    { CL_MT_AABB, "AABB", 'A', cl_open_aabb },
+    { CL_MT_OBB, "OBB", 'O', cl_open_obb },
+    { CL_MT_SPHERE, "Sphere", 'S', cl_open_sphere },
+    { CL_MT_RAY, "Ray", 'R', cl_open_ray },
+    { CL_MT_POLYGON, "Polygon", 'P', cl_open_polygon },
+    { CL_MT_WORLD, "World", 0, NULL },
+    { CL_MT_MESH, "Mesh", 0, cl_open_mesh },
+    { "collide.Character", "Character", 0, NULL },
+};
 
 /* One byte per class; only the addresses matter. */
-static const char class_keys[K_COUNT] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-static const char *const class_names[K_COUNT] = {
-    CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_WORLD, CL_MT_POLYGON, CL_MT_MESH,
-    "collide.Character"
-};
+static const char class_keys[CL_K_CLASSES] = { 0 };
 
-/* The class tags (bind.h): one byte per tagged class, only the addresses matter. The K_* order
- * above and the CL_K_* order of bind.h are the same for the four fixed-size shapes; Polygon's tag
- * is cl_class_tags[CL_K_POLYGON] and its class K_POLYGON. */
-const char cl_class_tags[CL_K_TAGS] = { 0, 0, 0, 0, 0 };
+/* The class tags (bind.h): one byte per tagged class, only the addresses matter. */
+const char cl_class_tags[CL_K_TAGS] = { 0 };
 
-/* Full userdata size (tag header + payload) of each shape class. */
-static const size_t class_sizes[K_WORLD] = {
-    sizeof(cl_udhead) + sizeof(cl_aabb), sizeof(cl_udhead) + sizeof(cl_ray),
-    sizeof(cl_udhead) + sizeof(cl_obb), sizeof(cl_udhead) + sizeof(cl_sphere)
-};
+/* The payload size of a fixed-size tagged class (a shape kind or Ray); 0 for the others. */
+static size_t payload_size(int k) {
+    return k < CL_KINDS ? cl_kinds[k].size : k == CL_K_RAY ? sizeof(cl_ray) : 0;
+}
+
+/* The classes whose metatables every binding function gets as upvalues 1..4, in this order. */
+static const int upvalue_classes[4] = { CL_K_AABB, CL_K_RAY, CL_K_OBB, CL_K_SPHERE };
 
 /* Pushes the metatable of class k from the registry (nil if the class was never created). */
 static void pushclass(lua_State *L, int k) {
     cl_rawgetp(L, LUA_REGISTRYINDEX, &class_keys[k]);
     if (lua_isnil(L, -1)) { /* a class made with luaL_newmetatable rather than cl_newclass */
         lua_pop(L, 1);
-        lua_getfield(L, LUA_REGISTRYINDEX, class_names[k]);
+        lua_getfield(L, LUA_REGISTRYINDEX, cl_classes[k].mt);
     }
 }
 
-/* Returns the class index K_* of a collide value at idx, or -1 (never raises). */
+/* Returns the class index CL_K_* of a collide value at idx, or -1 (never raises). */
 static int classof(lua_State *L, int idx) {
     int k, found = -1;
     if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return -1;
-    for (k = 0; k < K_COUNT && found < 0; k++) {
+    for (k = 0; k < CL_K_CLASSES && found < 0; k++) {
         pushclass(L, k);
         if (lua_rawequal(L, -1, -2)) found = k;
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    if (found >= 0 && found < K_WORLD && cl_toclass(L, idx, found, class_sizes[found] - sizeof(cl_udhead)) == NULL)
+    if (found >= 0 && payload_size(found) > 0 && cl_toclass(L, idx, found, payload_size(found)) == NULL)
         return -1;
-    if (found == K_POLYGON && cl_topolygon(L, idx) == NULL) return -1;
-    if (found == K_MESH && cl_tomesh(L, idx) == NULL) return -1;
+    if (found == CL_K_POLYGON && cl_topolygon(L, idx) == NULL) return -1;
+    if (found == CL_K_MESH && cl_tomesh(L, idx) == NULL) return -1;
     return found;
 }
 
-/* Pushes the metatables of the four shape classes, creating any that is missing, and returns 4:
- * the upvalues every binding function gets (kept for compatibility; no check reads them). */
+/* Pushes the metatables of AABB, Ray, OBB and Sphere, creating any that is missing, and returns
+ * 4: the upvalues every binding function gets (kept for compatibility; no check reads them). */
 int cl_pushclassupvalues(lua_State *L) {
-    int k;
-    for (k = 0; k < K_WORLD; k++) {
+    int i;
+    for (i = 0; i < 4; i++) {
+        int k = upvalue_classes[i];
         pushclass(L, k);
         if (lua_isnil(L, -1)) {
             lua_pop(L, 1);
-            luaL_newmetatable(L, class_names[k]);
-            lua_pushstring(L, class_names[k]);
+            luaL_newmetatable(L, cl_classes[k].mt);
+            lua_pushstring(L, cl_classes[k].mt);
             lua_setfield(L, -2, "__name");
             lua_pushvalue(L, -1);
             cl_rawsetp(L, LUA_REGISTRYINDEX, &class_keys[k]);
         }
     }
-    return K_WORLD;
+    return 4;
 }
 
 int cl_argerror(lua_State *L, int arg, const char *fname, const char *msg) {
@@ -128,18 +135,28 @@ double cl_optlimit_slow(lua_State *L, int arg, const char *fname, double def) {
     return n;
 }
 
+/* "collide.AABB, collide.OBB or collide.Sphere": every kind's metatable name. */
 int cl_shapeerror(lua_State *L, int arg, const char *fname) {
-    return cl_typeerror(L, arg, fname, CL_MT_AABB ", " CL_MT_OBB " or " CL_MT_SPHERE);
+    char buf[256];
+    size_t n = 0;
+    int k;
+    buf[0] = 0;
+    for (k = 0; k < CL_KINDS; k++) {
+        const char *sep = k == 0 ? "" : k == CL_KINDS - 1 ? " or " : ", ";
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", sep, cl_classes[k].mt);
+        if (n >= sizeof buf) break;
+    }
+    return cl_typeerror(L, arg, fname, buf);
 }
 
 int cl_toshape(lua_State *L, int idx, cl_shape *out) {
     const void *p;
     int kind = cl_toshapeptr(L, idx, &p);
-    switch (kind) {
-    case CL_AABB:   out->u.aabb = *(const cl_aabb *)p; break;
-    case CL_OBB:    out->u.obb = *(const cl_obb *)p; break;
-    case CL_SPHERE: out->u.sphere = *(const cl_sphere *)p; break;
-    default:        return 0;
+    switch (kind) {                     /* a struct copy of known size per kind */
+#define COPY(K, T, m) case K: out->u.m = *(const T *)p; break;
+    CL_KIND_LIST(COPY)
+#undef COPY
+    default: return 0;
     }
     out->kind = (cl_kind)kind;
     return 1;
@@ -152,34 +169,53 @@ void cl_checkshape(lua_State *L, int arg, const char *fname, cl_shape *out) {
 /* Pushes a new shape userdata of class k (tag set, payload uninitialised, the metatable of class
  * k) and returns its payload. */
 static void *newobject(lua_State *L, int k) {
-    cl_udhead *h = (cl_udhead *)cl_newuserdata(L, class_sizes[k]);
+    cl_udhead *h = (cl_udhead *)cl_newuserdata(L, sizeof(cl_udhead) + payload_size(k));
     h->tag = &cl_class_tags[k];
     pushclass(L, k);
     lua_setmetatable(L, -2);
     return h + 1;
 }
 
-cl_aabb *cl_newaabb(lua_State *L) { return (cl_aabb *)newobject(L, K_AABB); }
-cl_ray *cl_newray(lua_State *L) { return (cl_ray *)newobject(L, K_RAY); }
-cl_obb *cl_newobb(lua_State *L) { return (cl_obb *)newobject(L, K_OBB); }
-cl_sphere *cl_newsphere(lua_State *L) { return (cl_sphere *)newobject(L, K_SPHERE); }
+cl_aabb *cl_newaabb(lua_State *L) { return (cl_aabb *)newobject(L, CL_K_AABB); }
+cl_ray *cl_newray(lua_State *L) { return (cl_ray *)newobject(L, CL_K_RAY); }
+cl_obb *cl_newobb(lua_State *L) { return (cl_obb *)newobject(L, CL_K_OBB); }
+cl_sphere *cl_newsphere(lua_State *L) { return (cl_sphere *)newobject(L, CL_K_SPHERE); }
+void *cl_newkind(lua_State *L, cl_kind k) { return newobject(L, (int)k); }
 
 cl_polygon *cl_newpolygon(lua_State *L, size_t n) {
     cl_udhead *h = (cl_udhead *)cl_newuserdata(L, CL_POLYGON_SIZE(n));
     cl_polygon *p = (cl_polygon *)(h + 1);
     h->tag = &cl_class_tags[CL_K_POLYGON];
     p->n = n;
-    pushclass(L, K_POLYGON);
+    pushclass(L, CL_K_POLYGON);
     lua_setmetatable(L, -2);
     return p;
 }
 
 void cl_pushshape(lua_State *L, const cl_shape *s) {
     switch (s->kind) {
-    case CL_AABB:   *cl_newaabb(L) = s->u.aabb; break;
-    case CL_OBB:    *cl_newobb(L) = s->u.obb; break;
-    case CL_SPHERE: *cl_newsphere(L) = s->u.sphere; break;
+#define PUSH(K, T, m) case K: *(T *)newobject(L, K) = s->u.m; break;
+    CL_KIND_LIST(PUSH)
+#undef PUSH
+    default: break;
     }
+}
+
+/* Moves self's position points by d, checked first (nothing changes when one would not be finite). */
+int cl_m_translate(lua_State *L, cl_kind k) {
+    void *p = (void *)cl_checkkind(L, k, "translate");
+    cl_vec3 d = cl_checkvec(L, 2, "translate");
+    int axis = cl_kind_moved_finite(k, p, d);
+    if (axis) return cl_argerror(L, 1 + axis, "translate", "result is not finite");
+    cl_kind_translate(k, p, d);
+    lua_pushvalue(L, 1);
+    return 1;
+}
+
+int cl_m_eq(lua_State *L) {
+    cl_shape a, b;
+    lua_pushboolean(L, cl_toshape(L, 1, &a) && cl_toshape(L, 2, &b) && cl_shape_equal(&a, &b));
+    return 1;
 }
 
 void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *metamethods) {
@@ -187,8 +223,8 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
     luaL_newmetatable(L, name); /* reuses the existing table when the module is opened again */
     lua_pushstring(L, name);
     lua_setfield(L, -2, "__name");
-    for (k = 0; k < K_COUNT; k++) {
-        if (strcmp(name, class_names[k]) == 0) {
+    for (k = 0; k < CL_K_CLASSES; k++) {
+        if (strcmp(name, cl_classes[k].mt) == 0) {
             lua_pushvalue(L, -1);
             cl_rawsetp(L, LUA_REGISTRYINDEX, &class_keys[k]);
         }
@@ -200,13 +236,10 @@ void cl_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const 
     lua_pop(L, 1);
 }
 
-/* collide.type(v): "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Character" for collide
- * values, else nil. */
+/* collide.type(v): the class's short name ("AABB", "Ray", "World", ...) for collide values, else nil. */
 int cl_bind_type(lua_State *L) {
-    static const char *const short_names[K_COUNT] = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon",
-                                                      "Mesh", "Character" };
     int k = classof(L, 1);
     if (k < 0) lua_pushnil(L);
-    else lua_pushstring(L, short_names[k]);
+    else lua_pushstring(L, cl_classes[k].name);
     return 1;
 }

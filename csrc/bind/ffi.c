@@ -39,6 +39,7 @@
  *   fast call and the wrapper's reads of the buffer could change the numbers returned; nothing else
  *   runs Lua code there (no allocation, no metamethod). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,15 +66,15 @@ static const void *payload(const void *ud, int k) {
  * always sizes it for its count (see the header comment for what reading the tag itself assumes). */
 #define POLYGON_OF(ud) ((const cl_polygon *)payload((ud), CL_K_POLYGON))
 
-/* The cl_kind of the AABB, OBB or Sphere userdata ud (*p set to its payload), else -1. */
+/* The cl_kind of the shape userdata ud (any kind; *p set to its payload), else -1. */
 static int shapekind(const void *ud, const void **p) {
     const cl_udhead *h = (const cl_udhead *)ud;
+    size_t k;
     if (h == NULL) return -1;
+    k = (size_t)((uintptr_t)h->tag - (uintptr_t)cl_class_tags);  /* the tag's index, huge if not ours */
+    if (k >= CL_KINDS) return -1;
     *p = h + 1;
-    if (h->tag == &cl_class_tags[CL_K_AABB]) return CL_AABB;
-    if (h->tag == &cl_class_tags[CL_K_OBB]) return CL_OBB;
-    if (h->tag == &cl_class_tags[CL_K_SPHERE]) return CL_SPHERE;
-    return -1;
+    return (int)k;
 }
 
 /* 1 if x, y and z are all finite (x - x is 0 for finite x, NaN otherwise), as cl_checkvec. */
@@ -84,6 +85,78 @@ static int fin1(double x) { return x - x == 0; }
 static void put3(double *out, cl_vec3 v) { out[0] = v.x; out[1] = v.y; out[2] = v.z; }
 /* Writes the hit to out[0..3] and returns 1. */
 static int puthit(double *out, const cl_hit *h) { out[0] = h->t; put3(out + 1, h->n); return 1; }
+
+/* ---- every shape kind: the methods of CL_KIND_METHODS (bind.h), through the kind table ---- */
+
+/* shape:contains(x,y,z): 0 or 1. */
+static inline int fast_contains(cl_kind k, int (*contains)(const void *, cl_vec3), const void *ud, double x,
+                                double y, double z) {
+    const void *s = payload(ud, (int)k);
+    if (s == NULL || !fin3(x, y, z)) return -1;
+    return contains(s, cl_v3(x, y, z)) != 0;
+}
+/* shape:overlaps(other): 0 or 1. */
+static inline int fast_overlaps(cl_kind k, const void *ud, const void *oud) {
+    const void *s = payload(ud, (int)k), *o;
+    int ko;
+    if (s == NULL || (ko = shapekind(oud, &o)) < 0) return -1;
+    return cl_pair_overlaps[k][ko](s, o) != 0;
+}
+/* shape:raycast(ray, maxt): 0 (miss) or 1 with t,nx,ny,nz. */
+static inline int fast_raycast(cl_kind k, int (*raycast)(const void *, const cl_ray *, double, cl_hit *),
+                               const void *ud, const void *rud, double maxt, double *out) {
+    const void *s = payload(ud, (int)k);
+    const cl_ray *r = RAY_OF(rud);
+    cl_hit h;
+    if (s == NULL || r == NULL || !(maxt >= 0)) return -1;
+    return raycast(s, r, maxt, &h) ? puthit(out, &h) : 0;
+}
+/* shape:closest(x,y,z): 1 with the point. */
+static inline int fast_closest(cl_kind k, cl_vec3 (*closest)(const void *, cl_vec3), const void *ud, double x, double y,
+                               double z, double *out) {
+    const void *s = payload(ud, (int)k);
+    if (s == NULL || !fin3(x, y, z)) return -1;
+    put3(out, closest(s, cl_v3(x, y, z)));
+    return 1;
+}
+/* shape:plane(nx,ny,nz,d): side + 1 (0, 1 or 2). */
+static inline int fast_plane(cl_kind k, int (*plane)(const void *, cl_vec3, double), const void *ud, double nx,
+                             double ny, double nz, double d) {
+    const void *s = payload(ud, (int)k);
+    if (s == NULL || !fin3(nx, ny, nz) || !fin1(d)) return -1;
+    return plane(s, cl_v3(nx, ny, nz), d) + 1;
+}
+/* shape:translate(dx,dy,dz): 1 after moving, -1 (unchanged) on a non-finite delta or result. */
+static inline int fast_translate(cl_kind k, const void *ud, double dx, double dy, double dz) {
+    void *s = (void *)payload(ud, (int)k);
+    cl_vec3 d = cl_v3(dx, dy, dz);
+    if (s == NULL || !fin3(dx, dy, dz) || cl_kind_moved_finite(k, s, d)) return -1;
+    cl_kind_translate(k, s, d);
+    return 1;
+}
+/* Defines f_<prefix>_contains, _overlaps, _raycast, _closest, _plane and _translate for kind k
+ * (FAST_KIND_ENTRIES lists them in the table of fast functions). Each passes the kind's row
+ * function by its name in kinds.h (clk_<prefix>_<op>), so the call is direct and inlined. */
+#define FAST_KIND(prefix, k) \
+    static int f_##prefix##_contains(const void *ud, double x, double y, double z, double *out) { \
+        (void)out; return fast_contains(k, clk_##prefix##_contains, ud, x, y, z); } \
+    static int f_##prefix##_overlaps(const void *ud, const void *oud, double *out) { \
+        (void)out; return fast_overlaps(k, ud, oud); } \
+    static int f_##prefix##_raycast(const void *ud, const void *rud, double maxt, double *out) { \
+        return fast_raycast(k, clk_##prefix##_raycast, ud, rud, maxt, out); } \
+    static int f_##prefix##_closest(const void *ud, double x, double y, double z, double *out) { \
+        return fast_closest(k, clk_##prefix##_closest, ud, x, y, z, out); } \
+    static int f_##prefix##_plane(const void *ud, double nx, double ny, double nz, double d, double *out) { \
+        (void)out; return fast_plane(k, clk_##prefix##_plane, ud, nx, ny, nz, d); } \
+    static int f_##prefix##_translate(const void *ud, double dx, double dy, double dz, double *out) { \
+        (void)out; return fast_translate(k, ud, dx, dy, dz); }
+#define FAST_KIND_ENTRIES(prefix) \
+    F(prefix##_contains), F(prefix##_overlaps), F(prefix##_raycast), F(prefix##_closest), \
+    F(prefix##_plane), F(prefix##_translate)
+
+FAST_KIND(aabb, CL_AABB)
+FAST_KIND(obb, CL_OBB)
+FAST_KIND(sphere, CL_SPHERE)
 
 /* ---- AABB ---- */
 
@@ -118,46 +191,6 @@ static int f_aabb_set(const void *ud, double x0, double y0, double z0, double x1
     b->max = cl_v3(x1, y1, z1);
     return 1;
 }
-/* box:translate(dx,dy,dz): 1 after moving, -1 (unchanged) on a non-finite delta or result. */
-static int f_aabb_translate(const void *ud, double dx, double dy, double dz, double *out) {
-    cl_aabb *b = (cl_aabb *)AABB_OF(ud);
-    cl_aabb nb;
-    (void)out;
-    if (b == NULL || !fin3(dx, dy, dz)) return -1;
-    nb.min = cl_v3(b->min.x + dx, b->min.y + dy, b->min.z + dz);
-    nb.max = cl_v3(b->max.x + dx, b->max.y + dy, b->max.z + dz);
-    if (!fin3(nb.min.x, nb.min.y, nb.min.z) || !fin3(nb.max.x, nb.max.y, nb.max.z)) return -1;
-    *b = nb;
-    return 1;
-}
-/* box:contains(x,y,z): 0 or 1. */
-static int f_aabb_contains(const void *ud, double x, double y, double z, double *out) {
-    const cl_aabb *b = AABB_OF(ud);
-    (void)out;
-    if (b == NULL || !fin3(x, y, z)) return -1;
-    return cl_aabb_contains(b, cl_v3(x, y, z)) != 0;
-}
-/* box:overlaps(shape): 0 or 1. */
-static int f_aabb_overlaps(const void *ud, const void *oud, double *out) {
-    const cl_aabb *b = AABB_OF(ud);
-    const void *o;
-    (void)out;
-    if (b == NULL) return -1;
-    switch (shapekind(oud, &o)) {
-    case CL_AABB:   return cl_aabb_overlaps_aabb(b, (const cl_aabb *)o) != 0;
-    case CL_OBB:    return cl_obb_overlaps_aabb((const cl_obb *)o, b) != 0;
-    case CL_SPHERE: return cl_sphere_overlaps_aabb((const cl_sphere *)o, b) != 0;
-    default:        return -1;
-    }
-}
-/* box:raycast(ray, maxt): 0 (miss) or 1 with t,nx,ny,nz. */
-static int f_aabb_raycast(const void *ud, const void *rud, double maxt, double *out) {
-    const cl_aabb *b = AABB_OF(ud);
-    const cl_ray *r = RAY_OF(rud);
-    cl_hit h;
-    if (b == NULL || r == NULL || !(maxt >= 0)) return -1;
-    return cl_aabb_raycast(b, r, maxt, &h) ? puthit(out, &h) : 0;
-}
 /* box:clip(ray): 0 or 1 with tenter, texit. */
 static int f_aabb_clip(const void *ud, const void *rud, double *out) {
     const cl_aabb *b = AABB_OF(ud);
@@ -176,20 +209,6 @@ static int f_aabb_segment(const void *ud, double x1, double y1, double z1, doubl
     cl_hit h;
     if (b == NULL || !fin3(x1, y1, z1) || !fin3(x2, y2, z2) || !(maxf >= 0)) return -1;
     return cl_aabb_segment(b, cl_v3(x1, y1, z1), cl_v3(x2, y2, z2), maxf, &h) ? puthit(out, &h) : 0;
-}
-/* box:closest(x,y,z): 1 with the point. */
-static int f_aabb_closest(const void *ud, double x, double y, double z, double *out) {
-    const cl_aabb *b = AABB_OF(ud);
-    if (b == NULL || !fin3(x, y, z)) return -1;
-    put3(out, cl_aabb_closest(b, cl_v3(x, y, z)));
-    return 1;
-}
-/* box:plane(nx,ny,nz,d): side + 1 (0, 1 or 2). */
-static int f_aabb_plane(const void *ud, double nx, double ny, double nz, double d, double *out) {
-    const cl_aabb *b = AABB_OF(ud);
-    (void)out;
-    if (b == NULL || !fin3(nx, ny, nz) || !fin1(d)) return -1;
-    return cl_aabb_plane(b, cl_v3(nx, ny, nz), d) + 1;
 }
 
 /* ---- OBB ---- */
@@ -243,17 +262,6 @@ static int f_obb_set(const void *ud, double cx, double cy, double cz, double hx,
     *b = nb;
     return 1;
 }
-/* obb:translate(dx,dy,dz): 1 after moving, -1 (unchanged) on a non-finite delta or centre. */
-static int f_obb_translate(const void *ud, double dx, double dy, double dz, double *out) {
-    cl_obb *b = (cl_obb *)OBB_OF(ud);
-    cl_vec3 c;
-    (void)out;
-    if (b == NULL || !fin3(dx, dy, dz)) return -1;
-    c = cl_v3(b->c.x + dx, b->c.y + dy, b->c.z + dz);
-    if (!fin3(c.x, c.y, c.z)) return -1;
-    b->c = c;
-    return 1;
-}
 /* obb:rotate(angle, ax,ay,az): 1 after rotating, -1 (unchanged) on a bad number or a zero axis. */
 static int f_obb_rotate(const void *ud, double angle, double ax, double ay, double az, double *out) {
     cl_obb *b = (cl_obb *)OBB_OF(ud);
@@ -264,48 +272,6 @@ static int f_obb_rotate(const void *ud, double angle, double ax, double ay, doub
     if (!cl_obb_rotate(&nb, angle, cl_v3(ax, ay, az))) return -1;
     *b = nb;
     return 1;
-}
-/* obb:contains(x,y,z): 0 or 1. */
-static int f_obb_contains(const void *ud, double x, double y, double z, double *out) {
-    const cl_obb *b = OBB_OF(ud);
-    (void)out;
-    if (b == NULL || !fin3(x, y, z)) return -1;
-    return cl_obb_contains(b, cl_v3(x, y, z)) != 0;
-}
-/* obb:overlaps(shape): 0 or 1. */
-static int f_obb_overlaps(const void *ud, const void *oud, double *out) {
-    const cl_obb *b = OBB_OF(ud);
-    const void *o;
-    (void)out;
-    if (b == NULL) return -1;
-    switch (shapekind(oud, &o)) {
-    case CL_AABB:   return cl_obb_overlaps_aabb(b, (const cl_aabb *)o) != 0;
-    case CL_OBB:    return cl_obb_overlaps_obb(b, (const cl_obb *)o) != 0;
-    case CL_SPHERE: return cl_sphere_overlaps_obb((const cl_sphere *)o, b) != 0;
-    default:        return -1;
-    }
-}
-/* obb:raycast(ray, maxt): 0 (miss) or 1 with t,nx,ny,nz. */
-static int f_obb_raycast(const void *ud, const void *rud, double maxt, double *out) {
-    const cl_obb *b = OBB_OF(ud);
-    const cl_ray *r = RAY_OF(rud);
-    cl_hit h;
-    if (b == NULL || r == NULL || !(maxt >= 0)) return -1;
-    return cl_obb_raycast(b, r, maxt, &h) ? puthit(out, &h) : 0;
-}
-/* obb:closest(x,y,z): 1 with the point. */
-static int f_obb_closest(const void *ud, double x, double y, double z, double *out) {
-    const cl_obb *b = OBB_OF(ud);
-    if (b == NULL || !fin3(x, y, z)) return -1;
-    put3(out, cl_obb_closest(b, cl_v3(x, y, z)));
-    return 1;
-}
-/* obb:plane(nx,ny,nz,d): side + 1 (0, 1 or 2). */
-static int f_obb_plane(const void *ud, double nx, double ny, double nz, double d, double *out) {
-    const cl_obb *b = OBB_OF(ud);
-    (void)out;
-    if (b == NULL || !fin3(nx, ny, nz) || !fin1(d)) return -1;
-    return cl_obb_plane(b, cl_v3(nx, ny, nz), d) + 1;
 }
 
 /* ---- Sphere ---- */
@@ -332,59 +298,6 @@ static int f_sphere_set(const void *ud, double cx, double cy, double cz, double 
     s->c = cl_v3(cx, cy, cz);
     s->r = r;
     return 1;
-}
-/* sphere:translate(dx,dy,dz): 1 after moving, -1 (unchanged) on a non-finite delta or centre. */
-static int f_sphere_translate(const void *ud, double dx, double dy, double dz, double *out) {
-    cl_sphere *s = (cl_sphere *)SPHERE_OF(ud);
-    cl_vec3 c;
-    (void)out;
-    if (s == NULL || !fin3(dx, dy, dz)) return -1;
-    c = cl_v3(s->c.x + dx, s->c.y + dy, s->c.z + dz);
-    if (!fin3(c.x, c.y, c.z)) return -1;
-    s->c = c;
-    return 1;
-}
-/* sphere:contains(x,y,z): 0 or 1. */
-static int f_sphere_contains(const void *ud, double x, double y, double z, double *out) {
-    const cl_sphere *s = SPHERE_OF(ud);
-    (void)out;
-    if (s == NULL || !fin3(x, y, z)) return -1;
-    return cl_sphere_contains(s, cl_v3(x, y, z)) != 0;
-}
-/* sphere:overlaps(shape): 0 or 1. */
-static int f_sphere_overlaps(const void *ud, const void *oud, double *out) {
-    const cl_sphere *s = SPHERE_OF(ud);
-    const void *o;
-    (void)out;
-    if (s == NULL) return -1;
-    switch (shapekind(oud, &o)) {
-    case CL_AABB:   return cl_sphere_overlaps_aabb(s, (const cl_aabb *)o) != 0;
-    case CL_OBB:    return cl_sphere_overlaps_obb(s, (const cl_obb *)o) != 0;
-    case CL_SPHERE: return cl_sphere_overlaps_sphere(s, (const cl_sphere *)o) != 0;
-    default:        return -1;
-    }
-}
-/* sphere:raycast(ray, maxt): 0 (miss) or 1 with t,nx,ny,nz. */
-static int f_sphere_raycast(const void *ud, const void *rud, double maxt, double *out) {
-    const cl_sphere *s = SPHERE_OF(ud);
-    const cl_ray *r = RAY_OF(rud);
-    cl_hit h;
-    if (s == NULL || r == NULL || !(maxt >= 0)) return -1;
-    return cl_sphere_raycast(s, r, maxt, &h) ? puthit(out, &h) : 0;
-}
-/* sphere:closest(x,y,z): 1 with the point. */
-static int f_sphere_closest(const void *ud, double x, double y, double z, double *out) {
-    const cl_sphere *s = SPHERE_OF(ud);
-    if (s == NULL || !fin3(x, y, z)) return -1;
-    put3(out, cl_sphere_closest(s, cl_v3(x, y, z)));
-    return 1;
-}
-/* sphere:plane(nx,ny,nz,d): side + 1 (0, 1 or 2). */
-static int f_sphere_plane(const void *ud, double nx, double ny, double nz, double d, double *out) {
-    const cl_sphere *s = SPHERE_OF(ud);
-    (void)out;
-    if (s == NULL || !fin3(nx, ny, nz) || !fin1(d)) return -1;
-    return cl_sphere_plane(s, cl_v3(nx, ny, nz), d) + 1;
 }
 
 /* ---- Ray ---- */
@@ -425,15 +338,9 @@ static int f_ray_cast(const void *ud, const void *sud, double maxt, double *out)
     const cl_ray *r = RAY_OF(ud);
     const void *s;
     cl_hit h;
-    int hit;
-    if (r == NULL || !(maxt >= 0)) return -1;
-    switch (shapekind(sud, &s)) {
-    case CL_AABB:   hit = cl_aabb_raycast((const cl_aabb *)s, r, maxt, &h); break;
-    case CL_OBB:    hit = cl_obb_raycast((const cl_obb *)s, r, maxt, &h); break;
-    case CL_SPHERE: hit = cl_sphere_raycast((const cl_sphere *)s, r, maxt, &h); break;
-    default:        return -1;
-    }
-    return hit ? puthit(out, &h) : 0;
+    int k;
+    if (r == NULL || !(maxt >= 0) || (k = shapekind(sud, &s)) < 0) return -1;
+    return cl_kinds[k].raycast(s, r, maxt, &h) ? puthit(out, &h) : 0;
 }
 /* ray:plane(nx,ny,nz,d): 0 or 1 with t. */
 static int f_ray_plane(const void *ud, double nx, double ny, double nz, double d, double *out) {
@@ -496,13 +403,10 @@ static int f_polygon_contains(const void *ud, double x, double y, double *out) {
 typedef void (*anyfn)(void);
 static const struct { const char *name; anyfn fn; } fast[] = {
 #define F(name) { #name, (anyfn)f_##name }
-    F(aabb_bounds), F(aabb_center), F(aabb_extents), F(aabb_set), F(aabb_translate),
-    F(aabb_contains), F(aabb_overlaps), F(aabb_raycast), F(aabb_clip), F(aabb_segment),
-    F(aabb_closest), F(aabb_plane),
-    F(obb_center), F(obb_extents), F(obb_axes), F(obb_set), F(obb_translate), F(obb_rotate),
-    F(obb_contains), F(obb_overlaps), F(obb_raycast), F(obb_closest), F(obb_plane),
-    F(sphere_center), F(sphere_radius), F(sphere_set), F(sphere_translate), F(sphere_contains),
-    F(sphere_overlaps), F(sphere_raycast), F(sphere_closest), F(sphere_plane),
+    FAST_KIND_ENTRIES(aabb), FAST_KIND_ENTRIES(obb), FAST_KIND_ENTRIES(sphere),
+    F(aabb_bounds), F(aabb_center), F(aabb_extents), F(aabb_set), F(aabb_clip), F(aabb_segment),
+    F(obb_center), F(obb_extents), F(obb_axes), F(obb_set), F(obb_rotate),
+    F(sphere_center), F(sphere_radius), F(sphere_set),
     F(ray_origin), F(ray_direction), F(ray_at), F(ray_set), F(ray_cast), F(ray_plane),
     F(toi), F(closestonsegment), F(reflect), F(pointinpolygon), F(polygon_contains),
 #undef F
@@ -514,11 +418,12 @@ static const struct { const char *name; anyfn fn; } fast[] = {
 static const char *const chunk[] = {
     "-- collide.ffi (embedded in csrc/bind/ffi.c): replaces the hot shape methods and free functions by\n"
     "-- Lua wrappers calling the C fast functions through the LuaJIT FFI. Arguments: the module table,\n"
-    "-- the shape metatables by short name, the fast functions by name (light userdata pointing at a\n"
-    "-- C function pointer) and debug.getmetatable. Returns true when the wrappers are installed, false\n"
-    "-- when the FFI or the JIT is unavailable. Replaces nothing unless every wrapper was built.\n"
-    "-- getmetatable below is debug.getmetatable: the real metatable, whatever its __metatable says.\n"
-    "local M, MT, FAST, getmetatable = ...\n"
+    "-- the tagged classes' metatables by short name, the fast functions by name (light userdata pointing\n"
+    "-- at a C function pointer), debug.getmetatable, and the tagged classes as { short name, letter, is a\n"
+    "-- shape kind } in the order of the class table (bind.h). Returns true when the wrappers are\n"
+    "-- installed, false when the FFI or the JIT is unavailable. Replaces nothing unless every wrapper\n"
+    "-- was built. getmetatable below is debug.getmetatable: the real metatable, whatever its __metatable says.\n"
+    "local M, MT, FAST, getmetatable, CLASSES = ...\n"
     "local type, pcall, require, loadstring = type, pcall, require, loadstring\n"
     "local ok, ffi = pcall(require, \"ffi\")\n"
     "if not ok or type(ffi) ~= \"table\" then return false end\n"
@@ -533,23 +438,32 @@ static const char *const chunk[] = {
     "local OUT = ffi.new(\"double[9]\")\n"
     "local HUGE = math.huge\n"
     "local anyfnp = ffi.typeof(\"void (**)(void)\")\n"
-    "local classic = { AABB = {}, Ray = {}, OBB = {}, Sphere = {}, Polygon = {} }\n"
-    "local install = {}\n"
-    "\n"
+    "local classic, install = {}, {}\n"
+    "-- Every tagged class's metatable as M<letter> in the wrappers' sources (MLIST, MTS), and isshape's\n"
+    "-- comparisons with the shape kinds' metatables.\n"
+    "local MLIST, MTS, ISKIND = {}, {}, {}\n"
+    "for i, c in ipairs(CLASSES) do\n"
+    "  classic[c[1]] = {}\n"
+    "  MLIST[i], MTS[i] = \"M\" .. c[2], MT[c[1]]\n"
+    "  if c[3] then ISKIND[#ISKIND + 1] = \"m == M\" .. c[2] end\n"
+    "end\n"
+    "MLIST = table.concat(MLIST, \", \")\n"
+    "\n",
     "-- The fast function name as an FFI function pointer taking the given C parameter list.\n"
     "local function cfn(name, params)\n"
     "  return ffi.cast(\"int (*)(\" .. params .. \")\", ffi.cast(anyfnp, FAST[name])[0])\n"
     "end\n"
     "\n"
-    "local function isshape(m)\n"
-    "  return (m == MA or m == MO or m == MS) and getmetatable(LUD) ~= m\n"
-    "end\n"
+    "-- isshape(m): m is the metatable of a shape kind (and not the light userdata's).\n"
+    "local isshape = assert(loadstring(\"local getmetatable, LUD, \" .. MLIST .. \" = ...\\n\" ..\n"
+    "  \"return function(m) return (\" .. table.concat(ISKIND, \" or \") .. \") and getmetatable(LUD) ~= m end\",\n"
+    "  \"=collide.ffi.isshape\"))(getmetatable, LUD, unpack(MTS))\n"
     "\n"
-    "-- Argument kinds: A R O S P = a userdata of that class (P: Polygon); s = AABB, OBB or Sphere; n = number;\n"
-    "-- l = optional limit (nil -> math.huge); o = optional number (nil -> 1).\n"
-    "local CTYPE = { A = \"const void *\", R = \"const void *\", O = \"const void *\", S = \"const void *\",\n"
-    "                P = \"const void *\", s = \"const void *\", n = \"double\", l = \"double\", o = \"double\" }\n"
-    "local MTNAME = { A = \"MA\", R = \"MR\", O = \"MO\", S = \"MS\", P = \"MP\" }\n"
+    "-- Argument kinds: a class's letter (A R O S P ...) = a userdata of that class; s = a shape of any kind;\n"
+    "-- n = number; l = optional limit (nil -> math.huge); o = optional number (nil -> 1).\n"
+    "local CTYPE = { s = \"const void *\", n = \"double\", l = \"double\", o = \"double\" }\n"
+    "local MTNAME = {}\n"
+    "for _, c in ipairs(CLASSES) do CTYPE[c[2]], MTNAME[c[2]] = \"const void *\", \"M\" .. c[2] end\n"
     "-- Result kinds: the statement run with the status st >= 0 (see ffi.c); a digit = that many numbers.\n"
     "local RET = {\n"
     "  b = \"if st >= 0 then return st > 0 end\",\n"
@@ -585,7 +499,7 @@ static const char *const chunk[] = {
     "  params[#params + 1] = \"double *\"\n"
     "  args[#args + 1] = \"OUT\"\n"
     "  local rs = RET[ret] or (\"if st >= 0 then return OUT[0]\" .. (\", OUT[%d]\"):rep(ret - 1):format(1, 2, 3, 4, 5, 6, 7, 8) .. \" end\")\n"
-    "  local src = \"local getmetatable, type, isshape, F, C, OUT, LUD, MA, MR, MO, MS, MP, HUGE = ...\\n\" ..\n"
+    "  local src = \"local getmetatable, type, isshape, F, C, OUT, LUD, HUGE, \" .. MLIST .. \" = ...\\n\" ..\n"
     "    \"return function(...)\\n\" ..\n"
     "    \"  local \" .. table.concat(locals, \", \") .. \" = ...\\n\" ..\n"
     "    \"  if \" .. table.concat(conds, \" and \") .. \" then\\n\" ..\n"
@@ -595,7 +509,7 @@ static const char *const chunk[] = {
     "    \"  return C(...)\\n\" ..\n"
     "    \"end\\n\"\n"
     "  local chunk = assert(loadstring(src, \"=collide.ffi.\" .. name))\n"
-    "  return chunk(getmetatable, type, isshape, cfn(name, table.concat(params, \", \")), C, OUT, LUD, MA, MR, MO, MS, MP, HUGE)\n"
+    "  return chunk(getmetatable, type, isshape, cfn(name, table.concat(params, \", \")), C, OUT, LUD, HUGE, unpack(MTS))\n"
     "end\n"
     "\n"
     "-- class, method, fast function, argument kinds (self first), result kind\n"
@@ -604,33 +518,15 @@ static const char *const chunk[] = {
     "  { \"AABB\", \"center\", \"aabb_center\", \"A\", 3 },\n"
     "  { \"AABB\", \"extents\", \"aabb_extents\", \"A\", 3 },\n"
     "  { \"AABB\", \"set\", \"aabb_set\", \"Annnnnn\", \"self\" },\n"
-    "  { \"AABB\", \"translate\", \"aabb_translate\", \"Annn\", \"self\" },\n"
-    "  { \"AABB\", \"contains\", \"aabb_contains\", \"Annn\", \"b\" },\n"
-    "  { \"AABB\", \"overlaps\", \"aabb_overlaps\", \"As\", \"b\" },\n"
-    "  { \"AABB\", \"raycast\", \"aabb_raycast\", \"ARl\", \"h\" },\n"
     "  { \"AABB\", \"clip\", \"aabb_clip\", \"AR\", \"c\" },\n"
     "  { \"AABB\", \"segment\", \"aabb_segment\", \"Annnnnno\", \"h\" },\n"
-    "  { \"AABB\", \"closest\", \"aabb_closest\", \"Annn\", 3 },\n"
-    "  { \"AABB\", \"plane\", \"aabb_plane\", \"Annnn\", \"p\" },\n"
     "  { \"OBB\", \"center\", \"obb_center\", \"O\", 3 },\n"
     "  { \"OBB\", \"extents\", \"obb_extents\", \"O\", 3 },\n"
     "  { \"OBB\", \"axes\", \"obb_axes\", \"O\", 9 },\n"
-    "  { \"OBB\", \"translate\", \"obb_translate\", \"Onnn\", \"self\" },\n"
     "  { \"OBB\", \"rotate\", \"obb_rotate\", \"Onnnn\", \"self\" },\n"
-    "  { \"OBB\", \"contains\", \"obb_contains\", \"Onnn\", \"b\" },\n"
-    "  { \"OBB\", \"overlaps\", \"obb_overlaps\", \"Os\", \"b\" },\n"
-    "  { \"OBB\", \"raycast\", \"obb_raycast\", \"ORl\", \"h\" },\n"
-    "  { \"OBB\", \"closest\", \"obb_closest\", \"Onnn\", 3 },\n"
-    "  { \"OBB\", \"plane\", \"obb_plane\", \"Onnnn\", \"p\" },\n"
     "  { \"Sphere\", \"center\", \"sphere_center\", \"S\", 3 },\n"
     "  { \"Sphere\", \"radius\", \"sphere_radius\", \"S\", 1 },\n"
     "  { \"Sphere\", \"set\", \"sphere_set\", \"Snnnn\", \"self\" },\n"
-    "  { \"Sphere\", \"translate\", \"sphere_translate\", \"Snnn\", \"self\" },\n"
-    "  { \"Sphere\", \"contains\", \"sphere_contains\", \"Snnn\", \"b\" },\n"
-    "  { \"Sphere\", \"overlaps\", \"sphere_overlaps\", \"Ss\", \"b\" },\n"
-    "  { \"Sphere\", \"raycast\", \"sphere_raycast\", \"SRl\", \"h\" },\n"
-    "  { \"Sphere\", \"closest\", \"sphere_closest\", \"Snnn\", 3 },\n"
-    "  { \"Sphere\", \"plane\", \"sphere_plane\", \"Snnnn\", \"p\" },\n"
     "  { \"Ray\", \"origin\", \"ray_origin\", \"R\", 3 },\n"
     "  { \"Ray\", \"direction\", \"ray_direction\", \"R\", 3 },\n"
     "  { \"Ray\", \"at\", \"ray_at\", \"Rn\", 3 },\n"
@@ -639,6 +535,16 @@ static const char *const chunk[] = {
     "  { \"Ray\", \"plane\", \"ray_plane\", \"Rnnnn\", \"t\" },\n"
     "  { \"Polygon\", \"contains\", \"polygon_contains\", \"Pnn\", \"b\" },\n"
     "}\n"
+    "-- every shape kind's methods of FAST_KIND (ffi.c): name, arguments after self, result kind\n"
+    "local KIND_METHODS = { { \"contains\", \"nnn\", \"b\" }, { \"overlaps\", \"s\", \"b\" }, { \"raycast\", \"Rl\", \"h\" },\n"
+    "  { \"closest\", \"nnn\", 3 }, { \"plane\", \"nnnn\", \"p\" }, { \"translate\", \"nnn\", \"self\" } }\n"
+    "for _, c in ipairs(CLASSES) do\n"
+    "  if c[3] then\n"
+    "    for _, k in ipairs(KIND_METHODS) do\n"
+    "      METHODS[#METHODS + 1] = { c[1], k[1], c[1]:lower() .. \"_\" .. k[1], c[2] .. k[2], k[3] }\n"
+    "    end\n"
+    "  end\n"
+    "end\n"
     "for _, m in ipairs(METHODS) do\n"
     "  local methods = MT[m[1]].__index\n"
     "  local C = methods[m[2]]\n"
@@ -768,30 +674,41 @@ static int pushrealgetmt(lua_State *L) {
     return 0;
 }
 
-/* Runs the chunk with (module, metatables, fast functions, debug.getmetatable); sets module._ffi.
+/* Runs the chunk with (module, metatables, fast functions, debug.getmetatable, classes); sets module._ffi.
  * Any error in the chunk leaves the classic functions in place (it replaces them only at its very
  * end); so does a missing debug library (see the header: the real metatable is needed). */
 void cl_open_ffi(lua_State *L) {
-    static const char *const classes[] = { CL_MT_AABB, CL_MT_RAY, CL_MT_OBB, CL_MT_SPHERE, CL_MT_POLYGON };
-    static const char *const short_names[] = { "AABB", "Ray", "OBB", "Sphere", "Polygon" };
     const char *env = getenv("COLLIDE_FFI");
     size_t piece = 0, i;
-    int on = 0, mod = lua_gettop(L);
+    int on = 0, mod = lua_gettop(L), k;
     luaL_checkstack(L, 8, "collide: stack overflow");
     if (env == NULL || strcmp(env, "0") != 0) {
         if (lua_load(L, readchunk, &piece, "=collide.ffi") == 0) {
             lua_pushvalue(L, mod);
-            lua_createtable(L, 0, 5);
-            for (i = 0; i < 5; i++) {
-                luaL_getmetatable(L, classes[i]);
-                lua_setfield(L, -2, short_names[i]);
+            lua_createtable(L, 0, CL_K_TAGS);
+            for (k = 0; k < CL_K_TAGS; k++) {
+                luaL_getmetatable(L, cl_classes[k].mt);
+                lua_setfield(L, -2, cl_classes[k].name);
             }
             lua_createtable(L, 0, (int)(sizeof(fast) / sizeof(fast[0])));
             for (i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
                 lua_pushlightuserdata(L, (void *)&fast[i].fn);
                 lua_setfield(L, -2, fast[i].name);
             }
-            if (pushrealgetmt(L)) on = lua_pcall(L, 4, 1, 0) == 0 && lua_toboolean(L, -1);
+            if (pushrealgetmt(L)) {
+                lua_createtable(L, CL_K_TAGS, 0);
+                for (k = 0; k < CL_K_TAGS; k++) {
+                    lua_createtable(L, 3, 0);
+                    lua_pushstring(L, cl_classes[k].name);
+                    lua_rawseti(L, -2, 1);
+                    lua_pushlstring(L, &cl_classes[k].letter, 1);
+                    lua_rawseti(L, -2, 2);
+                    lua_pushboolean(L, k < CL_KINDS);
+                    lua_rawseti(L, -2, 3);
+                    lua_rawseti(L, -2, k + 1);
+                }
+                on = lua_pcall(L, 5, 1, 0) == 0 && lua_toboolean(L, -1);
+            }
         }
         lua_settop(L, mod);  /* drops the chunk (and its arguments) or its result or error message */
     }

@@ -1,24 +1,18 @@
 /* collide Lua binding: the module entry point, the only exported symbol of collide.so. */
 #include "bind.h"
 
-/* Defined in the binding files (one per type; the free functions in funcs.c, type in common.c). */
-void cl_open_aabb(lua_State *L);
-void cl_open_ray(lua_State *L);
-void cl_open_obb(lua_State *L);
-void cl_open_sphere(lua_State *L);
+/* Defined in the binding files (the free functions in funcs.c, type in common.c). */
 void cl_open_funcs(lua_State *L);
 int cl_bind_type(lua_State *L);
 void cl_open_ffi(lua_State *L);  /* ffi.c: the LuaJIT FFI fast path; sets module._ffi */
 
-/* Adds AABB, Ray, OBB, Sphere, Polygon, their classes and the free functions to the module table on top. */
+/* Adds every class of cl_classes that has an opener (the shape kinds, Ray, Polygon), the free
+ * functions and collide.type to the module table on top. */
 void cl_open_shapes(lua_State *L) {
-    cl_open_aabb(L);
-    cl_open_ray(L);
-    cl_open_obb(L);
-    cl_open_sphere(L);
+    int k;
+    for (k = 0; k < CL_K_CLASSES; k++)
+        if (cl_classes[k].open != NULL) cl_classes[k].open(L);
     cl_open_funcs(L);
-    cl_open_polygon(L);
-    cl_open_mesh(L);
     cl_open_planes(L);
     lua_pushcfunction(L, cl_bind_type);
     lua_setfield(L, -2, "type");

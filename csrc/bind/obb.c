@@ -81,19 +81,6 @@ static int obb_set(lua_State *L) {
     return 1;
 }
 
-/* obb:translate(dx,dy,dz) -> obb, moved in place; raises (changing nothing) if the centre overflows. */
-static int obb_translate(lua_State *L) {
-    cl_obb *b = cl_checkobb(L, 1, "translate");
-    cl_vec3 d = cl_checkvec(L, 2, "translate");
-    cl_vec3 c = cl_v3(b->c.x + d.x, b->c.y + d.y, b->c.z + d.z);
-    if (!isfinite(c.x)) return cl_argerror(L, 2, "translate", "result is not finite");
-    if (!isfinite(c.y)) return cl_argerror(L, 3, "translate", "result is not finite");
-    if (!isfinite(c.z)) return cl_argerror(L, 4, "translate", "result is not finite");
-    b->c = c;
-    lua_pushvalue(L, 1);
-    return 1;
-}
-
 /* obb:rotate(angle, ax,ay,az) -> obb, rotated in place about its centre (radians, right-handed). */
 static int obb_rotate(lua_State *L) {
     cl_obb *b = cl_checkobb(L, 1, "rotate");
@@ -103,73 +90,6 @@ static int obb_rotate(lua_State *L) {
     if (!cl_obb_rotate(&nb, angle, a)) return cl_argerror(L, 3, "rotate", "axis is zero");
     *b = nb;
     lua_pushvalue(L, 1);
-    return 1;
-}
-
-/* obb:contains(x,y,z) -> boolean (inclusive). */
-static int obb_contains(lua_State *L) {
-    const cl_obb *b = cl_checkobb(L, 1, "contains");
-    cl_vec3 p = cl_checkvec(L, 2, "contains");
-    lua_pushboolean(L, cl_obb_contains(b, p));
-    return 1;
-}
-
-/* obb:overlaps(shape) -> boolean (inclusive) for an AABB, OBB or Sphere. */
-static int obb_overlaps(lua_State *L) {
-    const cl_obb *b = cl_checkobb(L, 1, "overlaps");
-    const void *o;
-    int hit;
-    switch (cl_toshapeptr(L, 2, &o)) {
-    case CL_AABB:   hit = cl_obb_overlaps_aabb(b, (const cl_aabb *)o); break;
-    case CL_OBB:    hit = cl_obb_overlaps_obb(b, (const cl_obb *)o); break;
-    case CL_SPHERE: hit = cl_sphere_overlaps_obb((const cl_sphere *)o, b); break;
-    default:        return cl_shapeerror(L, 2, "overlaps");
-    }
-    lua_pushboolean(L, hit);
-    return 1;
-}
-
-/* obb:penetration(shape) -> depth, nx,ny,nz (moving obb by depth * n, unit n out of shape, leaves
- * them just touching), or nil when the interiors do not overlap; shape is an AABB, OBB or Sphere. */
-static int obb_penetration(lua_State *L) {
-    cl_shape a, b;
-    cl_hit h;
-    a.kind = CL_OBB;
-    a.u.obb = *cl_checkobb(L, 1, "penetration");
-    cl_checkshape(L, 2, "penetration", &b);
-    if (!cl_penetration(&a, &b, &h.t, &h.n)) { lua_pushnil(L); return 1; }
-    return cl_pushhit(L, &h);
-}
-
-/* obb:raycast(ray[, maxt]) -> t, nx,ny,nz or nil. */
-static int obb_raycast(lua_State *L) {
-    const cl_obb *b = cl_checkobb(L, 1, "raycast");
-    const cl_ray *r = cl_checkray(L, 2, "raycast");
-    double maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
-    cl_hit h;
-    if (!cl_obb_raycast(b, r, maxt, &h)) { lua_pushnil(L); return 1; }
-    return cl_pushhit(L, &h);
-}
-
-/* obb:closest(x,y,z) -> the closest point x,y,z on or in the box. */
-static int obb_closest(lua_State *L) {
-    const cl_obb *b = cl_checkobb(L, 1, "closest");
-    return pushvec(L, cl_obb_closest(b, cl_checkvec(L, 2, "closest")));
-}
-
-/* obb:plane(nx,ny,nz,d) -> 1 (wholly in front), -1 (wholly behind) or 0 (crossing or touching). */
-static int obb_plane(lua_State *L) {
-    const cl_obb *b = cl_checkobb(L, 1, "plane");
-    cl_vec3 n = cl_checkvec(L, 2, "plane");
-    double d = cl_checkfinite(L, 5, "plane");
-    lua_pushinteger(L, cl_obb_plane(b, n, d));
-    return 1;
-}
-
-/* obb:aabb() -> a new AABB, the tight box enclosing the OBB. */
-static int obb_aabb(lua_State *L) {
-    cl_aabb a = cl_obb_aabb(cl_checkobb(L, 1, "aabb"));
-    *cl_newaabb(L) = a;
     return 1;
 }
 
@@ -186,27 +106,16 @@ static int obb_tostring(lua_State *L) {
     return 1;
 }
 
-/* a == b -> true if both are OBBs with equal centres, half sizes and axes; false for any other value. */
-static int obb_eq(lua_State *L) {
-    cl_shape a, b;
-    lua_pushboolean(L, cl_toshape(L, 1, &a) && cl_toshape(L, 2, &b) && cl_shape_equal(&a, &b));
-    return 1;
-}
+/* contains, overlaps, penetration, raycast, closest, plane, aabb, translate, __eq: through the kind table */
+CL_KIND_METHODS(obb, CL_OBB)
 
 static const luaL_Reg obb_methods[] = {
+    CL_KIND_REGS(obb),
     { "center", obb_center },
     { "extents", obb_extents },
     { "axes", obb_axes },
     { "set", obb_set },
-    { "translate", obb_translate },
     { "rotate", obb_rotate },
-    { "contains", obb_contains },
-    { "overlaps", obb_overlaps },
-    { "penetration", obb_penetration },
-    { "raycast", obb_raycast },
-    { "closest", obb_closest },
-    { "plane", obb_plane },
-    { "aabb", obb_aabb },
     { NULL, NULL }
 };
 

@@ -62,17 +62,12 @@ static int ray_set(lua_State *L) {
 static int ray_cast(lua_State *L) {
     const cl_ray *r = cl_checkray(L, 1, "cast");
     const void *s;
-    int kind = cl_toshapeptr(L, 2, &s), hit = 0;
+    int kind = cl_toshapeptr(L, 2, &s);
     double maxt;
     cl_hit h;
     if (kind < 0) return cl_shapeerror(L, 2, "cast");
     maxt = cl_optlimit(L, 3, "cast", HUGE_VAL);
-    switch (kind) {
-    case CL_AABB: hit = cl_aabb_raycast((const cl_aabb *)s, r, maxt, &h); break;
-    case CL_OBB:  hit = cl_obb_raycast((const cl_obb *)s, r, maxt, &h); break;
-    default:      hit = cl_sphere_raycast((const cl_sphere *)s, r, maxt, &h); break;
-    }
-    if (!hit) { lua_pushnil(L); return 1; }
+    if (!cl_kinds[kind].raycast(s, r, maxt, &h)) { lua_pushnil(L); return 1; }
     return cl_pushhit(L, &h);
 }
 

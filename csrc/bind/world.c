@@ -228,27 +228,15 @@ static int w_update(lua_State *L) {
     return 0;
 }
 
-/* shapefinite(s moved by d) without making the moved copy: the same additions as
- * cl_shape_translate, on the fields it changes. */
-static int movedfinite(const cl_shape *s, cl_vec3 d) {
-    const cl_vec3 *p = s->kind == CL_AABB ? &s->u.aabb.min : s->kind == CL_OBB ? &s->u.obb.c : &s->u.sphere.c;
-    const cl_vec3 *q = s->kind == CL_AABB ? &s->u.aabb.max : p;
-    double a, b;
-    a = p->x + d.x; b = q->x + d.x;
-    if ((a - a) + (b - b) != 0) return 1;
-    a = p->y + d.y; b = q->y + d.y;
-    if ((a - a) + (b - b) != 0) return 2;
-    a = p->z + d.z; b = q->z + d.z;
-    if ((a - a) + (b - b) != 0) return 3;
-    return 0;
-}
-
 /* Sets *out to s moved by d, copying only the fields its kind uses. */
 static void moved(const cl_shape *s, cl_vec3 d, cl_shape *out) {
     out->kind = s->kind;
-    if (s->kind == CL_AABB) out->u.aabb = s->u.aabb;
-    else if (s->kind == CL_OBB) out->u.obb = s->u.obb;
-    else out->u.sphere = s->u.sphere;
+    switch (s->kind) {
+#define COPY(K, T, m) case K: out->u.m = s->u.m; break;
+    CL_KIND_LIST(COPY)
+#undef COPY
+    default: break;
+    }
     cl_shape_translate(out, d);
 }
 
@@ -262,7 +250,7 @@ static int w_translate(lua_State *L) {
     checkunlocked(L, lw);
     id = hotid(L, lw, 2, "translate");
     d = cl_checkvec(L, 3, "translate");
-    /* in place in the core (no shape copies); the same finiteness check as shapefinite, world
+    /* in place in the core (no shape copies); the same finiteness check as cl_shape_moved_finite, world
      * unchanged when an axis fails */
     axis = cl_world_translate(&lw->w, id, d);
     lw->gen++;
@@ -381,7 +369,7 @@ static int w_translatemany(lua_State *L) {
             m->stamp = stamp;
             m->first = i - 1;
             m->dup = -1;
-            axis = movedfinite(cl_world_shape(&lw->w, id), b->d);
+            axis = cl_shape_moved_finite(cl_world_shape(&lw->w, id), b->d);
         } else {                        /* moves the result of the item's earlier elements */
             if (m->dup < 0) {
                 cl_shape *bs = (cl_shape *)growscratch(lw, lw->bs, &lw->bscap, sizeof(cl_shape), ndup + 1);
@@ -390,7 +378,7 @@ static int w_translatemany(lua_State *L) {
                 m->dup = ndup++;
                 moved(cl_world_shape(&lw->w, id), lw->bi[m->first].d, &lw->bs[m->dup]);
             }
-            axis = movedfinite(&lw->bs[m->dup], b->d);
+            axis = cl_shape_moved_finite(&lw->bs[m->dup], b->d);
             if (!axis) moved(&lw->bs[m->dup], b->d, &lw->bs[m->dup]);
         }
         if (axis) return batcherror(L, 2 + axis, "result", i, "is not finite");

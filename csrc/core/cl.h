@@ -36,8 +36,10 @@ typedef struct cl_capsule { cl_vec3 a, b; double r; } cl_capsule;
 /// A query whose start is inside the shape reports t = 0 and n = (0,0,0).
 typedef struct cl_hit { double t; cl_vec3 n; } cl_hit;
 
-/// Shape kinds a World item or a generic query can hold.
-typedef enum cl_kind { CL_AABB = 0, CL_OBB = 1, CL_SPHERE = 2 } cl_kind;
+/// Shape kinds a World item or a generic query can hold; CL_KINDS counts them. What each kind
+/// provides is its row of cl_kinds and its entries in the pair tables (kinds.c); README.md's
+/// "Adding a shape kind" lists every place a new kind goes.
+typedef enum cl_kind { CL_AABB = 0, CL_OBB = 1, CL_SPHERE = 2, CL_KINDS } cl_kind;
 
 /// A tagged shape, used by the generic dispatchers and the World.
 typedef struct cl_shape {
@@ -47,6 +49,16 @@ typedef struct cl_shape {
 
 /// Result of cl_toi: interiors already intersect, first contact during the step, or none.
 typedef enum cl_toi_state { CL_TOI_OVERLAPPED = 0, CL_TOI_TOUCHING = 1, CL_TOI_SEPARATED = 2 } cl_toi_state;
+
+/// A sweep result: the state, the time t in [0, 1] and the normal.
+struct cl_sweep {
+    cl_toi_state state;         /* OVERLAPPED: t = 0, n = 0; TOUCHING: t in [0,1); SEPARATED */
+    double t;
+    cl_vec3 n;                  /* unit, out of the static shape toward the mover */
+    int rank;                   /* TOUCHING: 1 a face contact (one direction of entry, a sphere
+                                   on a face or a sphere), 2 an edge contact (two directions tied,
+                                   a sphere on an edge), 3 a corner contact (three or more) */
+};
 
 /* ---- vectors ---- */
 static inline cl_vec3 cl_v3(double x, double y, double z) { cl_vec3 v; v.x = x; v.y = y; v.z = z; return v; }
@@ -167,17 +179,59 @@ CL_API int cl_tri_overlaps_capsule(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_cap
 /// points on each (0 and the crossing point when the segment passes through the triangle).
 CL_API double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg);
 
-/* ---- generic dispatch on cl_shape ---- */
+/* ---- the kind table (kinds.c) ---- */
+/// What a shape kind provides. Every function takes the kind's payload: &shape->u of a cl_shape,
+/// or a shape userdata's payload in the binding (the same struct, e.g. a cl_aabb *). A payload is
+/// made of doubles only (size / sizeof(double) of them) and is valid when finite.
+typedef struct cl_kindops {
+    size_t size;                        /* sizeof the payload struct */
+    int npos;                           /* 1 or 2 position points (at most 2) ... */
+    size_t pos[2];                      /* ... at these byte offsets: the cl_vec3s a translation moves */
+    cl_aabb (*aabb)(const void *s);     /* tight enclosing box */
+    int (*contains)(const void *s, cl_vec3 p);                                   /* inclusive */
+    int (*raycast)(const void *s, const cl_ray *r, double maxt, cl_hit *out);    /* as cl_aabb_raycast */
+    cl_vec3 (*closest)(const void *s, cl_vec3 p);                                /* on or in the shape */
+    int (*plane)(const void *s, cl_vec3 n, double d);                            /* as cl_aabb_plane */
+} cl_kindops;
+/// The table itself, cl_kinds (one row per kind, indexed by cl_kind), is in kinds.h, with:
+/// inclusive overlap of payloads a (kind ka) and b (kind kb): cl_pair_overlaps[ka][kb](a, b),
+/// symmetric ([ka][kb] and [kb][ka] run the same test), and
+typedef int (*cl_overlapfn)(const void *a, const void *b);
+/// the sweep of payload a (kind ka) moved by d against the static payload b (kind kb), as
+/// cl_sweep_shapes: cl_pair_sweep[ka][kb](a, d, b).
+typedef struct cl_sweep cl_sweep;
+typedef cl_sweep (*cl_sweepfn)(const void *a, cl_vec3 d, const void *b);
+/// and the push of payload a out of payload b, as cl_penetration: cl_pair_penetration[ka][kb].
+typedef int (*cl_penetrationfn)(const void *a, const void *b, double *depth, cl_vec3 *n);
+
+/* ---- generic dispatch on cl_shape (through the kind table) ---- */
 CL_API int cl_shape_overlaps(const cl_shape *a, const cl_shape *b);
 CL_API int cl_shape_contains(const cl_shape *s, cl_vec3 p);
 CL_API int cl_shape_raycast(const cl_shape *s, const cl_ray *r, double maxt, cl_hit *out);
 CL_API cl_aabb cl_shape_aabb(const cl_shape *s);
 CL_API cl_vec3 cl_shape_closest(const cl_shape *s, cl_vec3 p);
 CL_API int cl_shape_plane(const cl_shape *s, cl_vec3 n, double d);
-/// Moves the shape by (dx, dy, dz).
+/// Moves the shape by (dx, dy, dz): adds d to each of its position points.
 CL_API void cl_shape_translate(cl_shape *s, cl_vec3 d);
+/// 0 if every position point of s moved by d is finite; else the first axis (1, 2 or 3 for x, y,
+/// z) on which one is not. The sums are cl_shape_translate's.
+CL_API int cl_shape_moved_finite(const cl_shape *s, cl_vec3 d);
+/// cl_shape_translate and cl_shape_moved_finite on a payload s of kind k.
+CL_API void cl_kind_translate(cl_kind k, void *s, cl_vec3 d);
+CL_API int cl_kind_moved_finite(cl_kind k, const void *s, cl_vec3 d);
 /// Value equality (same kind, all fields equal).
 CL_API int cl_shape_equal(const cl_shape *a, const cl_shape *b);
+
+/* ---- sweeps (sweep.c): mover a moved by d over t in [0, 1] against static b ---- */
+/// The pair sweeps, each as cl_sweep_shapes (world.h) for its two kinds (mover first).
+CL_API cl_sweep cl_sweep_aabb_aabb(const cl_aabb *a, cl_vec3 d, const cl_aabb *b);
+CL_API cl_sweep cl_sweep_obb_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b);
+CL_API cl_sweep cl_sweep_sphere_aabb(const cl_sphere *s, cl_vec3 d, const cl_aabb *b);
+CL_API cl_sweep cl_sweep_sphere_obb(const cl_sphere *s, cl_vec3 d, const cl_obb *b);
+CL_API cl_sweep cl_sweep_sphere_sphere(const cl_sphere *a, cl_vec3 d, const cl_sphere *b);
+/// a's answer for the swapped pair: r from moving b by -d against a, with the normal negated
+/// (so it points out of b toward a again).
+CL_API cl_sweep cl_sweep_flip(cl_sweep r);
 
 /* ---- free functions ---- */
 /// Seed 003, corrected: time of impact of AABB a moved by da and b moved by db over one step.

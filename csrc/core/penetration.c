@@ -8,6 +8,7 @@
  * gives no penetration, and an axis where both boxes are flat at the same coordinate (2D use)
  * counts as overlapping; the way out of such a pair then stays in their common plane. */
 #include "vec.h"
+#include "kinds.h"
 
 /* Writes the smaller of the two pushes along the unit axis u (plus moves a along +u) into the
  * running best; keeps the earlier axis on ties. */
@@ -211,32 +212,9 @@ int cl_penetration_sphere_obb(const cl_sphere *s, const cl_obb *b, double *depth
     return 1;
 }
 
-/* The shape as an OBB (an AABB converted). */
-static cl_obb as_obb(const cl_shape *s) { return s->kind == CL_OBB ? s->u.obb : cl_obb_from_aabb(&s->u.aabb); }
-
-/* Dispatch for a sphere a against any b. */
-static int sphere_any(const cl_sphere *s, const cl_shape *b, double *depth, cl_vec3 *n)
-{
-    switch (b->kind) {
-    case CL_AABB: return cl_penetration_sphere_aabb(s, &b->u.aabb, depth, n);
-    case CL_OBB: return cl_penetration_sphere_obb(s, &b->u.obb, depth, n);
-    default: return cl_penetration_sphere_sphere(s, &b->u.sphere, depth, n);
-    }
-}
-
-/// 1 and the push of a out of b for any pair of kinds (see the pair functions); 0 when the open
-/// shapes do not overlap.
+/// 1 and the push of a out of b for any pair of kinds (the pair table, kinds.h); 0 when the
+/// open shapes do not overlap.
 int cl_penetration(const cl_shape *a, const cl_shape *b, double *depth, cl_vec3 *n)
 {
-    if (a->kind == CL_SPHERE) return sphere_any(&a->u.sphere, b, depth, n);
-    if (b->kind == CL_SPHERE) {  /* the sphere pushed out of a the other way */
-        if (!sphere_any(&b->u.sphere, a, depth, n)) return 0;
-        *n = nozero(cl_mul(*n, -1.0));
-        return 1;
-    }
-    if (a->kind == CL_AABB && b->kind == CL_AABB) return cl_penetration_aabb_aabb(&a->u.aabb, &b->u.aabb, depth, n);
-    {
-        cl_obb oa = as_obb(a), ob = as_obb(b);
-        return cl_penetration_obb_obb(&oa, &ob, depth, n);
-    }
+    return cl_pair_penetration[a->kind][b->kind](&a->u, &b->u, depth, n);
 }

@@ -9,6 +9,7 @@
 #include <float.h>
 #include <math.h>
 #include "world.h"
+#include "kinds.h"
 
 static double v3dot(cl_vec3 a, cl_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static cl_vec3 v3sub(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
@@ -53,7 +54,7 @@ static cl_sweep finish(double lo, double hi, cl_vec3 n, int rank) {
 static cl_sweep separated(void) { return finish(1, 0, cl_v3(0, 0, 0), 0); }
 
 /* Returns the sweep of AABB a moved by d against AABB b (per-axis intervals). */
-static cl_sweep sweep_aabb(const cl_aabb *a, cl_vec3 d, const cl_aabb *b) {
+cl_sweep cl_sweep_aabb_aabb(const cl_aabb *a, cl_vec3 d, const cl_aabb *b) {
     double lo = -HUGE_VAL, hi = HUGE_VAL, l, h, ls[3];
     int i, best = -1, ties = 0;
     cl_vec3 n = cl_v3(0, 0, 0);
@@ -75,7 +76,7 @@ static cl_sweep sweep_aabb(const cl_aabb *a, cl_vec3 d, const cl_aabb *b) {
 }
 
 /* Returns the sweep of box a moved by d against box b by the 15-axis SAT over time. */
-static cl_sweep sweep_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
+cl_sweep cl_sweep_obb_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
     cl_vec3 axes[15], n = cl_v3(0, 0, 0);
     double lo = -HUGE_VAL, hi = HUGE_VAL, l, h, ls[15];
     int na = 0, i, j, best = -1, rank = 0;
@@ -255,41 +256,40 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
     }
 }
 
-/* Returns the sweep of sphere s moved by d against box b (AABB or OBB; a world-axis OBB as its box). */
-static cl_sweep sweep_sphere_box(const cl_sphere *s, cl_vec3 d, const cl_shape *b) {
+/* Returns the sweep of sphere s moved by d against box a. */
+cl_sweep cl_sweep_sphere_aabb(const cl_sphere *s, cl_vec3 d, const cl_aabb *a) {
+    double p[3], v[3], lo[3], hi[3];
+    p[0] = s->c.x; p[1] = s->c.y; p[2] = s->c.z;
+    v[0] = d.x; v[1] = d.y; v[2] = d.z;
+    lo[0] = a->min.x; lo[1] = a->min.y; lo[2] = a->min.z;
+    hi[0] = a->max.x; hi[1] = a->max.y; hi[2] = a->max.z;
+    return sweep_point_rbox(p, v, lo, hi, s->r);
+}
+
+/* Returns the sweep of sphere s moved by d against oriented box o (in its frame, then back). */
+cl_sweep cl_sweep_sphere_obb(const cl_sphere *s, cl_vec3 d, const cl_obb *o) {
     double p[3], v[3], lo[3], hi[3];
     cl_sweep r;
-    cl_aabb box;
-    if (cl_shape_boxlike(b, &box)) {           /* an AABB or a world-axis OBB: exact, as AABBs */
-        const cl_aabb *a = &box;
-        p[0] = s->c.x; p[1] = s->c.y; p[2] = s->c.z;
-        v[0] = d.x; v[1] = d.y; v[2] = d.z;
-        lo[0] = a->min.x; lo[1] = a->min.y; lo[2] = a->min.z;
-        hi[0] = a->max.x; hi[1] = a->max.y; hi[2] = a->max.z;
-        return sweep_point_rbox(p, v, lo, hi, s->r);
-    } else {
-        const cl_obb *o = &b->u.obb;
-        cl_vec3 m = v3sub(s->c, o->c);
-        int i;
-        for (i = 0; i < 3; i++) {
-            p[i] = v3dot(m, o->u[i]);
-            v[i] = v3dot(d, o->u[i]);
-        }
-        lo[0] = -o->h.x; lo[1] = -o->h.y; lo[2] = -o->h.z;
-        hi[0] = o->h.x; hi[1] = o->h.y; hi[2] = o->h.z;
-        r = sweep_point_rbox(p, v, lo, hi, s->r);
-        if (r.state == CL_TOI_TOUCHING) {
-            cl_vec3 n = r.n;
-            r.n = cl_v3(n.x * o->u[0].x + n.y * o->u[1].x + n.z * o->u[2].x,
-                        n.x * o->u[0].y + n.y * o->u[1].y + n.z * o->u[2].y,
-                        n.x * o->u[0].z + n.y * o->u[1].z + n.z * o->u[2].z);
-        }
-        return r;
+    cl_vec3 m = v3sub(s->c, o->c);
+    int i;
+    for (i = 0; i < 3; i++) {
+        p[i] = v3dot(m, o->u[i]);
+        v[i] = v3dot(d, o->u[i]);
     }
+    lo[0] = -o->h.x; lo[1] = -o->h.y; lo[2] = -o->h.z;
+    hi[0] = o->h.x; hi[1] = o->h.y; hi[2] = o->h.z;
+    r = sweep_point_rbox(p, v, lo, hi, s->r);
+    if (r.state == CL_TOI_TOUCHING) {
+        cl_vec3 n = r.n;
+        r.n = cl_v3(n.x * o->u[0].x + n.y * o->u[1].x + n.z * o->u[2].x,
+                    n.x * o->u[0].y + n.y * o->u[1].y + n.z * o->u[2].y,
+                    n.x * o->u[0].z + n.y * o->u[1].z + n.z * o->u[2].z);
+    }
+    return r;
 }
 
 /* Returns the sweep of sphere a moved by d against sphere b. */
-static cl_sweep sweep_spheres(const cl_sphere *a, cl_vec3 d, const cl_sphere *b) {
+cl_sweep cl_sweep_sphere_sphere(const cl_sphere *a, cl_vec3 d, const cl_sphere *b) {
     cl_vec3 m = v3sub(a->c, b->c), q, n;
     double rr = a->r + b->r, t0, t1, mv[3], wv[3];
     mv[0] = m.x; mv[1] = m.y; mv[2] = m.z;
@@ -303,31 +303,15 @@ static cl_sweep sweep_spheres(const cl_sphere *a, cl_vec3 d, const cl_sphere *b)
     return finish(t0, t1, n, 1);
 }
 
-/* Returns the shape as an OBB (AABB converted; OBB as is). */
-static cl_obb as_obb(const cl_shape *s) {
-    return s->kind == CL_OBB ? s->u.obb : cl_obb_from_aabb(&s->u.aabb);
+/* The normal negated (+ 0.0 turns -0 into 0); state, t and rank as they are. */
+cl_sweep cl_sweep_flip(cl_sweep r) {
+    r.n = cl_v3(-r.n.x + 0.0, -r.n.y + 0.0, -r.n.z + 0.0);
+    return r;
 }
 
+/* Through the pair table (kinds.h). */
 cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
-    if (a->kind == CL_SPHERE) {
-        if (b->kind == CL_SPHERE) return sweep_spheres(&a->u.sphere, d, &b->u.sphere);
-        return sweep_sphere_box(&a->u.sphere, d, b);
-    }
-    if (b->kind == CL_SPHERE) {
-        /* the sphere moves by -d against the box; flip the normal to point out of the sphere */
-        cl_sweep r = sweep_sphere_box(&b->u.sphere, cl_v3(-d.x, -d.y, -d.z), a);
-        r.n = cl_v3(-r.n.x + 0.0, -r.n.y + 0.0, -r.n.z + 0.0);
-        return r;
-    }
-    {
-        cl_aabb ba, bb;
-        /* AABBs and world-axis OBBs: the per-axis intervals, exact (the SAT's rounding differs) */
-        if (cl_shape_boxlike(a, &ba) && cl_shape_boxlike(b, &bb)) return sweep_aabb(&ba, d, &bb);
-    }
-    {
-        cl_obb oa = as_obb(a), ob = as_obb(b);
-        return sweep_obb(&oa, d, &ob);
-    }
+    return cl_pair_sweep[a->kind][b->kind](&a->u, d, &b->u);
 }
 
 int cl_interiors_overlap(const cl_shape *a, const cl_shape *b) {

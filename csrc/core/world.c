@@ -160,9 +160,8 @@ void cl_world_update(cl_world *w, int id, const cl_shape *s) {
 
 int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
     cl_item *it = &w->items[id];
-    cl_shape s;
     cl_aabb b;
-    const cl_vec3 *p;
+    int axis;
     if (it->shape.kind == CL_AABB) {    /* the common case, in place (as cl_shape_translate) */
         b.min.x = it->shape.u.aabb.min.x + d.x; b.max.x = it->shape.u.aabb.max.x + d.x;
         b.min.y = it->shape.u.aabb.min.y + d.y; b.max.y = it->shape.u.aabb.max.y + d.y;
@@ -174,15 +173,10 @@ int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
         clw_update_to(w, id, &it->shape, b);
         return 0;
     }
-    s = it->shape;                      /* an OBB or a sphere: only its centre moves */
-    cl_shape_translate(&s, d);
-    p = s.kind == CL_OBB ? &s.u.obb.c : &s.u.sphere.c;
-    /* x - x is +0 for finite x, NaN otherwise */
-    if (p->x - p->x != 0) return 1;
-    if (p->y - p->y != 0) return 2;
-    if (p->z - p->z != 0) return 3;
-    it->shape = s;
-    clw_update_to(w, id, &it->shape, cl_shape_aabb(&s));
+    axis = cl_shape_moved_finite(&it->shape, d);   /* any other kind: its position points move */
+    if (axis) return axis;
+    cl_shape_translate(&it->shape, d);
+    clw_update_to(w, id, &it->shape, cl_shape_aabb(&it->shape));
     return 0;
 }
 

@@ -75,14 +75,6 @@ typedef struct cl_col {
 typedef cl_resp (*cl_respond)(void *ctx, int mover, int other);
 
 /// Sweep result state.
-typedef struct cl_sweep {
-    cl_toi_state state;         /* OVERLAPPED: t = 0, n = 0; TOUCHING: t in [0,1); SEPARATED */
-    double t;
-    cl_vec3 n;                  /* unit, out of the static shape toward the mover */
-    int rank;                   /* TOUCHING: 1 a face contact (one direction of entry, a sphere
-                                   on a face or a sphere), 2 an edge contact (two directions tied,
-                                   a sphere on an edge), 3 a corner contact (three or more) */
-} cl_sweep;
 
 /* internal: node of the read-only raycast snapshot (64 bytes, one cache line): the boxes of
  * both children, so a visit tests both from one line. Child >= 0: snapshot node; < 0: the
@@ -213,6 +205,7 @@ CL_API int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_
 /// Exact sweep of shape a moved by d against static shape b (open interiors, flat-axis rule);
 /// .rank tells face, edge and corner contacts apart (the seams rule of cl_world_move).
 CL_API cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b);
+
 /// 1 if the interiors of a and b intersect (same rules as the sweep at t = 0).
 CL_API int cl_interiors_overlap(const cl_shape *a, const cl_shape *b);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "vec.h"
 #include "world.h"
+#include "kinds.h"
 
 /* always-inlined helpers of the hot loops */
 #if defined(__GNUC__) || defined(__clang__)

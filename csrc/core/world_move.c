@@ -375,15 +375,10 @@ WINLINE int vfin(cl_vec3 v) {
     return (v.x - v.x) + (v.y - v.y) + (v.z - v.z) == 0;
 }
 
-/* Returns the reference point of a shape (AABB min corner, else centre). */
-static cl_vec3 ref_point(const cl_shape *s) {
-    return s->kind == CL_AABB ? s->u.aabb.min : s->kind == CL_OBB ? s->u.obb.c : s->u.sphere.c;
-}
-
-/* 1 if the placed shape s (a moved copy of a valid shape) is finite: its position (and an
- * AABB's other corner); sizes and axes never change in a move. */
+/* 1 if the placed shape s (a moved copy of a valid shape) is finite: its position points (a
+ * point plus 0 is finite exactly when the point is); sizes and axes never change in a move. */
 static int placed_finite(const cl_shape *s) {
-    return vfin(ref_point(s)) && (s->kind != CL_AABB || vfin(s->u.aabb.max));
+    return cl_shape_moved_finite(s, cl_v3(0, 0, 0)) == 0;
 }
 
 /* 0 when item o cannot meet a leg whose swept box is q: the box that encloses its shape with
@@ -508,8 +503,8 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
             rem = vfin(left) ? left : cl_v3(0, 0, 0);
         }
     }
-    p0 = ref_point(&w->items[id].shape);
-    p1 = ref_point(cur);
+    p0 = cl_shape_pos(&w->items[id].shape);
+    p1 = cl_shape_pos(cur);
     *actual = cl_v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
     w->mend = *cur;
     /* cl_world_update(w, id, cur); an AABB is its own box (cl_shape_aabb) */
