@@ -116,10 +116,11 @@ static int ch_new(lua_State *L) {
     return 1;
 }
 
-/* Pushes the character's world (at 1) and item; returns the live world or raises as bad
- * argument #1 of fname ("world is destroyed"). */
+/* Pushes the character's world (at 1) and item; returns the live world, raises as bad
+ * argument #1 of fname ("world is destroyed"), or the tampering error when its user value is
+ * no longer {world, item} (debug.setuservalue). */
 static lworld *charworld(lua_State *L, const char *fname) {
-    lworld *lw;
+    lworld *lw = NULL;
     w_getuv(L, 1);
     if (lua_type(L, -1) != LUA_TTABLE) tampered(L);     /* (the debug library can replace it) */
     lua_rawgeti(L, -1, 1);
