@@ -67,3 +67,66 @@ try("wuv-grounded", ch.grounded, ch)
     assert.is_truthy(out:find("wuv%-grounded\t[^\n]*debug library"), out)
   end)
 end)
+
+describe("review 5: collide.bump core tables tampered through debug", function()
+  local setup = [[
+local bump = require "collide.bump"
+local w = bump.newWorld(64)
+w:add("a", 0, 0, 10, 10)
+w:add("b", 20, 0, 10, 10)
+local function try(tag, f, ...) print(tag, select(2, pcall(f, ...))) end
+]]
+
+  it("a slot number out of range, free or of another item raises (read and freed out of bounds before)", function()
+    local out = child(setup .. [[
+getuv(w[1])[0].a = 100000
+try("big-getRect", w.getRect, w, "a")
+try("big-move", w.move, w, "a", 30, 0)
+getuv(w[1])[0].a = 2
+try("other-remove", w.remove, w, "a")
+try("b-rect", w.getRect, w, "b")
+w:remove("b")
+getuv(w[1])[0].a = 2
+try("free-update", w.update, w, "a", 1, 1)
+getuv(w[1])[0].a = 1.5
+try("frac-has", w.hasItem, w, "a")
+]])
+    clean(out, "big-getRect\tbump world's tables were changed through the debug library",
+      "big-move\tbump world's tables were changed through the debug library",
+      "other-remove\tbump world's tables were changed through the debug library",
+      "b-rect\t20", "free-update\tbump world's tables were changed through the debug library",
+      "frac-has\tbump world's tables were changed through the debug library")
+  end)
+
+  it("an item map, sentinel holder or spare list that is no table raises", function()
+    local out = child(setup .. [[
+local U = getuv(w[1])
+local m = U[0]
+U[0] = 5
+try("map-add", w.add, w, "c", 1, 1, 1, 1)
+U[0] = m
+local h = U[-1]
+U[-1] = 5
+try("holder-remove", w.remove, w, "b")
+try("holder-countCells", w.countCells, w)
+U[-1] = h
+U[-2] = 5
+try("spare-move", w.move, w, "a", 30, 0)
+]])
+    clean(out, "map-add\tbump world's tables were changed through the debug library",
+      "holder-remove\tbump world's tables were changed through the debug library",
+      "holder-countCells\tbump world's tables were changed through the debug library",
+      "spare-move\tbump world's tables were changed through the debug library")
+  end)
+
+  it("a core whose user value is no table raises (Lua 5.2+)", function()
+    if not debug.setuservalue then return end
+    local out = child(setup .. [[
+setuv(w[1], 5)
+try("uv-add", w.add, w, "c", 1, 1, 1, 1)
+try("uv-move", w.move, w, "a", 30, 0)
+]])
+    clean(out, "uv-add\tbump world's tables were changed through the debug library",
+      "uv-move\tbump world's tables were changed through the debug library")
+  end)
+end)

@@ -165,17 +165,39 @@ static int notadded(lua_State *L, int idx) {
     return lua_error(L);
 }
 
-/* Returns the slot of the item at idx, or -1; u is the index of the user value table. (A raw read
- * with a nil or NaN key gives nil: no check needed.) */
+/* Raises the error for a core whose tables were changed through the debug library. */
+static int tampered(lua_State *L) {
+    return luaL_error(L, "bump world's tables were changed through the debug library");
+}
+
+/* Pushes U[k] (U at index u: 0 the item -> slot map, -1 the sentinel holder, -2 the spares);
+ * raises if it is no longer a table (debug.setuservalue). */
+static void uvtable(lua_State *L, int u, int k) {
+    lua_rawgeti(L, u, k);
+    if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
+}
+
+/* Returns the slot of the item at idx, or -1; u is the index of the user value table, the core
+ * just below it. A slot that is out of range, free or holds another item raises (a map changed
+ * through the debug library). (A raw read with a nil or NaN key gives nil.) */
 static int findid(lua_State *L, int u, int idx) {
-    int isnum;
+    const bcore *c = (const bcore *)lua_touserdata(L, u - 1);
+    int isnum, id, same;
     lua_Number n;
-    lua_rawgeti(L, u, 0);
+    uvtable(L, u, 0);
     lua_pushvalue(L, idx);
     lua_rawget(L, -2);
     n = lua_tonumberx(L, -1, &isnum);
     lua_pop(L, 2);
-    return isnum ? (int)n - 1 : -1;
+    if (!isnum) return -1;
+    if (!(n >= 1 && n <= c->b.count) || (lua_Number)(int)n != n) tampered(L);
+    id = (int)n - 1;
+    if (c->b.leaf[id] == CL_NULLNODE) tampered(L);
+    lua_rawgeti(L, u, id + 1);
+    same = lua_rawequal(L, -1, idx);
+    lua_pop(L, 1);
+    if (!same) tampered(L);
+    return id;
 }
 
 /* Raises bump's type error "name must be a number, but was v(a type)" (or the finite-number one). */
@@ -327,7 +349,7 @@ static void tospare(lua_State *L, int u, int t, const char *k) {
     lua_getfield(L, t, k);
     if (lua_istable(L, -1)) {
         int n;
-        lua_rawgeti(L, u, -2);
+        uvtable(L, u, -2);
         n = (int)lua_rawlen(L, -1);
         if (n < 64) {
             lua_pushvalue(L, -2);
@@ -343,7 +365,7 @@ static void tospare(lua_State *L, int u, int t, const char *k) {
 /* Sets t[k] = {x = x, y = y} with a table from the spare list U[-2] when there is one. */
 static void setxyspare(lua_State *L, int u, int t, const char *k, double x, double y) {
     int n;
-    lua_rawgeti(L, u, -2);
+    uvtable(L, u, -2);
     n = (int)lua_rawlen(L, -1);
     if (n == 0) {
         lua_pop(L, 1);
@@ -430,7 +452,7 @@ static void pushitem(lua_State *L, int u, int id) {
 
 /* Records a cell rect emptied (l, t, r, b): countCells counts it until the next collection. */
 static void addghost(lua_State *L, bcore *c, int u, const double *cr) {
-    lua_rawgeti(L, u, -1);
+    uvtable(L, u, -1);
     lua_rawgeti(L, -1, 1);
     if (lua_isnil(L, -1) || c->nghost > 4096 + 4 * c->b.count) {
         /* a collection happened since the first ghost (or too many): start over */
@@ -450,9 +472,11 @@ static void addghost(lua_State *L, bcore *c, int u, const double *cr) {
     memcpy(c->ghost + 4 * c->nghost++, cr, 4 * sizeof(double));
 }
 
-/* Pushes the user value of the core at index ci, returns its absolute index. */
+/* Pushes the user value of the core at index ci, returns its absolute index; raises if it is
+ * no longer a table. */
 static int pushuv(lua_State *L, int ci) {
     b_getuv(L, ci);
+    if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
     return lua_gettop(L);
 }
 
@@ -513,7 +537,7 @@ static int w_add(lua_State *L) {
     if (lua_type(L, 2) == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2))
         return luaL_error(L, "table index is NaN");
     /* Lua tables first (they may raise), then the core (which only reports) */
-    lua_rawgeti(L, u, 0);
+    uvtable(L, u, 0);
     lua_pushvalue(L, 2);
     lua_pushinteger(L, c->b.freelist >= 0 ? c->b.freelist + 1 : c->b.count + 1);
     lua_rawset(L, -3);
@@ -640,7 +664,7 @@ static void addcells(lua_State *L, int t, const double *cr) {
 static int w_countcells(lua_State *L) {
     bcore *c = getcore(L, 1);
     int ci = lua_gettop(L), u = pushuv(L, ci), t, id, i, n = 0;
-    lua_rawgeti(L, u, -1);
+    uvtable(L, u, -1);
     lua_rawgeti(L, -1, 1);
     if (lua_isnil(L, -1)) c->nghost = 0;
     lua_pop(L, 2);
