@@ -20,6 +20,7 @@
 #include "character.h"
 #include "tree.h"
 #include "vec.h"
+#include "kinds.h"
 
 enum { MAXSLIDES = 5 };
 
@@ -46,11 +47,6 @@ static cl_resp wrap(void *p, int mover, int other) {
         return CL_RESP_TOUCH;
     }
     return r;
-}
-
-/* Returns the reference point of a shape (AABB min corner, else centre), as cl_world_move. */
-static cl_vec3 refpt(const cl_shape *s) {
-    return s->kind == CL_AABB ? s->u.aabb.min : s->kind == CL_OBB ? s->u.obb.c : s->u.sphere.c;
 }
 
 /* Returns the distance below which the character counts as touching: 2^-32 of its coordinates'
@@ -227,7 +223,7 @@ static int walk(cl_char *c, cl_world *w, int id, cl_vec3 dh, wrapctx *wc) {
     if (r != CL_OK || !wall || !(c->step > 0)) return r;
     plain = w->items[id].shape;
     np = c->ncols;
-    prog = cl_dot(cl_sub(refpt(&plain), refpt(&s0)), dh);
+    prog = cl_dot(cl_sub(cl_shape_pos(&plain), cl_shape_pos(&s0)), dh);
     if (prog >= len2 * (1 - 1e-12)) return CL_OK;
     {
         /* up by step, the same walk, back down by what it rose: kept if it got further and
@@ -248,7 +244,7 @@ static int walk(cl_char *c, cl_world *w, int id, cl_vec3 dh, wrapctx *wc) {
             k = probe(c, w, id, rise, wc, &hit, &end);
             if (k < 0) return k;
             if (k == 1 && walkable(c, hit.n) &&
-                cl_dot(cl_sub(refpt(&end), refpt(&s0)), dh) > prog + tol * sqrt(len2)) {
+                cl_dot(cl_sub(cl_shape_pos(&end), cl_shape_pos(&s0)), dh) > prog + tol * sqrt(len2)) {
                 cl_world_update(w, id, &end);
                 ok = 1;
             }
@@ -269,7 +265,7 @@ static void set_ground(cl_char *c, const cl_world *w, int g, cl_vec3 n) {
     c->ground = g;
     if (g >= 0) {
         c->gseq = w->items[g].seq;
-        c->gref = refpt(&w->items[g].shape);
+        c->gref = cl_shape_pos(&w->items[g].shape);
         c->gn = n;
     }
 }
@@ -277,7 +273,7 @@ static void set_ground(cl_char *c, const cl_world *w, int g, cl_vec3 n) {
 int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                  cl_vec3 *actual) {
     cl_shape start = w->items[id].shape;
-    cl_vec3 u = c->up, p0 = refpt(&start);
+    cl_vec3 u = c->up, p0 = cl_shape_pos(&start);
     double vy = cl_dot(d, u), tol = char_tol(&start);
     cl_vec3 dv = cl_mul(u, vy), dh = cl_sub(d, dv);
     int grounded = ground_live(c, w), g = -1, r = CL_OK, k, wall = 0;
@@ -291,7 +287,7 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
     wc.last = CL_RESP_SLIDE;
     c->ncols = 0;
     if (grounded) {
-        cl_vec3 cd = cl_sub(refpt(&w->items[c->ground].shape), c->gref);
+        cl_vec3 cd = cl_sub(cl_shape_pos(&w->items[c->ground].shape), c->gref);
         if (!iszero(cd) && cl_vfinite(cd)) {
             wc.skip = c->ground;
             r = slide(c, w, id, cd, &wc, &wall);
@@ -307,7 +303,7 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
         k = probe(c, w, id, len, &wc, &hit, &end);
         if (k < 0) { r = k; goto fail; }
         if (k == 1 && walkable(c, hit.n)) {
-            int blk, snapped = cl_dot(cl_sub(refpt(&w->items[id].shape), refpt(&end)), u) > tol;
+            int blk, snapped = cl_dot(cl_sub(cl_shape_pos(&w->items[id].shape), cl_shape_pos(&end)), u) > tol;
             if (snapped) cl_world_update(w, id, &end);
             g = hit.other;
             gn = hit.n;
@@ -329,7 +325,7 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
     }
     set_ground(c, w, g, gn);
     {
-        cl_vec3 p1 = refpt(&w->items[id].shape);
+        cl_vec3 p1 = cl_shape_pos(&w->items[id].shape);
         *actual = cl_sub(p1, p0);
     }
     return c->ncols;

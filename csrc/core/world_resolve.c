@@ -18,11 +18,6 @@ static int box_inside(const cl_aabb *a, const cl_aabb *b) {
            a->max.x <= b->max.x && a->max.y <= b->max.y && a->max.z <= b->max.z;
 }
 
-/* Returns the reference point of a shape (AABB min corner, else centre), as cl_world_move. */
-static cl_vec3 refpoint(const cl_shape *s) {
-    return s->kind == CL_AABB ? s->u.aabb.min : s->kind == CL_OBB ? s->u.obb.c : s->u.sphere.c;
-}
-
 /* 1 and the push of s (box sb) out of candidate m when their interiors overlap and the filter
  * (asked once per candidate) keeps m solid; else 0. */
 static int push_of(cl_world *w, int id, const cl_shape *s, const cl_aabb *sb, cl_mcand *m,
@@ -115,7 +110,7 @@ int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *
         if (sum < bestsum) { bestsum = sum; best = cur; }
         if (deepi < 0 || round == RESOLVE_ROUNDS) break;
         push_out(&cur, &w->items[w->mc[deepi].item].shape, deep, dn);
-        if (!cl_vfinite(refpoint(&cur))) break;
+        if (!cl_vfinite(cl_shape_pos(&cur))) break;
     }
     *end = best;
     for (i = 0; i < nq; i++) {             /* solid at the start, no longer overlapped */
@@ -125,6 +120,6 @@ int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *
             !cl_penetration(&best, &w->items[w->mc[i].item].shape, &d, &n))
             pushed++;
     }
-    *disp = cl_sub(refpoint(&best), refpoint(&w->items[id].shape));
+    *disp = cl_sub(cl_shape_pos(&best), cl_shape_pos(&w->items[id].shape));
     return pushed;
 }
