@@ -637,11 +637,12 @@ static int w_getitems(lua_State *L) {
     return 2;
 }
 
-/* Adds the cells of cell rect cr to the set t at index t (keys "cx,cy" as numbers pairs). */
+/* Adds the cells of cell rect cr to the set t at index t (keys "cx,cy" as numbers pairs); a
+ * cell number past 2^53, where adding 1 changes nothing, ends its row or column. */
 static void addcells(lua_State *L, int t, const double *cr) {
     double cx, cy;
-    for (cy = cr[1]; cy <= cr[3]; cy++) {
-        for (cx = cr[0]; cx <= cr[2]; cx++) {
+    for (cy = cr[1]; cy <= cr[3]; cy = cy + 1 > cy ? cy + 1 : HUGE_VAL) {
+        for (cx = cr[0]; cx <= cr[2]; cx = cx + 1 > cx ? cx + 1 : HUGE_VAL) {
             lua_pushnumber(L, cy);
             lua_rawget(L, t);
             if (lua_isnil(L, -1)) {
