@@ -274,10 +274,16 @@ describe("world:move failing while it builds its collision tables", function()
       for _ = 1, 20 do finalizable(bomb) end
       local before = w:shape("m")
       local dx = before:bounds() < 20 and 50 or -50
-      armed = true
-      local ok, ax, _, _, cols, n = pcall(w.move, w, "m", dx, 0, 0, cross)
+      -- the outer pcall catches a bomb that goes off as the inner pcall starts, before the move
+      -- (Lua 5.1 can run finalizers there); such an attempt only checks the item is unchanged
+      local started, ok, ax, _, _, cols, n = pcall(function()
+        armed = true
+        return pcall(w.move, w, "m", dx, 0, 0, cross)
+      end)
       armed = false
-      if ok then
+      if not started then
+        assert.equal(before, w:shape("m"))
+      elseif ok then
         passed = passed + 1
         assert.equal(40, n)
         assert.equal(40, #cols)
