@@ -23,6 +23,10 @@
 
 /// Raises "bad argument #arg to 'fname' (msg)". arg counts self as 1 for methods. Never returns.
 int cl_argerror(lua_State *L, int arg, const char *fname, const char *msg);
+/// Raises "bad argument #arg to 'fname' (unknown option 'k')" for the options table's key k at
+/// index -2 (as lua_next leaves it; a key that is not a string or number is named by its type).
+/// Never returns.
+int cl_optionerror(lua_State *L, int arg, const char *fname);
 /// Raises "bad argument #arg to 'fname' (expected expected, got T)", T being the value's __name
 /// or type name, or "no value". Never returns.
 int cl_typeerror(lua_State *L, int arg, const char *fname, const char *expected);

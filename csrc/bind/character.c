@@ -89,16 +89,7 @@ static int ch_new(lua_State *L) {
                 maxslope = optnum(L, k, 0, 3.14159265358979323846 / 2, "is not a number in [0, pi/2]");
             else if (k && strcmp(k, "step") == 0) step = optnum(L, k, 0, HUGE_VAL, "is not a finite number >= 0");
             else if (k && strcmp(k, "snap") == 0) snap = optnum(L, k, 0, HUGE_VAL, "is not a finite number >= 0");
-            else {
-                if (lua_type(L, -2) == LUA_TSTRING || lua_type(L, -2) == LUA_TNUMBER) {
-                    lua_pushvalue(L, -2);
-                    k = lua_tostring(L, -1);
-                } else {
-                    k = luaL_typename(L, -2);
-                }
-                lua_pushfstring(L, "unknown option '%s'", k);
-                cl_argerror(L, 3, "Character", lua_tostring(L, -1));
-            }
+            else cl_optionerror(L, 3, "Character");
             lua_pop(L, 1);
         }
     }

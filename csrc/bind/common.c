@@ -97,6 +97,18 @@ int cl_argerror(lua_State *L, int arg, const char *fname, const char *msg) {
     return lua_error(L);
 }
 
+int cl_optionerror(lua_State *L, int arg, const char *fname) {
+    const char *k;
+    if (lua_type(L, -2) == LUA_TSTRING || lua_type(L, -2) == LUA_TNUMBER) {
+        lua_pushvalue(L, -2);
+        k = lua_tostring(L, -1);
+    } else {
+        k = luaL_typename(L, -2);
+    }
+    lua_pushfstring(L, "unknown option '%s'", k);
+    return cl_argerror(L, arg, fname, lua_tostring(L, -1));
+}
+
 int cl_typeerror(lua_State *L, int arg, const char *fname, const char *expected) {
     const char *got;
     if (luaL_getmetafield(L, arg, "__name") && lua_type(L, -1) == LUA_TSTRING)

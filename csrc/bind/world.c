@@ -106,15 +106,7 @@ static int w_new(lua_State *L) {
                 if (m < 0) cl_argerror(L, 1, "World", "margin is negative");
                 margin = m;
             } else {
-                const char *k;
-                if (lua_type(L, -2) == LUA_TSTRING || lua_type(L, -2) == LUA_TNUMBER) {
-                    lua_pushvalue(L, -2);
-                    k = lua_tostring(L, -1);
-                } else {
-                    k = luaL_typename(L, -2);
-                }
-                lua_pushfstring(L, "unknown option '%s'", k);
-                cl_argerror(L, 1, "World", lua_tostring(L, -1));
+                cl_optionerror(L, 1, "World");
             }
             lua_pop(L, 1);
         }
