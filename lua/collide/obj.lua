@@ -36,8 +36,9 @@ function M.parse(text, name)
   local v, idx, nv, ni, count, ntri = {}, {}, 0, 0, 0, 0  -- count: vertices so far
   local lineno, pending, pendingline = 0, nil, nil
   local face = {}
-  for line in (text:gsub("\r\n?", "\n") .. "\n"):gmatch("([^\n]*)\n") do
+  for raw in (text:gsub("\r\n?", "\n") .. "\n"):gmatch("([^\n]*)\n") do
     lineno = lineno + 1
+    local line = raw  -- a copy: Lua 5.5's loop variables are constant
     if pending then line = pending .. " " .. line end
     local start = pendingline or lineno
     if line:sub(-1) == "\\" then  -- continued on the next line
