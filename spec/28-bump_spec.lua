@@ -1,5 +1,7 @@
 -- bump.lua 3.1.7's own spec suite (../shared/peers/bump.lua/spec, unchanged) run against
 -- collide.bump: `require "bump"` is mapped to collide.bump while the files load.
+-- table.unpack (5.2+) or unpack (5.1, LuaJIT): every argument, not only the first
+local unpackn = table.unpack or unpack
 local dir = "../shared/peers/bump.lua/spec/"
 
 -- Returns the file's chunk with this spec's environment (busted's describe, it, assert, spy).
@@ -293,6 +295,27 @@ end)
 
 -- Random calls of every world method with random argument types and counts: each returns or raises
 -- a string error; a call that raises leaves every item's rect as it was; nothing crashes.
+describe("collide.bump out tables", function()
+  it("refuse a bump world as the out table (clearing it would wipe that world)", function()
+    local bump = require "collide.bump"
+    local w = bump.newWorld(64)
+    w:add("a", 0, 0, 10, 10)
+    for _, call in ipairs {
+      function() return w:queryPoint(5, 5, nil, w) end,
+      function() return w:queryRect(0, 0, 20, 20, nil, w) end,
+      function() return w:querySegment(-1, 5, 20, 5, nil, w) end,
+      function() return w:move("a", 30, 0, nil, w) end,
+      function() return w:check("a", 30, 0, nil, w) end,
+    } do
+      local ok, err = pcall(call)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("(out table is a bump world)", 1, true), tostring(err))
+      assert.same({ 0, 0, 10, 10 }, { w:getRect("a") })
+      assert.equal(1, w:countItems())
+    end
+  end)
+end)
+
 describe("collide.bump under API abuse", function()
   local bump = require "collide.bump"
   local quick = os.getenv("COLLIDE_QUICK") ~= nil
@@ -335,7 +358,7 @@ describe("collide.bump under API abuse", function()
       for k = 1, n do args[k] = arg() end
       local self = rnd(20) == 1 and values[rnd(#values)] or w
       local before = snapshot()
-      local ok, err = pcall(w[name], self, unpack and unpack(args, 1, n) or table.unpack(args, 1, n))
+      local ok, err = pcall(w[name], self, unpackn(args, 1, n))
       if not ok then
         assert(type(err) == "string", name .. " raised a " .. type(err))
         assert.equals(before, snapshot(), name .. " changed the world while failing: " .. err)

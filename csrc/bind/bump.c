@@ -157,6 +157,19 @@ static bcore *getcore(lua_State *L, int nargs) {
     return c;
 }
 
+/* Returns idx when the value there is a table to use as an out table, 0 when it is no table;
+ * raises when it is a bump world (clearing it as an out table would wipe the world). */
+static int outarg(lua_State *L, int idx) {
+    bcore *c;
+    if (!lua_istable(L, idx)) return 0;
+    lua_rawgeti(L, idx, 1);
+    c = (bcore *)lua_touserdata(L, -1);
+    if (c && lua_rawlen(L, -1) == sizeof(bcore) && c->tag == &core_key)
+        luaL_argerror(L, idx, "out table is a bump world");
+    lua_pop(L, 1);
+    return idx;
+}
+
 /* Raises bump's error for a missing item (the value at idx). */
 static int notadded(lua_State *L, int idx) {
     pushtostring(L, idx);
@@ -762,7 +775,7 @@ static int checkmove(lua_State *L, int domove) {
         lua_pushnil(L);
         lua_replace(L, 5);
     }
-    outi = lua_istable(L, 6) ? 6 : 0;
+    outi = outarg(L, 6);
     c = getcore(L, 6);
     ci = lua_gettop(L);
     u = pushuv(L, ci);
@@ -978,7 +991,7 @@ static int w_project(lua_State *L) {
         lua_pushnil(L);
         lua_replace(L, 9);
     }
-    outi = lua_istable(L, 10) ? 10 : 0;
+    outi = outarg(L, 10);
     c = getcore(L, 10);
     ci = lua_gettop(L);
     u = pushuv(L, ci);
@@ -1020,9 +1033,9 @@ static int w_project(lua_State *L) {
     return 2;
 }
 
-/* Pushes the out table at idx when it is one, else a new table. */
+/* Pushes the out table at idx when it is one (not a bump world), else a new table. */
 static void pushout(lua_State *L, int idx) {
-    if (lua_istable(L, idx)) lua_pushvalue(L, idx);
+    if (outarg(L, idx)) lua_pushvalue(L, idx);
     else lua_newtable(L);
 }
 
