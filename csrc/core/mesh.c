@@ -706,7 +706,10 @@ int cl_mesh_closest(const cl_mesh *m, cl_vec3 p, cl_vec3 *q, size_t *tri)
     while (sp > 0) {
         const cl_mnode *nd;
         sp--;
-        if (stack[sp].d > best * (1 + SLACK)) continue;
+        /* cl_tri_closest's point lies in its triangle's box, inside this node's: its distance is
+         * at least the node's up to rounding (relative, and absolute among subnormals), so the
+         * node can hold a closer or tied triangle only within that margin */
+        if (stack[sp].d > best * (1 + SLACK) + 0x1p-1060) continue;
         nd = &m->nodes[stack[sp].node];
         if (nd->count) {
             unsigned j;

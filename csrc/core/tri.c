@@ -107,7 +107,9 @@ static cl_vec3 edgesclosest(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p)
     return cl_dot(e, e) < best ? r : q;
 }
 
-cl_vec3 cl_tri_closest(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p)
+/* The closest point of the triangle to p by Voronoi regions, before cl_tri_closest keeps it in the
+ * triangle's box (rounding can carry it out by a few ulps of the largest coordinate). */
+static cl_vec3 closest_raw(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p)
 {
     /* Voronoi regions of the vertices, then the edges, then the face (as in Ericson's
      * Real-Time Collision Detection, 5.1.5) */
@@ -132,6 +134,23 @@ cl_vec3 cl_tri_closest(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p)
     den = va + vb + vc;
     if (!(den > 0)) return edgesclosest(a, b, c, p);  /* degenerate (or nearly) */
     return cl_add(a, cl_add(cl_mul(ab, vb / den), cl_mul(ac, vc / den)));
+}
+
+/* x clamped into [min(a,b,c), max(a,b,c)] (a coordinate of each). */
+static inline double clamp3(double x, double a, double b, double c)
+{
+    double lo = a < b ? a : b, hi = a < b ? b : a;
+    lo = c < lo ? c : lo;
+    hi = c > hi ? c : hi;
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+cl_vec3 cl_tri_closest(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p)
+{
+    /* the exact closest point lies in the triangle's box: clamping only brings the rounded one
+     * nearer to it, and keeps it where the mesh tree's boxes say it can be */
+    cl_vec3 q = closest_raw(a, b, c, p);
+    return cl_v3(clamp3(q.x, a.x, b.x, c.x), clamp3(q.y, a.y, b.y, c.y), clamp3(q.z, a.z, b.z, c.z));
 }
 
 /* Projection interval of the box [lo, hi] on axis n: the sum over axes of the smaller and larger

@@ -336,6 +336,63 @@ static void test_findings(void)
                "finding: the mesh agrees with its triangle on a ray grazing the tree box's corner");
         cl_mesh_free(&m);
     }
+    /* the closest point of a triangle spanning 2^-140..2^129 rounded out of its box, nearer than
+     * the tree's boxes allow: the tree pruned the lower-numbered twin of the triangle it kept
+     * (fuzz_mesh, CI); cl_tri_closest now stays in the triangle's box */
+    {
+        static const double t[30][9] = {
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182},
+    {0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101},
+    {0x1.2c2c2c2c2c2c2p+41, -0x1.2c4518500069ap-255, -0x1.0d40aa39dfb92p+101,  0x1.b6e545594a06dp-85, 0x1.d64c4980bb8d4p-254, 0x1.a8721a99a01adp+25,  0x1.40c3ee37d96b5p-140, -0x1.a4a4a4a4a8f5dp+129, -0x1.12447e34043p-182}
+        };
+        cl_mesh m;
+        cl_vec3 p = cl_v3(0, 0, 0), x, q;
+        double best = HUGE_VAL;
+        size_t i, ti = 0, bi = 0;
+        int inbox = 1;
+        mkmesh(&m, &t[0][0], 90, NULL, 30);
+        for (i = 0; i < 30; i++) {
+            cl_vec3 a = cl_v3(t[i][0], t[i][1], t[i][2]), b = cl_v3(t[i][3], t[i][4], t[i][5]);
+            cl_vec3 c = cl_v3(t[i][6], t[i][7], t[i][8]);
+            if (cl_tri_degenerate(a, b, c)) continue;
+            q = cl_tri_closest(a, b, c, p);
+            inbox &= q.x >= fmin(a.x, fmin(b.x, c.x)) && q.x <= fmax(a.x, fmax(b.x, c.x)) &&
+                     q.y >= fmin(a.y, fmin(b.y, c.y)) && q.y <= fmax(a.y, fmax(b.y, c.y)) &&
+                     q.z >= fmin(a.z, fmin(b.z, c.z)) && q.z <= fmax(a.z, fmax(b.z, c.z));
+            if (dist2(q, p) < best) { best = dist2(q, p); bi = i; }
+        }
+        ENSURE(inbox, "finding: a triangle's closest point lies in the triangle's box");
+        ENSURE(cl_mesh_closest(&m, p, &x, &ti) && dist2(x, p) == best && ti == bi,
+               "finding: the mesh's closest point is brute force's, lowest triangle of a tie");
+        cl_mesh_free(&m);
+    }
     /* a direction component so small that its reciprocal overflows: the node test divides */
     {
         double v[9] = { 0, 0, 0, 4, 0, 0, 0, 4, 0 };
