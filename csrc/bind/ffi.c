@@ -69,12 +69,17 @@ static const void *payload(const void *ud, int k) {
 /* The cl_kind of the shape userdata ud (any kind; *p set to its payload), else -1. */
 static int shapekind(const void *ud, const void **p) {
     const cl_udhead *h = (const cl_udhead *)ud;
-    size_t k;
+    int k;
     if (h == NULL) return -1;
-    k = (size_t)((uintptr_t)h->tag - (uintptr_t)cl_class_tags);  /* the tag's index, huge if not ours */
-    if (k >= CL_KINDS) return -1;
-    *p = h + 1;
-    return (int)k;
+    /* compared for equality with each tag, never by arithmetic on the word: a foreign payload's first
+     * word can hold padding nobody wrote (a FILE's, after its int flags), and no answer may depend
+     * on those bits (valgrind on LuaJIT, spec/16) */
+    for (k = 0; k < CL_KINDS; k++)
+        if (h->tag == &cl_class_tags[k]) {
+            *p = h + 1;
+            return k;
+        }
+    return -1;
 }
 
 /* 1 if x, y and z are all finite (x - x is 0 for finite x, NaN otherwise), as cl_checkvec. */

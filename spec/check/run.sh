@@ -23,10 +23,8 @@ root=$(pwd)
 SRC="csrc/core/*.c csrc/bind/*.c"
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 CHECK_LUAS=${CHECK_LUAS:-"lua5.4 luajit luajit-noffi lua5.1"}
-# valgrind leaves out LuaJIT with the FFI fast path on for now: it reports an uninitialised read
-# in ffi.c's shapekind (the tag of a foreign userdata that spec/16 gives a shape metatable, an io
-# file) since the kind table (open in issue 13's note); asan and abuse still run it.
-VALGRIND_LUAS=${VALGRIND_LUAS:-"lua5.4 luajit-noffi lua5.1"}
+# VALGRIND_LUAS picks the configurations valgrind runs (default: all of CHECK_LUAS).
+VALGRIND_LUAS=${VALGRIND_LUAS:-$CHECK_LUAS}
 failed=()
 step() { # name, command...
   local name=$1; shift
