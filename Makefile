@@ -28,7 +28,7 @@ PKGS_CHECK = valgrind clang libclang-rt-14-dev
 
 LUAENV = LUA_PATH="./lua/?.lua;./lua/?/init.lua;./spec/?.lua;;"
 
-.PHONY: all build test demo love love-bump bench check check-core clean deps-base deps-test deps-love deps-check \
+.PHONY: all build test demo love love-bump love-walker bench check check-core clean deps-base deps-test deps-love deps-check \
         test-lua test-lua55 test-love test-rockspec
 
 all: build/$(LUA)/collide.so
@@ -155,6 +155,10 @@ love: deps-love build/luajit/collide.so
 # The collide.bump platformer (a game written for bump.lua) in LÖVE.
 love-bump: deps-love build/luajit/collide.so
 	love examples/love-bump --so "$(CURDIR)/build/luajit/collide.so"
+
+# The 3D walker: a character on an .obj level, mouse picking, frustum culling, in LÖVE.
+love-walker: deps-love build/luajit/collide.so
+	love examples/love-walker --so "$(CURDIR)/build/luajit/collide.so"
 
 bench: deps-test build
 	./bench/run.sh

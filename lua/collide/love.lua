@@ -145,6 +145,27 @@ function Camera:segment(x1, y1, z1, x2, y2, z2)
   return hw + ax * sa, hh - ay * sa, hw + bx * sb, hh - by * sb
 end
 
+--- Returns the camera's 4x4 view-projection matrix as a table of 16 numbers, row by row (the
+-- order love.math.Transform:getMatrix uses): OpenGL's clip space, depth from the near plane to
+-- far (default 1000), the same projection as project and unproject. Fills and returns out when
+-- given. Send it to a shader with shader:send(name, "row", m); collide.frustum(m) culls with it.
+function Camera:viewprojection(far, out)
+  far = far or 1000
+  local n = self.near
+  local sx, sy = 2 * self.focal / self.width, 2 * self.focal / self.height
+  local a, b = (far + n) / (far - n), -2 * far * n / (far - n)
+  local ex, ey, ez = self.ex, self.ey, self.ez
+  local m = out or {}
+  m[1], m[2], m[3] = sx * self.rx, sx * self.ry, sx * self.rz
+  m[4] = -sx * (self.rx * ex + self.ry * ey + self.rz * ez)
+  m[5], m[6], m[7] = sy * self.ux, sy * self.uy, sy * self.uz
+  m[8] = -sy * (self.ux * ex + self.uy * ey + self.uz * ez)
+  local fe = self.fx * ex + self.fy * ey + self.fz * ez
+  m[9], m[10], m[11], m[12] = a * self.fx, a * self.fy, a * self.fz, b - a * fe
+  m[13], m[14], m[15], m[16] = self.fx, self.fy, self.fz, -fe
+  return m
+end
+
 M.Camera = Camera
 
 --- Draws the world segment (x1,y1,z1)-(x2,y2,z2) with the current colour and line width;

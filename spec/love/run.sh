@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test-love`: the spec suite inside real LÖVE 11.4 (headless), then the demo's screenshot
-# test and a short smoke run of the playground and stress scenes under Xvfb (skipped with a
+# test, the bump platformer's and the walker's screenshot tests and a short smoke run of the
+# playground and stress scenes (and the walker) under Xvfb (skipped with a
 # reason when xvfb-run is not installed). Needs build/luajit/collide.so (the Makefile builds it).
 # Exit status 0 only when everything that ran passed.
 set -u
@@ -62,6 +63,21 @@ if [ $rc -ne 0 ] || [ ! -s "$OUT/bump-platformer.png" ] || ! grep -q 'screenshot
   echo "collide.bump demo screenshot test FAILED (status $rc)"
   status=1
 fi
+
+echo "== walker demo: a character on an .obj level, mouse picking, frustum culling (220 scripted frames under Xvfb)"
+rm -f "$OUT/walker.png"
+timeout 60 "${XVFB[@]}" love "$ROOT/examples/love-walker" --so "$SO" --screenshot "$OUT/walker.png" \
+  2>"$TMP/wshot.err" | tee "$TMP/wshot.out"
+rc=${PIPESTATUS[0]}
+grep -v -e '^ALSA' -e '^AL lib' "$TMP/wshot.err" >&2
+if [ $rc -ne 0 ] || [ ! -s "$OUT/walker.png" ] || ! grep -q 'screenshot check: ok' "$TMP/wshot.out"; then
+  echo "walker demo screenshot test FAILED (status $rc)"
+  status=1
+fi
+echo "== walker demo smoke: 400 frames of scripted walking and jumping"
+timeout 60 "${XVFB[@]}" love "$ROOT/examples/love-walker" --so "$SO" --frames 400 2>"$TMP/wsmoke.err" \
+  || { status=1; echo "walker demo smoke FAILED"; }
+grep -v -e '^ALSA' -e '^AL lib' "$TMP/wsmoke.err" >&2
 
 echo "== screenshot test: playground, a collide.Character walking up the stairs (75 scripted frames)"
 rm -f "$OUT/playground.png"
