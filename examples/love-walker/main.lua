@@ -334,6 +334,7 @@ local function mouse()
   return love.mouse.getPosition()
 end
 
+-- Returns true for every item but the player (the mouse ray's filter).
 local function notplayer(item) return item ~= player end
 
 -- Casts the mouse ray into the level; sets pick to the closest hit and its triangle, or nil.
@@ -417,6 +418,7 @@ function love.update(dt)
   updatecull()
 end
 
+-- Sets the shader's model transform: scale by sx, sy, sz, then move by x, y, z.
 local function setmodel(x, y, z, sx, sy, sz)
   gfx.shader:send("offset", { x, y, z })
   gfx.shader:send("scale", { sx, sy, sz })

@@ -2,7 +2,8 @@
 -- A small perspective camera (orbit around a target, y up, right-handed) projects 3D points to
 -- the screen, and wireframe helpers draw shapes, rays, hits and a world's contents with
 -- love.graphics 2D primitives (no shaders, no depth buffer). Colours are the caller's
--- (love.graphics.setColor) unless a function takes one.
+-- (love.graphics.setColor) unless a function takes one. For solid 3D drawing with a shader of
+-- your own, cam:viewprojection() gives the camera's matrix (examples/love-walker does that).
 --
 --   local cl = require "collide.love"
 --   local cam = cl.camera { target = { 1, 1, 1 }, distance = 8, yaw = 0.6, pitch = 0.4 }
