@@ -668,11 +668,22 @@ function checks.pick(img)
       end
     end
   end
+  -- and no pixel of the whole frame away from the triangle's image has the highlight's colour
+  local stray = 0
+  local minx, maxx = math.min(x1, x2, x3) - 2, math.max(x1, x2, x3) + 2
+  local miny, maxy = math.min(y1, y2, y3) - 2, math.max(y1, y2, y3) + 2
+  for py = 0, cam.height - 1 do
+    for px = 0, cam.width - 1 do
+      if (px < minx or px > maxx or py < miny or py > maxy) and pixelis(img, px, py, PICK_RGB, 0.1) then
+        stray = stray + 1
+      end
+    end
+  end
   local ok = dist < 1e-6 and pick.ny > 0.5 and pick.ny < 0.99 and inside >= 20 and lit == inside
-    and outside >= 20 and wrong == 0
+    and outside >= 20 and wrong == 0 and stray == 0
   return ok, ("mouse ray: triangle %d hit %.1e m from the aimed ramp point; %d of %d pixels seeing it "
-    .. "highlighted, %d of %d pixels seeing other triangles highlighted: %s"):format(pick.tri, dist, lit,
-    inside, wrong, outside, ok and "ok" or "FAIL")
+    .. "highlighted, %d of %d pixels round it seeing other triangles highlighted, %d highlighted pixels "
+    .. "elsewhere: %s"):format(pick.tri, dist, lit, inside, wrong, outside, stray, ok and "ok" or "FAIL")
 end
 
 function checks.culling()
