@@ -81,10 +81,11 @@ local function modulefunctions()
   return names
 end
 
--- Returns the sorted annotated names with the given owner and separator.
-local function annotated(owner, sep)
+-- Returns the sorted annotated names of the parsed file (default library/collide.lua) with the
+-- given owner and separator.
+local function annotated(owner, sep, parsed)
   local names = {}
-  for _, f in pairs(lib.funcs) do
+  for _, f in pairs((parsed or lib).funcs) do
     if f.owner == owner and f.sep == sep then names[#names + 1] = f.name end
   end
   table.sort(names)
@@ -97,6 +98,29 @@ local function missing(a, b)
   for _, v in ipairs(b) do set[v] = true end
   for _, v in ipairs(a) do if not set[v] then out[#out + 1] = v end end
   return table.concat(out, ", ")
+end
+
+-- Returns "" when every function of the parsed file has a description, a ---@param per parameter
+-- (in order) and a ---@return (unless listed in noreturn), else the problems joined by "; ".
+local function documented(parsed, noreturn)
+  local problems = {}
+  for key, f in pairs(parsed.funcs) do
+    local described, params, returns = false, {}, false
+    for _, l in ipairs(f.block) do
+      if not l:match("^%-%-%-@") and l:match("^%-%-%-%s*%S") then described = true end
+      local p = l:match("^%-%-%-@param%s+([%w_]+)")
+      if p then params[#params + 1] = p end
+      if l:match("^%-%-%-@return%s") then returns = true end
+    end
+    local want = table.concat(f.params, ",")
+    if not described then problems[#problems + 1] = key .. ": no description" end
+    if table.concat(params, ",") ~= want then
+      problems[#problems + 1] = key .. ": ---@param " .. table.concat(params, ",") .. " but signature " .. want
+    end
+    if not returns and not noreturn[key] then problems[#problems + 1] = key .. ": no ---@return" end
+  end
+  table.sort(problems)
+  return table.concat(problems, "; ")
 end
 
 describe("library/collide.lua (Lua Language Server definitions)", function()
@@ -128,24 +152,76 @@ describe("library/collide.lua (Lua Language Server definitions)", function()
   end
 
   it("gives every annotated function a description, a ---@param per parameter and its returns", function()
-    local problems = {}
-    for key, f in pairs(lib.funcs) do
-      local described, params, returns = false, {}, false
-      for _, l in ipairs(f.block) do
-        if not l:match("^%-%-%-@") and l:match("^%-%-%-%s*%S") then described = true end
-        local p = l:match("^%-%-%-@param%s+([%w_]+)")
-        if p then params[#params + 1] = p end
-        if l:match("^%-%-%-@return%s") then returns = true end
-      end
-      local want = table.concat(f.params, ",")
-      if not described then problems[#problems + 1] = key .. ": no description" end
-      if table.concat(params, ",") ~= want then
-        problems[#problems + 1] = key .. ": ---@param " .. table.concat(params, ",") .. " but signature " .. want
-      end
-      if not returns and not NO_RETURN[key] then problems[#problems + 1] = key .. ": no ---@return" end
+    assert.equal("", documented(lib, NO_RETURN))
+  end)
+end)
+
+-- library/collide_bump.lua annotates collide.bump the same way: every function of the module
+-- table and of bump.rect and bump.responses (documented as fields of the module's class), every
+-- world method (getmetatable(world).__index), and nothing that the module lacks.
+describe("library/collide_bump.lua (Lua Language Server definitions of collide.bump)", function()
+  local bump = require "collide.bump"
+  local blib = parse(root .. "/library/collide_bump.lua")
+  local BUMP_NO_RETURN = { ["World:remove"] = true, ["World:update"] = true, ["World:addResponse"] = true }
+
+  -- Returns the sorted names of the table's function fields (metamethod-like "__" names left out).
+  local function functions(t)
+    local names = {}
+    for k, v in pairs(t) do
+      if type(v) == "function" and type(k) == "string" and k:sub(1, 2) ~= "__" then names[#names + 1] = k end
     end
-    table.sort(problems)
-    assert.equal("", table.concat(problems, "; "))
+    table.sort(names)
+    return names
+  end
+
+  -- Returns the sorted names listed in the ---@field line of the module's class for the field name:
+  -- "name table a, b, c" lists a, b, c; "name {a: T, b: T}" lists a, b.
+  local function fieldnames(name)
+    local class = blib.text:match("\n%-%-%-@class collide%.bump\n(.-)\nlocal ")
+    local line = class and class:match("%-%-%-@field " .. name .. " ([^\n]*)")
+    assert.is_string(line, "no ---@field " .. name)
+    local names = {}
+    local list = line:match("^table [%w%.]+: (.*)$") or line:match("^table bump%.%w+: (.*)$")
+    if list then
+      for w in list:gmatch("[%w_]+") do names[#names + 1] = w end
+    else
+      for w in line:gmatch("([%w_]+):") do names[#names + 1] = w end
+    end
+    table.sort(names)
+    return names
+  end
+
+  it("is a ---@meta file that loads as Lua and declares the module's and the world's classes", function()
+    assert.is_truthy(blib.text:match("^%-%-%-@meta collide%.bump"))
+    assert.is_function(loadfile(root .. "/library/collide_bump.lua"))
+    assert.equal("collide.bump", blib.classes.bump)
+    assert.equal("collide.bump.World", blib.classes.World)
+  end)
+
+  it("annotates every function of the module table and no other", function()
+    assert.equal("", missing(functions(bump), annotated("bump", ".", blib)))
+    assert.equal("", missing(annotated("bump", ".", blib), functions(bump)))
+  end)
+
+  it("annotates every world method (getmetatable(world).__index) and no other", function()
+    local real = functions(getmetatable(bump.newWorld()).__index)
+    assert.is_true(#real > 15)
+    local doc = annotated("World", ":", blib)
+    assert.equal("", missing(real, doc))
+    assert.equal("", missing(doc, real))
+  end)
+
+  it("lists every function of bump.rect and bump.responses in their fields, and no other", function()
+    for _, name in ipairs({ "rect", "responses" }) do
+      local real, doc = functions(bump[name]), fieldnames(name)
+      assert.is_true(#real >= 4)
+      assert.equal("", missing(real, doc))
+      assert.equal("", missing(doc, real))
+    end
+  end)
+
+  it("gives every annotated function a description, a ---@param per parameter and its returns", function()
+    assert.equal("", documented(blib, BUMP_NO_RETURN))
   end)
 end)
 

@@ -67,16 +67,8 @@ end)
 describe("collide.bump against bump.lua, random single moves and queries", function()
   local quick = os.getenv("COLLIDE_QUICK") ~= nil
 
-  -- A PRNG: rand() in [0, 1), rand(n) in [1, n], the same on every Lua.
-  local function prng(seed)
-    local s = seed
-    return function(n)
-      s = (s * 48271) % 2147483647
-      local u = (s - 1) / 2147483646
-      if n then return math.floor(u * n) + 1 end
-      return u
-    end
-  end
+  -- A PRNG: rand() in [0, 1), rand(n) in [1, n], the same on every Lua (the scenes' own).
+  local prng = scenes.prng
 
   -- Returns a coordinate: mostly integers on a small grid, sometimes a cell border or a fraction.
   local function coord(rand)
@@ -126,7 +118,7 @@ describe("collide.bump against bump.lua, random single moves and queries", funct
   end
 
   it("every move, check and project answer is bump's", function()
-    local rand = prng(2024)
+    local rand = prng(2023) -- state 2024
     local worlds, compared, skipped = quick and 8 or 30, 0, 0
     local types = { "slide", "touch", "cross", "bounce", "halt" }
     local halt = function(world, col) return col.touch.x, col.touch.y, {}, 0 end

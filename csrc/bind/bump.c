@@ -298,45 +298,33 @@ static void pcallback(lua_State *L, bcore *c, int own, int nargs, int nres) {
     }
 }
 
+/* Returns 1 when a core call's result n (a count, CL_ENOMEM, or a count above the scratch's
+ * capacity) fits s; otherwise grows s for n and returns 0 (call again), or releases the core's
+ * scratch if own and raises when memory ran out. */
+static int fits(lua_State *L, bcore *c, bscratch *s, int own, int n) {
+    if (n >= 0 && n <= s->cap) return 1;
+    if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) {
+        if (own) c->busy = 0;
+        nomem(L);
+    }
+    return 0;
+}
+
 /* Runs cl_bump_project into s, growing it; returns the number of collisions. On memory failure
  * releases the core's scratch if this operation owns it (own) and raises. */
 static int project(lua_State *L, bcore *c, bscratch *s, int own, const double r[4], double gx, double gy,
                    const int *skip, int nskip) {
-    for (;;) {
-        int n = cl_bump_project(&c->b, r, gx, gy, skip, nskip, s->cand, s->cap, s->cols, s->cap);
-        if (n >= 0 && n <= s->cap) return n;
-        if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) {
-            if (own) c->busy = 0;
-            nomem(L);
-        }
-    }
+    int n;
+    do n = cl_bump_project(&c->b, r, gx, gy, skip, nskip, s->cand, s->cap, s->cols, s->cap);
+    while (!fits(L, c, s, own, n));
+    return n;
 }
 
-/* Sets t[k] = {x = x, y = y} for the table at t (absolute index); with reuse, fills the table
- * already at t[k] if there is one. */
-static void setxy(lua_State *L, int t, const char *k, double x, double y, int reuse) {
-    if (reuse) {
-        lua_getfield(L, t, k);
-        if (lua_istable(L, -1)) {
-            lua_pushnumber(L, x);
-            lua_setfield(L, -2, "x");
-            lua_pushnumber(L, y);
-            lua_setfield(L, -2, "y");
-            lua_pop(L, 1);
-            return;
-        }
-        lua_pop(L, 1);
-    }
-    lua_createtable(L, 0, 2);
-    lua_pushnumber(L, x);
-    lua_setfield(L, -2, "x");
-    lua_pushnumber(L, y);
-    lua_setfield(L, -2, "y");
-    lua_setfield(L, t, k);
-}
-
-/* Sets t[k] = {x, y, w, h} for the table at t (absolute index); reuse as setxy. */
-static void setrect(lua_State *L, int t, const char *k, const double *r, int reuse) {
+/* Sets t[k] = {x = v[0], y = v[1]} (n = 2) or {x, y, w, h} (n = 4) for the table at t (absolute
+ * index); with reuse, fills the table already at t[k] if there is one. */
+static void setnums(lua_State *L, int t, const char *k, const double *v, int n, int reuse) {
+    static const char *const names[4] = {"x", "y", "w", "h"};
+    int i;
     if (reuse) {
         lua_getfield(L, t, k);
         if (!lua_istable(L, -1)) {
@@ -344,17 +332,21 @@ static void setrect(lua_State *L, int t, const char *k, const double *r, int reu
             reuse = 0;
         }
     }
-    if (!reuse) lua_createtable(L, 0, 4);
-    lua_pushnumber(L, r[0]);
-    lua_setfield(L, -2, "x");
-    lua_pushnumber(L, r[1]);
-    lua_setfield(L, -2, "y");
-    lua_pushnumber(L, r[2]);
-    lua_setfield(L, -2, "w");
-    lua_pushnumber(L, r[3]);
-    lua_setfield(L, -2, "h");
+    if (!reuse) lua_createtable(L, 0, n);
+    for (i = 0; i < n; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_setfield(L, -2, names[i]);
+    }
     if (reuse) lua_pop(L, 1);
     else lua_setfield(L, t, k);
+}
+
+/* setnums of the pair (x, y). */
+static void setxy(lua_State *L, int t, const char *k, double x, double y, int reuse) {
+    double v[2];
+    v[0] = x;
+    v[1] = y;
+    setnums(L, t, k, v, 2, reuse);
 }
 
 /* Moves t[k] (a slide or bounce table of a reused collision) to the spare list U[-2], t[k] = nil. */
@@ -388,12 +380,9 @@ static void setxyspare(lua_State *L, int u, int t, const char *k, double x, doub
     lua_rawgeti(L, -1, n);
     lua_pushnil(L);
     lua_rawseti(L, -3, n);
-    lua_pushnumber(L, x);
-    lua_setfield(L, -2, "x");
-    lua_pushnumber(L, y);
-    lua_setfield(L, -2, "y");
     lua_setfield(L, t, k);
     lua_pop(L, 1);
+    setxy(L, t, k, x, y, 1);
 }
 
 /* Pushes bump's col table for collision k: item at iidx, other at oidx, type at tidx, the item's
@@ -420,8 +409,8 @@ static void pushcol(lua_State *L, bcore *c, const cl_bcol *k, int iidx, int oidx
     setxy(L, t, "move", dx, dy, reuse);
     setxy(L, t, "normal", k->nx, k->ny, reuse);
     setxy(L, t, "touch", k->tx, k->ty, reuse);
-    setrect(L, t, "itemRect", r, reuse);
-    setrect(L, t, "otherRect", c->b.rect + 4 * k->id, reuse);
+    setnums(L, t, "itemRect", r, 4, reuse);
+    setnums(L, t, "otherRect", c->b.rect + 4 * k->id, 4, reuse);
     lua_pushvalue(L, oidx);
     lua_setfield(L, t, "other");
     lua_pushvalue(L, iidx);
@@ -491,6 +480,44 @@ static int pushuv(lua_State *L, int ci) {
     b_getuv(L, ci);
     if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
     return lua_gettop(L);
+}
+
+/* Prologue of a method taking a filter at fi among nargs arguments: cuts or pads the stack to
+ * nargs, turns a false filter into nil, pushes the core and its user value (*u: its index). */
+static bcore *qopen(lua_State *L, int nargs, int fi, int *u) {
+    bcore *c;
+    lua_settop(L, nargs);
+    if (!lua_toboolean(L, fi)) {
+        lua_pushnil(L);
+        lua_replace(L, fi);
+    }
+    c = getcore(L, nargs);
+    *u = pushuv(L, lua_gettop(L));
+    return c;
+}
+
+/* Epilogue of a query: releases the scratch if own, clears the out table (at outi, 0: none) past
+ * len, and returns the results table at resi and len. */
+static int qclose(lua_State *L, bcore *c, int own, int resi, int outi, int len) {
+    if (own) c->busy = 0;
+    if (outi) truncate(L, resi, len + 1);
+    lua_pushvalue(L, resi);
+    lua_pushinteger(L, len);
+    return 2;
+}
+
+/* Returns 1 when the filter at fi (nil: accept all) accepts the item at the top: filter(item), or
+ * filter(item at ii, other at the top) when ii != 0. Calls are protected as pcallback's. */
+static int accepts(lua_State *L, bcore *c, int own, int fi, int ii) {
+    int ok;
+    if (lua_isnil(L, fi)) return 1;
+    lua_pushvalue(L, fi);
+    if (ii) lua_pushvalue(L, ii);
+    lua_pushvalue(L, ii ? -3 : -2);
+    pcallback(L, c, own, ii ? 2 : 1, 1);
+    ok = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return ok;
 }
 
 /* module._bump.new(cellSize) -> core. */
@@ -722,6 +749,20 @@ static int visitedfilter(lua_State *L) {
     return 1;
 }
 
+/* Pushes the collision type the filter at fi gives the item at ii and the other at the top
+ * ("slide" when the filter is nil); returns its truth. */
+static int pushtype(lua_State *L, bcore *c, int own, int fi, int ii) {
+    if (lua_isnil(L, fi)) {
+        lua_pushliteral(L, "slide");
+        return 1;
+    }
+    lua_pushvalue(L, fi);
+    lua_pushvalue(L, ii);
+    lua_pushvalue(L, -3);
+    pcallback(L, c, own, 2, 1);
+    return lua_toboolean(L, -1);
+}
+
 /* Finds the first collision of a projection that the filter accepts (in bump's order): pushes its
  * other item and its type and returns its index in s->cols, or -1 (nothing pushed). filter at fi
  * (nil: every collision is "slide"), item at ii. */
@@ -731,15 +772,7 @@ static int firstaccepted(lua_State *L, bcore *c, bscratch *s, int own, int u, in
         int id = s->cols[k].id;
         if (!cl_bump_live(&c->b, id)) continue;
         pushitem(L, u, id);
-        if (lua_isnil(L, fi)) {
-            lua_pushliteral(L, "slide");
-            return k;
-        }
-        lua_pushvalue(L, fi);
-        lua_pushvalue(L, ii);
-        lua_pushvalue(L, -3);
-        pcallback(L, c, own, 2, 1);
-        if (lua_toboolean(L, -1)) return k;
+        if (pushtype(L, c, own, fi, ii)) return k;
         lua_pop(L, 2);
     }
     return -1;
@@ -766,19 +799,12 @@ static int checkmove(lua_State *L, int domove) {
     bcore *c;
     bscratch *s;
     unsigned calls;
-    int outi, ci, u, id, own, nv = 0, len = 0, fi = 5, gxi = 3, gyi = 4, colsi, respi, builti, vfi, coli, typei, n, k;
+    int outi, u, id, own, nv = 0, len = 0, fi = 5, gxi = 3, gyi = 4, colsi, respi, builti, vfi, coli, typei, n, k;
     double r0[4], pr[4], gx, gy, dx = 0, dy = 0, tx = 0, ty = 0, nx = 0;
     double vgx = 0, vgy = 0;   /* the goal slots' numbers, when hasgx/hasgy (else nil or false) */
     int hasgx, hasgy;
-    lua_settop(L, 6);
-    if (!lua_toboolean(L, 5)) {
-        lua_pushnil(L);
-        lua_replace(L, 5);
-    }
+    c = qopen(L, 6, fi, &u);
     outi = outarg(L, 6);
-    c = getcore(L, 6);
-    ci = lua_gettop(L);
-    u = pushuv(L, ci);
     id = findid(L, u, 2);
     if (id < 0) return notadded(L, 2);
     memcpy(r0, c->b.rect + 4 * id, sizeof r0);
@@ -984,17 +1010,10 @@ static int w_move(lua_State *L) {
 static int w_project(lua_State *L) {
     bcore *c;
     bscratch *s;
-    int outi, ci, u, id, own, n, k, len = 0, fi = 9, resi, nskip;
+    int outi, u, id, own, n, k, len = 0, fi = 9, resi, nskip;
     double r[4], gx, gy;
-    lua_settop(L, 10);
-    if (!lua_toboolean(L, 9)) {
-        lua_pushnil(L);
-        lua_replace(L, 9);
-    }
+    c = qopen(L, 10, fi, &u);
     outi = outarg(L, 10);
-    c = getcore(L, 10);
-    ci = lua_gettop(L);
-    u = pushuv(L, ci);
     checkrect(L, 3, r);
     gx = readgoal(L, c, 0, 7, "goalX", &gx) ? gx : r[0];
     gy = readgoal(L, c, 0, 8, "goalY", &gy) ? gy : r[1];
@@ -1011,26 +1030,14 @@ static int w_project(lua_State *L) {
         int oid = s->cols[k].id;
         if (!cl_bump_live(&c->b, oid)) continue;
         pushitem(L, u, oid);
-        if (lua_isnil(L, fi)) {
-            lua_pushliteral(L, "slide");
-        } else {
-            lua_pushvalue(L, fi);
-            lua_pushvalue(L, 2);
-            lua_pushvalue(L, -3);
-            pcallback(L, c, own, 2, 1);
-        }
-        if (lua_toboolean(L, -1)) {
+        if (pushtype(L, c, own, fi, 2)) {
             pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), r, gx - r[0], gy - r[1], u, outi,
                     len + 1);
             lua_rawseti(L, resi, ++len);
         }
         lua_pop(L, 2);
     }
-    if (own) c->busy = 0;
-    if (outi) truncate(L, resi, len + 1);
-    lua_pushvalue(L, resi);
-    lua_pushinteger(L, len);
-    return 2;
+    return qclose(L, c, own, resi, outi, len);
 }
 
 /* Pushes the out table at idx when it is one (not a bump world), else a new table. */
@@ -1061,57 +1068,33 @@ static void sortids(int *ids, int n) {
 
 /* Runs bump's candidate query of the cells q near box (x0, y0, x1, y1) into s (grown); returns the count. */
 static int candidates(lua_State *L, bcore *c, bscratch *s, int own, const double box[4], const double q[4]) {
-    for (;;) {
-        int n = cl_bump_cellcands(&c->b, box[0], box[1], box[2], box[3], q, s->cand, s->cap);
-        if (n >= 0 && n <= s->cap) return n;
-        if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) {
-            if (own) c->busy = 0;
-            nomem(L);
-        }
-    }
+    int n;
+    do n = cl_bump_cellcands(&c->b, box[0], box[1], box[2], box[3], q, s->cand, s->cap);
+    while (!fits(L, c, s, own, n));
+    return n;
 }
 
-/* Appends to the table at resi the items of slots ids[0..n-1] that filter (at fi, nil: all)
- * accepts; returns the new length. */
-static int filtered(lua_State *L, bcore *c, int own, int u, const int *ids, int n, int fi, int resi, int len) {
-    int k;
-    for (k = 0; k < n; k++) {
-        if (!cl_bump_live(&c->b, ids[k])) continue;
-        pushitem(L, u, ids[k]);
-        if (!lua_isnil(L, fi)) {
-            lua_pushvalue(L, fi);
-            lua_pushvalue(L, -2);
-            pcallback(L, c, own, 1, 1);
-            if (!lua_toboolean(L, -1)) {
-                lua_pop(L, 2);
-                continue;
-            }
-            lua_pop(L, 1);
-        }
-        lua_rawseti(L, resi, ++len);
-    }
-    return len;
-}
-
-/* world:queryRect(x,y,w,h, filter) -> items, len (items strictly intersecting the rect). */
-static int w_queryrect(lua_State *L) {
-    bcore *c;
+/* world:queryRect(x,y,w,h, filter) -> items, len (items strictly intersecting the rect), or with
+ * point, world:queryPoint(x,y, filter) -> items, len (items strictly containing the point, bump's
+ * margin); both in slot order. */
+static int boxquery(lua_State *L, int point) {
+    int nargs = point ? 5 : 7, fi = nargs - 1, u, own, n, k, m = 0, resi;
+    bcore *c = qopen(L, nargs, fi, &u);
     bscratch *s;
-    int ci, u, own, n, k, m = 0, resi;
     double r[4], q[4], box[4];
-    lua_settop(L, 7);
-    if (!lua_toboolean(L, 6)) {
-        lua_pushnil(L);
-        lua_replace(L, 6);
+    if (point) {
+        r[0] = checkn(L, 2, "x");
+        r[1] = checkn(L, 3, "y");
+        r[2] = r[3] = 0;
+        q[0] = q[2] = floor(r[0] / c->cellsize) + 1;
+        q[1] = q[3] = floor(r[1] / c->cellsize) + 1;
+    } else {
+        checkrect(L, 2, r);
+        cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
     }
-    c = getcore(L, 7);
-    ci = lua_gettop(L);
-    u = pushuv(L, ci);
-    checkrect(L, 2, r);
-    pushout(L, 7);
+    pushout(L, nargs);
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
-    cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
     box[0] = r[0];
     box[1] = r[1];
     box[2] = r[0] + r[2];
@@ -1119,104 +1102,71 @@ static int w_queryrect(lua_State *L) {
     n = candidates(L, c, s, own, box, q);
     for (k = 0; k < n; k++) {
         const double *o = c->b.rect + 4 * s->cand[k];
-        /* bump's rect.isIntersecting: strict */
-        if (r[0] < o[0] + o[2] && o[0] < r[0] + r[2] && r[1] < o[1] + o[3] && o[1] < r[1] + r[3])
-            s->cand[m++] = s->cand[k];
+        int in = point ? /* bump's rect.containsPoint */
+                     r[0] - o[0] > CL_BUMP_DELTA && r[1] - o[1] > CL_BUMP_DELTA && o[0] + o[2] - r[0] > CL_BUMP_DELTA &&
+                         o[1] + o[3] - r[1] > CL_BUMP_DELTA
+                       : /* bump's rect.isIntersecting: strict */
+                     r[0] < o[0] + o[2] && o[0] < r[0] + r[2] && r[1] < o[1] + o[3] && o[1] < r[1] + r[3];
+        if (in) s->cand[m++] = s->cand[k];
     }
     sortids(s->cand, m);
     if (own) c->busy = 1;
-    n = filtered(L, c, own, u, s->cand, m, 6, resi, 0);
-    if (own) c->busy = 0;
-    if (lua_istable(L, 7)) truncate(L, resi, n + 1);
-    lua_pushvalue(L, resi);
-    lua_pushinteger(L, n);
-    return 2;
+    for (k = 0, n = 0; k < m; k++) {
+        if (!cl_bump_live(&c->b, s->cand[k])) continue;
+        pushitem(L, u, s->cand[k]);
+        if (accepts(L, c, own, fi, 0)) lua_rawseti(L, resi, ++n);
+        else lua_pop(L, 1);
+    }
+    return qclose(L, c, own, resi, lua_istable(L, nargs) ? nargs : 0, n);
 }
 
-/* world:queryPoint(x,y, filter) -> items, len (items strictly containing the point, bump's margin). */
+/* world:queryRect(x,y,w,h, filter) -> items, len. */
+static int w_queryrect(lua_State *L) {
+    return boxquery(L, 0);
+}
+
+/* world:queryPoint(x,y, filter) -> items, len. */
 static int w_querypoint(lua_State *L) {
-    bcore *c;
-    bscratch *s;
-    int ci, u, own, n, k, m = 0, resi;
-    double x, y, q[4], box[4];
-    lua_settop(L, 5);
-    if (!lua_toboolean(L, 4)) {
-        lua_pushnil(L);
-        lua_replace(L, 4);
-    }
-    c = getcore(L, 5);
-    ci = lua_gettop(L);
-    u = pushuv(L, ci);
-    x = checkn(L, 2, "x");
-    y = checkn(L, 3, "y");
-    pushout(L, 5);
-    resi = lua_gettop(L);
-    s = takescratch(L, c, &own);
-    q[0] = q[2] = floor(x / c->cellsize) + 1;
-    q[1] = q[3] = floor(y / c->cellsize) + 1;
-    box[0] = box[2] = x;
-    box[1] = box[3] = y;
-    n = candidates(L, c, s, own, box, q);
-    for (k = 0; k < n; k++) {
-        const double *o = c->b.rect + 4 * s->cand[k];
-        /* bump's rect.containsPoint */
-        if (x - o[0] > CL_BUMP_DELTA && y - o[1] > CL_BUMP_DELTA && o[0] + o[2] - x > CL_BUMP_DELTA &&
-            o[1] + o[3] - y > CL_BUMP_DELTA)
-            s->cand[m++] = s->cand[k];
-    }
-    sortids(s->cand, m);
-    if (own) c->busy = 1;
-    n = filtered(L, c, own, u, s->cand, m, 4, resi, 0);
-    if (own) c->busy = 0;
-    if (lua_istable(L, 5)) truncate(L, resi, n + 1);
-    lua_pushvalue(L, resi);
-    lua_pushinteger(L, n);
-    return 2;
+    return boxquery(L, 1);
+}
+
+/* A core segment query: cl_bump_segment or cl_bump_rayhits. */
+typedef int (*segfn)(cl_bump *, double, double, double, double, int *, int, cl_bseg *, int);
+
+/* Prologue of the segment methods (x1,y1,x2,y2, filter at 6, nargs arguments): reads the segment
+ * into p, takes a scratch (*s, *own: see takescratch) and runs the core query f into it; returns
+ * the core (*u: the user value's index) and sets *n to the number of hits. */
+static bcore *segopen(lua_State *L, int nargs, segfn f, double p[4], bscratch **s, int *own, int *u, int *n) {
+    bcore *c = qopen(L, nargs, 6, u);
+    p[0] = checkn(L, 2, "x1");
+    p[1] = checkn(L, 3, "y1");
+    p[2] = checkn(L, 4, "x2");
+    p[3] = checkn(L, 5, "y2");
+    if (nargs > 6) pushout(L, nargs);
+    *s = takescratch(L, c, own);
+    do *n = f(&c->b, p[0], p[1], p[2], p[3], (*s)->cand, (*s)->cap, (*s)->segs, (*s)->cap);
+    while (!fits(L, c, *s, 0, *n));
+    if (*own) c->busy = 1;
+    return c;
 }
 
 /* world:querySegment / querySegmentWithCoords (withcoords) -> items or infos, len. */
 static int segquery(lua_State *L, int withcoords) {
-    bcore *c;
     bscratch *s;
-    int ci, u, own, n, k, len = 0, resi;
-    double x1, y1, x2, y2;
-    lua_settop(L, 7);
-    if (!lua_toboolean(L, 6)) {
-        lua_pushnil(L);
-        lua_replace(L, 6);
-    }
-    c = getcore(L, 7);
-    ci = lua_gettop(L);
-    u = pushuv(L, ci);
-    x1 = checkn(L, 2, "x1");
-    y1 = checkn(L, 3, "y1");
-    x2 = checkn(L, 4, "x2");
-    y2 = checkn(L, 5, "y2");
-    pushout(L, 7);
-    resi = lua_gettop(L);
-    s = takescratch(L, c, &own);
-    for (;;) {
-        n = cl_bump_segment(&c->b, x1, y1, x2, y2, s->cand, s->cap, s->segs, s->cap);
-        if (n >= 0 && n <= s->cap) break;
-        if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) nomem(L);
-    }
-    if (own) c->busy = 1;
+    int u, own, n, k, len = 0, resi;
+    double p[4];
+    bcore *c = segopen(L, 7, cl_bump_segment, p, &s, &own, &u, &n);
+    double dx = p[2] - p[0], dy = p[3] - p[1];
+    resi = u + 1;
     for (k = 0; k < n; k++) {
         const cl_bseg *g = &s->segs[k];
         if (!cl_bump_live(&c->b, g->id)) continue;
         pushitem(L, u, g->id);
-        if (!lua_isnil(L, 6)) {
-            lua_pushvalue(L, 6);
-            lua_pushvalue(L, -2);
-            pcallback(L, c, own, 1, 1);
-            if (!lua_toboolean(L, -1)) {
-                lua_pop(L, 2);
-                continue;
-            }
+        if (!accepts(L, c, own, 6, 0)) {
             lua_pop(L, 1);
+            continue;
         }
         if (withcoords) {
-            double dx = x2 - x1, dy = y2 - y1;
             lua_rawgeti(L, resi, len + 1);
             if (!lua_istable(L, -1) || !lua_istable(L, 7)) {
                 lua_pop(L, 1);
@@ -1228,22 +1178,18 @@ static int segquery(lua_State *L, int withcoords) {
             lua_setfield(L, -2, "ti1");
             lua_pushnumber(L, g->ti2);
             lua_setfield(L, -2, "ti2");
-            lua_pushnumber(L, x1 + dx * g->ti1);
+            lua_pushnumber(L, p[0] + dx * g->ti1);
             lua_setfield(L, -2, "x1");
-            lua_pushnumber(L, y1 + dy * g->ti1);
+            lua_pushnumber(L, p[1] + dy * g->ti1);
             lua_setfield(L, -2, "y1");
-            lua_pushnumber(L, x1 + dx * g->ti2);
+            lua_pushnumber(L, p[0] + dx * g->ti2);
             lua_setfield(L, -2, "x2");
-            lua_pushnumber(L, y1 + dy * g->ti2);
+            lua_pushnumber(L, p[1] + dy * g->ti2);
             lua_setfield(L, -2, "y2");
         }
         lua_rawseti(L, resi, ++len);
     }
-    if (own) c->busy = 0;
-    if (lua_istable(L, 7)) truncate(L, resi, len + 1);
-    lua_pushvalue(L, resi);
-    lua_pushinteger(L, len);
-    return 2;
+    return qclose(L, c, own, resi, lua_istable(L, 7) ? 7 : 0, len);
 }
 
 /* world:querySegment(x1,y1,x2,y2, filter) -> items, len. */
@@ -1260,47 +1206,22 @@ static int w_querysegmentwithcoords(lua_State *L) {
  * first item along the segment the filter accepts, where the segment enters it, the normal of the
  * side entered, its fraction), or nil. */
 static int w_raycast(lua_State *L) {
-    bcore *c;
     bscratch *s;
-    int ci, u, own, n, k;
-    double x1, y1, x2, y2;
-    lua_settop(L, 6);
-    if (!lua_toboolean(L, 6)) {
-        lua_pushnil(L);
-        lua_replace(L, 6);
-    }
-    c = getcore(L, 6);
-    ci = lua_gettop(L);
-    u = pushuv(L, ci);
-    x1 = checkn(L, 2, "x1");
-    y1 = checkn(L, 3, "y1");
-    x2 = checkn(L, 4, "x2");
-    y2 = checkn(L, 5, "y2");
-    s = takescratch(L, c, &own);
-    for (;;) {
-        n = cl_bump_rayhits(&c->b, x1, y1, x2, y2, s->cand, s->cap, s->segs, s->cap);
-        if (n >= 0 && n <= s->cap) break;
-        if (n == CL_ENOMEM || !scratch_reserve(L, s, n)) nomem(L);
-    }
-    if (own) c->busy = 1;
+    int u, own, n, k;
+    double p[4];
+    bcore *c = segopen(L, 6, cl_bump_rayhits, p, &s, &own, &u, &n);
     for (k = 0; k < n; k++) {
         const cl_bseg *g = &s->segs[k];
         double t = g->ti1;
         if (!cl_bump_live(&c->b, g->id)) continue;
         pushitem(L, u, g->id);
-        if (!lua_isnil(L, 6)) {
-            lua_pushvalue(L, 6);
-            lua_pushvalue(L, -2);
-            pcallback(L, c, own, 1, 1);
-            if (!lua_toboolean(L, -1)) {
-                lua_pop(L, 2);
-                continue;
-            }
+        if (!accepts(L, c, own, 6, 0)) {
             lua_pop(L, 1);
+            continue;
         }
         if (own) c->busy = 0;
-        lua_pushnumber(L, x1 + (x2 - x1) * t);
-        lua_pushnumber(L, y1 + (y2 - y1) * t);
+        lua_pushnumber(L, p[0] + (p[2] - p[0]) * t);
+        lua_pushnumber(L, p[1] + (p[3] - p[1]) * t);
         lua_pushnumber(L, g->nx);
         lua_pushnumber(L, g->ny);
         lua_pushnumber(L, t);

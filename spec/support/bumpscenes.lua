@@ -96,13 +96,13 @@ local function logsegment(log, bump, world, what, items, len, x1, y1, x2, y2, in
   log(what, len, #items, sorted, table.concat(texts, "; "))
 end
 
--- Platformer: a tile level with solid blocks, one-way platforms and coins; players run and jump
--- (slide on blocks, one-way platforms only from above, cross coins, which respawn elsewhere).
-function scenes.platformer(bump, opts)
-  local rand = prng(opts.seed or 1)
+-- Returns what every scene starts with: the scene object (its world, and finish(), which logs the
+-- item and cell counts after two full collections), the world, the PRNG (seeded by opts.seed or
+-- seed), the logger and its frame starter, and item(kind, x,y,w,h), which adds a new item named
+-- kind .. number and returns it.
+local function setup(bump, opts, seed)
+  local rand = prng(opts.seed or seed)
   local log, newframe = logger(opts)
-  local T = 16
-  local W, H = opts.width or 60, opts.height or 30
   local world = bump.newWorld(opts.cellSize or 64)
   local nid = 0
   local function item(kind, x, y, w, h)
@@ -111,6 +111,30 @@ function scenes.platformer(bump, opts)
     world:add(it, x, y, w, h)
     return it
   end
+  local scene = { world = world }
+  function scene:finish()
+    newframe()
+    collectgarbage()
+    collectgarbage()
+    if log then log("end", world:countItems(), world:countCells()) end
+  end
+  return scene, world, rand, log, newframe, item
+end
+
+-- Adds the four walls (thickness t) around the square [0, S] x [0, S].
+local function walls(item, S, t)
+  item("wall", -t, -t, S + 2 * t, t)
+  item("wall", -t, S, S + 2 * t, t)
+  item("wall", -t, 0, t, S)
+  item("wall", S, 0, t, S)
+end
+
+-- Platformer: a tile level with solid blocks, one-way platforms and coins; players run and jump
+-- (slide on blocks, one-way platforms only from above, cross coins, which respawn elsewhere).
+function scenes.platformer(bump, opts)
+  local scene, world, rand, log, newframe, item = setup(bump, opts, 1)
+  local T = 16
+  local W, H = opts.width or 60, opts.height or 30
   for cx = 0, W - 1 do item("block", cx * T, (H - 1) * T, T, T) end
   for cy = 0, H - 2 do
     item("block", 0, cy * T, T, T)
@@ -151,7 +175,6 @@ function scenes.platformer(bump, opts)
     if it.kind == "oneway" then it.oy = select(2, world:getRect(it)) end
   end
   local dt = 1 / 60
-  local scene = { world = world }
   function scene:frame()
     newframe()
     for _, p in ipairs(players) do
@@ -181,12 +204,6 @@ function scenes.platformer(bump, opts)
     local items, len = world:queryRect(rand() * W * T, rand() * H * T, 40 + rand() * 80, 40 + rand() * 80)
     logset(log, "queryRect", items, len)
   end
-  function scene:finish()
-    newframe()
-    collectgarbage()
-    collectgarbage()
-    if log then log("end", world:countItems(), world:countCells()) end
-  end
   return scene
 end
 
@@ -194,21 +211,9 @@ end
 -- or a custom "stick") and each other (slide, or a custom "skid" built on bump.responses.slide);
 -- some moves are checked and projected before moving.
 function scenes.crowd(bump, opts)
-  local rand = prng(opts.seed or 2)
-  local log, newframe = logger(opts)
+  local scene, world, rand, log, newframe, item = setup(bump, opts, 2)
   local S = opts.size or 800
-  local world = bump.newWorld(opts.cellSize or 64)
-  local nid = 0
-  local function item(kind, x, y, w, h)
-    nid = nid + 1
-    local it = { name = kind .. nid, kind = kind }
-    world:add(it, x, y, w, h)
-    return it
-  end
-  item("wall", -20, -20, S + 40, 20)
-  item("wall", -20, S, S + 40, 20)
-  item("wall", -20, 0, 20, S)
-  item("wall", S, 0, 20, S)
+  walls(item, S, 20)
   for _ = 1, opts.blocks or 30 do
     local r = rand()
     local kind = r < 0.6 and "wall" or r < 0.85 and "bouncer" or "pad"
@@ -251,7 +256,6 @@ function scenes.crowd(bump, opts)
     it.skid = rand() < 0.3
   end
   local dt = 1 / 60
-  local scene = { world = world }
   local frameno = 0
   function scene:frame()
     newframe()
@@ -285,33 +289,15 @@ function scenes.crowd(bump, opts)
     local items, len = world:queryPoint(px, py)
     logset(log, "queryPoint", items, len)
   end
-  function scene:finish()
-    newframe()
-    collectgarbage()
-    collectgarbage()
-    if log then log("end", world:countItems(), world:countCells()) end
-  end
   return scene
 end
 
 -- Bullets: shooters fire fast bullets that cross enemies and stop (touch) at walls, where they
 -- are removed; enemies drift (update); lasers sweep the map with segment queries.
 function scenes.bullets(bump, opts)
-  local rand = prng(opts.seed or 3)
-  local log, newframe = logger(opts)
+  local scene, world, rand, log, newframe, item = setup(bump, opts, 3)
   local S = opts.size or 1000
-  local world = bump.newWorld(opts.cellSize or 64)
-  local nid = 0
-  local function item(kind, x, y, w, h)
-    nid = nid + 1
-    local it = { name = kind .. nid, kind = kind }
-    world:add(it, x, y, w, h)
-    return it
-  end
-  item("wall", -50, -50, S + 100, 50)
-  item("wall", -50, S, S + 100, 50)
-  item("wall", -50, 0, 50, S)
-  item("wall", S, 0, 50, S)
+  walls(item, S, 50)
   for _ = 1, opts.walls or 20 do item("wall", rand() * S, rand() * S, 5 + rand() * 80, 5 + rand() * 80) end
   local enemies = {}
   for _ = 1, opts.enemies or 30 do
@@ -328,7 +314,6 @@ function scenes.bullets(bump, opts)
   end
   local function notbullet(it) return it.kind ~= "bullet" end
   local dt = 1 / 60
-  local scene = { world = world }
   function scene:frame()
     newframe()
     for _, e in ipairs(enemies) do
@@ -370,36 +355,21 @@ function scenes.bullets(bump, opts)
       logsegment(log, bump, world, "querySegmentWithCoords", infos, ilen, x1, y1, x2, y2, true)
     end
   end
-  function scene:finish()
-    newframe()
-    collectgarbage()
-    collectgarbage()
-    if log then log("end", world:countItems(), world:countCells()) end
-  end
   return scene
 end
 
 -- Big query map: a large tile map, many rectangle, point and segment queries per frame
 -- (some on tile edges and corners), and items added and removed.
 function scenes.querymap(bump, opts)
-  local rand = prng(opts.seed or 4)
-  local log, newframe = logger(opts)
+  local scene, world, rand, log, newframe, item = setup(bump, opts, 4)
   local T = 32
   local N = opts.tiles or 60
-  local world = bump.newWorld(opts.cellSize or 64)
-  local nid = 0
   local tiles = {}
   for cy = 0, N - 1 do
     for cx = 0, N - 1 do
-      if rand() < 0.3 then
-        nid = nid + 1
-        local t = { name = "tile" .. nid, kind = "tile" }
-        world:add(t, cx * T, cy * T, T, T)
-        tiles[#tiles + 1] = t
-      end
+      if rand() < 0.3 then tiles[#tiles + 1] = item("tile", cx * T, cy * T, T, T) end
     end
   end
-  local scene = { world = world }
   function scene:frame()
     newframe()
     for _ = 1, opts.queries or 20 do
@@ -425,14 +395,10 @@ function scenes.querymap(bump, opts)
       if #world:queryRect(cx * T, cy * T, T, T) == 0 then world:add(t, cx * T, cy * T, T, T) end
     end
   end
-  function scene:finish()
-    newframe()
-    collectgarbage()
-    collectgarbage()
-    if log then log("end", world:countItems(), world:countCells()) end
-  end
   return scene
 end
+
+scenes.prng = prng
 
 scenes.names = { "platformer", "crowd", "bullets", "querymap" }
 
