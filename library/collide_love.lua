@@ -37,10 +37,15 @@ function Camera:orbit(dyaw, dpitch) end
 function Camera:zoom(factor) end
 
 ---Moves the orbit target.
+---@param x number
+---@param y number
+---@param z number
 ---@return collide.love.Camera self
 function Camera:lookat(x, y, z) end
 
 ---Sets the viewport size in pixels.
+---@param w number
+---@param h number
 ---@return collide.love.Camera self
 function Camera:resize(w, h) end
 
@@ -51,18 +56,26 @@ function Camera:resize(w, h) end
 function Camera:eye() end
 
 ---View-space coordinates of a world point: right, up, depth.
+---@param x number
+---@param y number
+---@param z number
 ---@return number right
 ---@return number up
 ---@return number depth
 function Camera:view(x, y, z) end
 
 ---Screen position and depth of a world point, or nil when it is closer than the near plane.
+---@param x number
+---@param y number
+---@param z number
 ---@return number? sx
 ---@return number? sy
 ---@return number? depth
 function Camera:project(x, y, z) end
 
 ---The ray through screen pixel sx, sy: the eye and a unit direction (arguments for collide.Ray).
+---@param sx number
+---@param sy number
 ---@return number ox
 ---@return number oy
 ---@return number oz
@@ -72,6 +85,12 @@ function Camera:project(x, y, z) end
 function Camera:unproject(sx, sy) end
 
 ---The screen segment of a world segment clipped to the near plane, or nil when wholly behind it.
+---@param x1 number
+---@param y1 number
+---@param z1 number
+---@param x2 number
+---@param y2 number
+---@param z2 number
 ---@return number? x1
 ---@return number? y1
 ---@return number? x2
@@ -107,21 +126,49 @@ function M.camera(opts) end
 
 ---Draws a world segment in the current colour; true if any of it was in front of the camera.
 ---@param cam collide.love.Camera
+---@param x1 number
+---@param y1 number
+---@param z1 number
+---@param x2 number
+---@param y2 number
+---@param z2 number
 ---@return boolean
 function M.line(cam, x1, y1, z1, x2, y2, z2) end
 
 ---Draws a dot of radius r pixels (default 4) at a world point; true if visible.
 ---@param cam collide.love.Camera
+---@param x number
+---@param y number
+---@param z number
 ---@param r? number
 ---@return boolean
 function M.point(cam, x, y, z, r) end
 
 ---Draws the 12 edges of the box with centre c, half sizes h and axes u, v, w.
 ---@param cam collide.love.Camera
+---@param cx number
+---@param cy number
+---@param cz number
+---@param hx number
+---@param hy number
+---@param hz number
+---@param ux number
+---@param uy number
+---@param uz number
+---@param vx number
+---@param vy number
+---@param vz number
+---@param wx number
+---@param wy number
+---@param wz number
 function M.box(cam, cx, cy, cz, hx, hy, hz, ux, uy, uz, vx, vy, vz, wx, wy, wz) end
 
 ---Draws a sphere's three axis circles and its silhouette.
 ---@param cam collide.love.Camera
+---@param cx number
+---@param cy number
+---@param cz number
+---@param r number
 ---@param segments? integer per circle, default 24
 function M.sphere(cam, cx, cy, cz, r, segments) end
 
@@ -138,6 +185,12 @@ function M.ray(cam, ray, length) end
 
 ---Draws a hit point and its normal (length len, default 0.5, colour normalcolor, default yellow).
 ---@param cam collide.love.Camera
+---@param x number
+---@param y number
+---@param z number
+---@param nx number
+---@param ny number
+---@param nz number
 ---@param len? number
 ---@param normalcolor? number[]
 function M.hit(cam, x, y, z, nx, ny, nz, len, normalcolor) end
@@ -146,6 +199,11 @@ function M.hit(cam, x, y, z, nx, ny, nz, len, normalcolor) end
 ---@param cam collide.love.Camera
 ---@param ray collide.Ray
 ---@param t number?
+---@param nx number?
+---@param ny number?
+---@param nz number?
+---@param len? number
+---@param normalcolor? number[]
 ---@return number? x
 ---@return number? y
 ---@return number? z

@@ -225,6 +225,47 @@ describe("library/collide_bump.lua (Lua Language Server definitions of collide.b
   end)
 end)
 
+-- library/collide_love.lua annotates collide.love the same way: every function of the module and
+-- every camera method (collide.love's Camera table), and nothing that the module lacks.
+describe("library/collide_love.lua (Lua Language Server definitions of collide.love)", function()
+  local cl = require "collide.love"
+  local llib = parse(root .. "/library/collide_love.lua")
+  local LOVE_NO_RETURN = { ["M.box"] = true, ["M.sphere"] = true, ["M.shape"] = true, ["M.ray"] = true,
+                           ["M.hit"] = true, ["M.grid"] = true, ["M.axes"] = true }
+
+  -- Returns the sorted names of the table's function fields.
+  local function functions(t)
+    local names = {}
+    for k, v in pairs(t) do
+      if type(v) == "function" and type(k) == "string" and k:sub(1, 2) ~= "__" then names[#names + 1] = k end
+    end
+    table.sort(names)
+    return names
+  end
+
+  it("is a ---@meta file that loads as Lua and declares the module's and the camera's classes", function()
+    assert.is_truthy(llib.text:match("^%-%-%-@meta collide%.love"))
+    assert.is_function(loadfile(root .. "/library/collide_love.lua"))
+    assert.equal("collide.love", llib.classes.M)
+    assert.equal("collide.love.Camera", llib.classes.Camera)
+  end)
+
+  it("annotates every function of the module and every camera method, and no other", function()
+    local real, doc = functions(cl), annotated("M", ".", llib)
+    assert.is_true(#real >= 10)
+    assert.equal("", missing(real, doc))
+    assert.equal("", missing(doc, real))
+    real, doc = functions(cl.Camera), annotated("Camera", ":", llib)
+    assert.is_true(#real >= 10)
+    assert.equal("", missing(real, doc))
+    assert.equal("", missing(doc, real))
+  end)
+
+  it("gives every annotated function a description, a ---@param per parameter and its returns", function()
+    assert.equal("", documented(llib, LOVE_NO_RETURN))
+  end)
+end)
+
 -- The README's API tables write each call as `obj:name(a, b [, c])`: the annotated parameters of
 -- the same function must be the same number (an optional one forgotten in library/ shows here).
 describe("library/collide.lua against the README's API tables", function()
