@@ -1,5 +1,6 @@
 /* collide core: dynamic AABB tree. See tree.h for the design. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -107,6 +108,8 @@ void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->leaves = 0;
     t->pend = NULL;
     t->npend = t->pendcap = 0;
+    t->bld = NULL;
+    t->built_cost = 0;
     t->alloc = alloc;
     t->ud = ud;
 }
@@ -117,6 +120,7 @@ static size_t pool_bytes(int cap) {
 }
 
 void cl_tree_free(cl_tree *t) {
+    cl_tree_rebuild_cancel(t);
     if (t->nodes) t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
     if (t->pend) t->alloc(t->ud, t->pend, (size_t)t->pendcap * sizeof(int), 0);
     cl_tree_init(t, t->alloc, t->ud);
@@ -129,6 +133,7 @@ static int tree_grow(cl_tree *t, int need) {
     cl_tnode *p;
     cl_tmeta *m;
     if (t->nfree >= need) return CL_OK;
+    cl_tree_rebuild_cancel(t);      /* its pool has the old capacity */
     ncap = t->cap ? t->cap : 16;
     while (ncap - t->cap + t->nfree < need) {
         if (ncap > (1 << 28)) return CL_ENOMEM;
@@ -397,6 +402,7 @@ static void unlink_leaf(cl_tree *t, int leaf) {
 int cl_tree_insert(cl_tree *t, const cl_aabb *box, int data) {
     int leaf;
     if (tree_grow(t, 2 + t->npend) != CL_OK) return CL_NULLNODE;
+    cl_tree_rebuild_cancel(t);
     leaf = node_alloc(t);
     t->nodes[leaf].box = cl_fbox_from(box);
     t->nodes[leaf].child2 = data;
@@ -417,6 +423,7 @@ int cl_tree_insert_lazy(cl_tree *t, const cl_aabb *box, int data) {
         t->pend = np;
         t->pendcap = ncap;
     }
+    cl_tree_rebuild_cancel(t);
     leaf = node_alloc(t);
     t->nodes[leaf].box = cl_fbox_from(box);
     t->nodes[leaf].child2 = data;
@@ -438,6 +445,7 @@ static void pend_clear(cl_tree *t) {
 
 void cl_tree_link_pending(cl_tree *t) {
     int k;
+    if (t->npend > 0) cl_tree_rebuild_cancel(t);
     for (k = 0; k < t->npend; k++) {
         int leaf = t->pend[k];
         t->meta[leaf].parent = CL_NULLNODE;
@@ -447,6 +455,7 @@ void cl_tree_link_pending(cl_tree *t) {
 }
 
 void cl_tree_remove(cl_tree *t, int leaf) {
+    cl_tree_rebuild_cancel(t);
     if (PENDING(t, leaf)) {         /* swap the last pending leaf into its slot */
         int k = -2 - t->meta[leaf].parent, last = t->pend[--t->npend];
         t->pend[k] = last;
@@ -479,6 +488,19 @@ int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *fb) {
     t->nodes[leaf].box = b;
     while (i != CL_NULLNODE && !fb_encloses(&t->nodes[i].box, &b)) {
         t->nodes[i].box = fb_union(&t->nodes[i].box, &b);
+        i = t->meta[i].parent;
+    }
+    return leaf;
+}
+
+int cl_tree_refit_leaf(cl_tree *t, int leaf, const cl_fbox *fb) {
+    int i = t->meta[leaf].parent;
+    t->nodes[leaf].box = *fb;
+    while (i != CL_NULLNODE) {
+        const cl_tnode *n = &t->nodes[i];
+        cl_fbox u = fb_union(&t->nodes[n->child1].box, &t->nodes[n->child2].box);
+        if (memcmp(&u, &n->box, sizeof u) == 0) break;     /* the ancestors above are unchanged */
+        t->nodes[i].box = u;
         i = t->meta[i].parent;
     }
     return leaf;
@@ -690,42 +712,21 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
     return median_split(lv, lo, hi);
 }
 
-int cl_tree_rebuild(cl_tree *t) {
-    int n = t->leaves, cap = t->cap, i, k = 0, ns = 0, nl = 0, lg = 0;
-    rleaf *lv;
-    cl_tnode *p;
-    cl_tmeta *m;
-    rtask st[64];           /* depth <= hmax of the root = ceil(log2(leaves)) + 2 < 64 */
-    if (n < 2) {
-        cl_tree_link_pending(t);
-        return CL_OK;
-    }
-    /* two buffers of n leaves: the partitions move each range from one to the other */
-    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * 2 * sizeof(rleaf));
-    if (!lv) return CL_ENOMEM;
-    /* the leaves' boxes and payloads are all in lv once gathered, so the new tree is written
-     * over the pool in place (no second pool: half the memory traffic and no fresh pages) */
-    p = t->nodes;
-    m = t->meta;
-    for (i = 0; i < cap; i++)
-        if (t->meta[i].height == 0) {
-            const cl_fbox *b = &t->nodes[i].box;
-            int a;
-            /* float centres, packed: the key only decides where the tree splits (any split is
-             * valid); an infinite box may give NaN, which the binning puts in the first bin */
-            for (a = 0; a < 3; a++) lv[nl].c[a] = b->lo[a] * 0.5f + b->hi[a] * 0.5f;
-            lv[nl].box = *b;
-            lv[nl++].data = t->nodes[i].child2;
-        }
-    while ((1L << lg) < n) lg++;
-    /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
-    st[ns].lo = 0; st[ns].hi = n; st[ns].parent = CL_NULLNODE; st[ns].second = 0;
-    st[ns].hmax = lg + 2; st[ns].buf = 0; ns++;
-    while (ns > 0) {
-        rtask task = st[--ns];
-        int me = k++;
+/* Builds subtrees from the task stack st[0..*ns-1] into pool p / m (next free node *k, the root
+ * index into *root) from the leaves of the two buffers lv (n each), until the stack is empty or
+ * about work units are done (a task of r leaves costs r); returns 1 when the stack is empty.
+ * Leaves get child2 = the leaf's data. */
+static int build_run(rleaf *lv, int n, cl_tnode *p, cl_tmeta *m, rtask *st, int *ns, int *k,
+                     int *root, long work) {
+    while (*ns > 0) {
+        rtask task;
+        int me;
+        if (work <= 0) return 0;
+        task = st[--*ns];
+        me = (*k)++;
+        work -= task.hi - task.lo;
         m[me].parent = task.parent;
-        if (task.parent == CL_NULLNODE) t->root = me;
+        if (task.parent == CL_NULLNODE) *root = me;
         else if (task.second) p[task.parent].child2 = me;
         else p[task.parent].child1 = me;
         if (task.hi - task.lo == 1) {
@@ -735,34 +736,155 @@ int cl_tree_rebuild(cl_tree *t) {
             p[me].child2 = e->data;
             m[me].height = 0;
         } else {
-            int moved = 0, buf;
+            int moved = 0, buf, top = *ns;
             int mid = sah_split(lv + task.buf * n, lv + (1 - task.buf) * n, &moved, task.lo, task.hi, task.hmax);
             buf = moved ? 1 - task.buf : task.buf;
-            st[ns].lo = mid; st[ns].hi = task.hi; st[ns].parent = me; st[ns].second = 1;
-            st[ns].hmax = task.hmax - 1; st[ns].buf = buf; ns++;
-            st[ns].lo = task.lo; st[ns].hi = mid; st[ns].parent = me; st[ns].second = 0;
-            st[ns].hmax = task.hmax - 1; st[ns].buf = buf; ns++;
+            st[top].lo = mid; st[top].hi = task.hi; st[top].parent = me; st[top].second = 1;
+            st[top].hmax = task.hmax - 1; st[top].buf = buf;
+            st[top + 1].lo = task.lo; st[top + 1].hi = mid; st[top + 1].parent = me; st[top + 1].second = 0;
+            st[top + 1].hmax = task.hmax - 1; st[top + 1].buf = buf;
+            *ns = top + 2;
         }
     }
-    for (i = k - 1; i >= 0; i--) {      /* children follow their parent: fit bottom up */
+    return 1;
+}
+
+/* Fills the n leaves of t into lv (box, centre; data: the payload, or the node index if
+ * byindex) and the root task of their build into st[0]. */
+static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
+    int i, nl = 0, lg = 0, n = t->leaves;
+    for (i = 0; i < t->cap; i++)
+        if (t->meta[i].height == 0) {
+            const cl_fbox *b = &t->nodes[i].box;
+            int a;
+            /* float centres, packed: the key only decides where the tree splits (any split is
+             * valid); an infinite box may give NaN, which the binning puts in the first bin */
+            for (a = 0; a < 3; a++) lv[nl].c[a] = b->lo[a] * 0.5f + b->hi[a] * 0.5f;
+            lv[nl].box = *b;
+            lv[nl++].data = byindex ? i : t->nodes[i].child2;
+        }
+    while ((1L << lg) < n) lg++;
+    /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
+    st[0].lo = 0; st[0].hi = n; st[0].parent = CL_NULLNODE; st[0].second = 0;
+    st[0].hmax = lg + 2; st[0].buf = 0;
+}
+
+/* Fits the k built nodes of t's pool bottom up (children follow their parent; the root is
+ * node 0) and notes the new tree's cost (built_cost, as cl_tree_cost), frees the nodes
+ * k..cap-1 into t's free list, and clears the pending list. */
+static void build_close(cl_tree *t, int k) {
+    cl_tnode *p = t->nodes;
+    cl_tmeta *m = t->meta;
+    double sum = 0, rc;
+    int i;
+    for (i = k - 1; i >= 0; i--) {
         if (p[i].child1 == CL_NULLNODE) continue;
         {
             int a = p[i].child1, b = p[i].child2;
             p[i].box = fb_union(&p[a].box, &p[b].box);
             m[i].height = 1 + (m[a].height > m[b].height ? m[a].height : m[b].height);
+            sum += fb_cost(&p[i].box);
         }
     }
-    t->alloc(t->ud, lv, (size_t)n * 2 * sizeof(rleaf), 0);
+    rc = fb_cost(&p[0].box);
+    t->built_cost = rc > 0 ? sum / rc : 0;
     t->freelist = CL_NULLNODE;
-    for (i = cap - 1; i >= k; i--) {
+    for (i = t->cap - 1; i >= k; i--) {
         m[i].height = -1;
         m[i].parent = t->freelist;
         p[i].child1 = p[i].child2 = CL_NULLNODE;
         t->freelist = i;
     }
-    t->nfree = cap - k;
+    t->nfree = t->cap - k;
     pend_clear(t);
+}
+
+int cl_tree_rebuild(cl_tree *t) {
+    int n = t->leaves, k = 0, ns = 1, root = CL_NULLNODE;
+    rleaf *lv;
+    rtask st[64];           /* depth <= hmax of the root = ceil(log2(leaves)) + 2 < 64 */
+    if (n < 2) {
+        cl_tree_link_pending(t);
+        return CL_OK;
+    }
+    /* two buffers of n leaves: the partitions move each range from one to the other */
+    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * 2 * sizeof(rleaf));
+    if (!lv) return CL_ENOMEM;
+    cl_tree_rebuild_cancel(t);
+    /* the leaves' boxes and payloads are all in lv once gathered, so the new tree is written
+     * over the pool in place (no second pool: half the memory traffic and no fresh pages) */
+    build_gather(t, lv, st, 0);
+    build_run(lv, n, t->nodes, t->meta, st, &ns, &k, &root, LONG_MAX);
+    t->root = root;
+    t->alloc(t->ud, lv, (size_t)n * 2 * sizeof(rleaf), 0);
+    build_close(t, k);
     return CL_OK;
+}
+
+/* An incremental rebuild: the leaves' two buffers, the new pool (cap nodes, then cap metas),
+ * and the build's task stack; its leaves hold the old leaf node index until installed. */
+struct cl_tbuild {
+    rleaf *lv;
+    cl_tnode *p;
+    cl_tmeta *m;
+    int n, cap, k, ns, root;
+    rtask st[64];
+};
+
+void cl_tree_rebuild_cancel(cl_tree *t) {
+    struct cl_tbuild *b = t->bld;
+    if (!b) return;
+    t->bld = NULL;
+    t->alloc(t->ud, b->lv, (size_t)b->n * 2 * sizeof(rleaf), 0);
+    t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
+    t->alloc(t->ud, b, sizeof *b, 0);
+}
+
+int cl_tree_rebuild_start(cl_tree *t) {
+    struct cl_tbuild *b;
+    if (t->bld || t->npend > 0 || t->leaves < 2) return CL_OK;
+    b = (struct cl_tbuild *)t->alloc(t->ud, NULL, 0, sizeof *b);
+    if (!b) return CL_ENOMEM;
+    b->n = t->leaves;
+    b->cap = t->cap;
+    b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)b->n * 2 * sizeof(rleaf));
+    b->p = b->lv ? (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(b->cap)) : NULL;
+    if (!b->p) {
+        if (b->lv) t->alloc(t->ud, b->lv, (size_t)b->n * 2 * sizeof(rleaf), 0);
+        t->alloc(t->ud, b, sizeof *b, 0);
+        return CL_ENOMEM;
+    }
+    b->m = (cl_tmeta *)(void *)(b->p + b->cap);
+    b->k = 0;
+    b->ns = 1;
+    b->root = CL_NULLNODE;
+    build_gather(t, b->lv, b->st, 1);
+    t->bld = b;
+    return CL_OK;
+}
+
+int cl_tree_rebuild_step(cl_tree *t, long work) {
+    struct cl_tbuild *b = t->bld;
+    cl_tnode *old = t->nodes, *p;
+    int i;
+    if (!b || !build_run(b->lv, b->n, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work)) return 0;
+    /* install: the leaves take their present boxes and payloads from their old nodes */
+    p = b->p;
+    for (i = 0; i < b->k; i++)
+        if (p[i].child1 == CL_NULLNODE) {
+            const cl_tnode *o = &old[p[i].child2];
+            p[i].box = o->box;
+            p[i].child2 = o->child2;
+        }
+    t->alloc(t->ud, b->lv, (size_t)b->n * 2 * sizeof(rleaf), 0);
+    t->alloc(t->ud, old, pool_bytes(t->cap), 0);
+    t->nodes = p;
+    t->meta = b->m;
+    t->root = b->root;
+    t->alloc(t->ud, b, sizeof *b, 0);
+    t->bld = NULL;
+    build_close(t, 2 * t->leaves - 1);
+    return 1;
 }
 
 int cl_tree_height(const cl_tree *t) {

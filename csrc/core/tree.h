@@ -60,6 +60,8 @@ typedef struct cl_tree {
     int leaves;         /* every leaf, pending ones included */
     int *pend;          /* pending leaves (cl_tree_insert_lazy): allocated, not yet linked */
     int npend, pendcap;
+    double built_cost;  /* cl_tree_cost right after the last rebuild (0: none yet) */
+    struct cl_tbuild *bld;  /* incremental rebuild under way (cl_tree_rebuild_start), or NULL */
     cl_alloc alloc;
     void *ud;
 } cl_tree;
@@ -111,6 +113,10 @@ CL_API int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box);
 CL_API int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box);
 /// cl_tree_enlarge with the leaf's float box already made (cl_fbox_from of the box).
 CL_API int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *b);
+/// Gives the leaf a new box without restructuring and recomputes its ancestors' boxes as the
+/// union of their children up to the first one that does not change (so the path stays as
+/// tight as cl_tree_refit leaves it: boxes may shrink); returns the leaf. Never allocates.
+CL_API int cl_tree_refit_leaf(cl_tree *t, int leaf, const cl_fbox *b);
 /// Recomputes every internal box as the union of its children (undoes the growth left by
 /// cl_tree_enlarge); O(nodes), no allocation.
 CL_API void cl_tree_refit(cl_tree *t);
@@ -124,6 +130,21 @@ CL_API void cl_tree_refit(cl_tree *t);
 /// re-reads them from the leaves); pending leaves are built in too. CL_OK, or CL_ENOMEM (one
 /// temporary array of 32 bytes per leaf) with the tree unchanged.
 CL_API int cl_tree_rebuild(cl_tree *t);
+/// Starts an incremental rebuild: the same build as cl_tree_rebuild (same splits), run a slice
+/// at a time by cl_tree_rebuild_step into a second pool while the tree keeps serving, from the
+/// leaves' boxes of now; leaves may change boxes meanwhile (cl_tree_refit_leaf, cl_tree_move,
+/// cl_tree_enlarge: the new tree takes their boxes when it is installed), and any other change of
+/// structure (insert, remove, link, rebuild, growth) cancels it. Needs no pending leaf and at
+/// least two leaves (else does nothing); a rebuild already under way is kept. CL_OK, or
+/// CL_ENOMEM (nothing started; two arrays of 32 bytes per leaf and a pool of the tree's size).
+CL_API int cl_tree_rebuild_start(cl_tree *t);
+/// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
+/// build is about leaves * (log2(leaves) + 2)); once built, installs it: the leaves get new node
+/// indices (the caller re-reads them), their present boxes, and every internal box is refitted.
+/// Returns 1 if it installed the new tree, else 0. Never allocates or fails.
+CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
+/// Cancels the rebuild under way, if any, and frees its memory.
+CL_API void cl_tree_rebuild_cancel(cl_tree *t);
 /// Height of the tree (0 for one leaf, -1 when empty).
 CL_API int cl_tree_height(const cl_tree *t);
 /// 1 if every structural invariant holds (parents, heights, children heights within

@@ -126,7 +126,6 @@ typedef struct cl_world {
     cl_wpair *pr; int prcap;
     cl_kpair *kp; int kpcap;            /* radix-sorted pairs: 2 x the pairs (second half: scratch) */
     int dhead, dlen;                    /* deferred leaf refits (items whose shape left the fat box) */
-    int nenl;                           /* leaves enlarged in place since the last tree refit */
     cl_wnode *wn; void *wnblock; int wncap; /* raycast snapshot (wn: wnblock aligned to 64) */
     long tver, wnver;                   /* tree version (bumped by every change), snapshot's */
     cl_qnode *qn; void *qnblock; int qncap; /* box-query snapshot (qn: qnblock aligned to 64) */

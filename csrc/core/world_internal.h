@@ -53,6 +53,7 @@
 #define PRED_MUL 16         /* predictive fattening: multiple of the last displacement */
 #define PRED_MAX 4          /* ... at most this many margins, */
 #define PRED_REL 0.5        /* ... or this fraction of the item's extent on that axis if more */
+#define REBUILD_STEPS 32    /* an incremental rebuild is spread over about this many traversals */
 #define REBUILD_COST 1.5    /* a refitted tree this much costlier than after its last rebuild is rebuilt */
 
 /* Returns a grown copy of p holding at least need elements (doubling), or NULL (p untouched). */
@@ -226,6 +227,10 @@ CL_API void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b);
 CL_API void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb);
 /* world_tree.c: rebuilds the tree, re-reads leaf indices (refits instead when memory runs out). */
 CL_API void clw_tree_rebuild(cl_world *w);
+/* world_tree.c: starts an incremental rebuild (or rebuilds at once after many changes). */
+CL_API void clw_tree_upkeep(cl_world *w);
+/* world_tree.c: runs a slice of the incremental rebuild under way, taking the new tree when built. */
+CL_API void clw_tree_step(cl_world *w);
 /* world_tree.c: links the leaves of the items added since the last traversal into the tree. */
 CL_API void clw_link_tree(cl_world *w);
 /* world_tree.c: refits the stale leaves of the items updated out of their fat boxes. */
@@ -246,12 +251,12 @@ CL_API int clw_less_hit(const void *ctx, const void *a, const void *b);
 
 /* ---- the snapshots' upkeep, inline in every traversal ---- */
 
-/* Rebuilds the tree (cl_tree_rebuild: balanced, depth-first memory order) once it has changed
- * about as much as its size since the last rebuild (so a rebuild costs O(log n) per change),
- * then re-reads the items' leaf indices. Skipped when memory runs out (the tree stays valid). */
+/* Keeps the tree good to search as its leaves move: once it has changed about twice its size
+ * since the last rebuild (so a rebuild costs O(log n) per change) an incremental rebuild starts,
+ * and every traversal runs a slice of it (clw_tree_upkeep, clw_tree_step). */
 static inline void tree_maint(cl_world *w) {
-    if (w->tree.leaves < 64 || w->tchg < 8L * w->tree.leaves) return;
-    clw_tree_rebuild(w);
+    if (w->tree.bld) clw_tree_step(w);
+    else if (w->tree.leaves >= 64 && w->tchg >= 2L * w->tree.leaves) clw_tree_upkeep(w);
 }
 
 /* Refits the tree when more than DIRTY_MAX leaves are stale; otherwise traversals skip the

@@ -97,13 +97,10 @@ static int cp_query(cl_world *w, int m, int snap) {
     return CL_OK;
 }
 
-/* Brings the candidate set up to date: drops pairs of removed items, adds the pairs of every
- * item whose fat box changed (or of all items when the cache is invalid). On failure the
- * cache is marked invalid (rebuilt by the next call) and CL_ENOMEM returned. */
-static int cp_refresh(cl_world *w) {
+/* cp_refresh without the tree's upkeep. */
+static int cp_update(cl_world *w) {
     int i, id, snap;
     clw_flush_tree(w);
-    tree_maint(w);
     if (w->pfull) {
         w->ncp = 0;
         for (i = 0; i < w->phcap; i++) w->ph[i] = -1;
@@ -145,6 +142,17 @@ static int cp_refresh(cl_world *w) {
         }
     }
     return CL_OK;
+}
+
+/* Brings the candidate set up to date: drops pairs of removed items, adds the pairs of every
+ * item whose fat box changed (or of all items when the cache is invalid), then runs the tree's
+ * upkeep (after the queries: a rebuild installed now leaves its box-query snapshot to the next
+ * call rather than to this one). On failure the cache is marked invalid (rebuilt by the next
+ * call) and CL_ENOMEM returned. */
+static int cp_refresh(cl_world *w) {
+    int r = cp_update(w);
+    tree_maint(w);
+    return r;
 }
 
 /* Returns 1 if pair x comes before pair y: by add order of a, then of b. */

@@ -40,22 +40,48 @@ void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb) {
     }
 }
 
-/* Returns the fat box of an item: its box widened by the margin, and further along its last
- * displacement by PRED_MUL times it (Box2D v2's predictive aabbMultiplier, but larger), at most
- * pred_cap, so an item moving steadily leaves its fat box rarely. */
-static cl_aabb fat_box(const cl_world *w, const cl_item *it) {
+/* Returns a factor in [0.5, 1.5) for item id's next predictive extension, a hash of the id
+ * and the tree version: items fattened in the same frame (the first step after bulk adds, a
+ * group started together) then leave their fat boxes over a spread of frames rather than all
+ * in the same one (such a wave of refits and pair queries was the worst frame of a game loop),
+ * and keep spreading since each refit draws anew. Deterministic (the version follows the calls). */
+static double pred_jitter(const cl_world *w, int id) {
+    uint32_t h = (uint32_t)id * 2654435761u ^ (uint32_t)w->tver * 2246822519u;
+    h ^= h >> 15;
+    h *= 0x2c1b3c6du;
+    h ^= h >> 12;
+    return 0.5 + (double)(h & 0xffff) / 65536.0;
+}
+
+/* Returns the fat box of item id: its box widened by the margin, and further along its last
+ * displacement by PRED_MUL times it (Box2D v2's predictive aabbMultiplier, but larger) times
+ * pred_jitter, at most pred_cap, so an item moving steadily leaves its fat box rarely. */
+static cl_aabb fat_box(const cl_world *w, int id) {
+    const cl_item *it = &w->items[id];
     cl_aabb f = widen(&it->box, w->margin, shape_tol(&it->shape, &it->box));
-    double cap, e;
+    double cap, e, mul = PRED_MUL * pred_jitter(w, id);
     cap = pred_cap(w, &it->box, 0);
-    e = PRED_MUL * it->vel.x; e = e > cap ? cap : e < -cap ? -cap : e;
+    e = mul * it->vel.x; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.x += e; else f.min.x += e;
     cap = pred_cap(w, &it->box, 1);
-    e = PRED_MUL * it->vel.y; e = e > cap ? cap : e < -cap ? -cap : e;
+    e = mul * it->vel.y; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.y += e; else f.min.y += e;
     cap = pred_cap(w, &it->box, 2);
-    e = PRED_MUL * it->vel.z; e = e > cap ? cap : e < -cap ? -cap : e;
+    e = mul * it->vel.z; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.z += e; else f.min.z += e;
     return f;
+}
+
+/* Notes a new tree structure (a rebuild just installed): snapshots out of date, changes
+ * counted from zero, its cost kept for later comparisons, the items' leaf indices re-read. */
+static void tree_rebuilt(cl_world *w) {
+    cl_tree *t = &w->tree;
+    int i;
+    w->tchg = 0;
+    w->tver++;
+    w->refcost = t->built_cost;
+    for (i = 0; i < 2 * t->leaves - 1; i++)
+        if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
 }
 
 /* Rebuilds the tree (cl_tree_rebuild, pending leaves built in) and re-reads the items' leaf
@@ -63,18 +89,32 @@ static cl_aabb fat_box(const cl_world *w, const cl_item *it) {
  * box instead (the tree stays valid, only slower to search). */
 void clw_tree_rebuild(cl_world *w) {
     cl_tree *t = &w->tree;
-    int i;
-    w->tchg = 0;
-    w->tver++;
-    w->nenl = 0;
     if (cl_tree_rebuild(t) != CL_OK) {
+        w->tchg = 0;
+        w->tver++;
         cl_tree_link_pending(t);
         cl_tree_refit(t);
         return;
     }
-    w->refcost = cl_tree_cost(t);
-    for (i = 0; i < 2 * t->leaves - 1; i++)
-        if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
+    tree_rebuilt(w);
+}
+
+/* The tree's upkeep once it has changed about twice its size since the last rebuild: starts an
+ * incremental rebuild (cl_tree_rebuild_start, run by clw_tree_step a slice per traversal, so no
+ * single call pays for a whole rebuild), or rebuilds at once after 8 changes per leaf (when
+ * adds and removes keep cancelling the incremental one, or memory ran short for it). */
+void clw_tree_upkeep(cl_world *w) {
+    if (w->tchg >= 8L * w->tree.leaves || cl_tree_rebuild_start(&w->tree) != CL_OK)
+        clw_tree_rebuild(w);
+}
+
+/* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
+ * takes the new tree when that installed it. */
+void clw_tree_step(cl_world *w) {
+    long n = w->tree.leaves;
+    int lg = 0;
+    while ((1L << lg) < n) lg++;
+    if (cl_tree_rebuild_step(&w->tree, n * (lg + 2) / REBUILD_STEPS + 256)) tree_rebuilt(w);
 }
 
 /* Links the leaves of the items added since the last traversal: one by one while they are
@@ -147,16 +187,15 @@ void clw_flush_tree(cl_world *w) {
         w->dhead = it->dnext;
         it->onlist = 0;
         if (it->dirty && it->proxy != CL_NULLNODE) {
-            cl_aabb nf = fat_box(w, it);
+            cl_aabb nf = fat_box(w, id);
             cl_fbox nfb = fbox_of(&nf);             /* cl_fbox_from's bits */
             it->dirty = 0;
             w->tver++;
             if (bulk) {
                 w->tree.nodes[it->proxy].box = nfb;     /* ancestors fixed by the rebuild */
-            } else if (fboxes_overlap(&it->fat, &nfb)) {     /* a small step: grow the ancestors */
-                cl_tree_enlarge_fbox(&w->tree, it->proxy, &nfb);
+            } else if (fboxes_overlap(&it->fat, &nfb)) {     /* a small step: refit the path */
+                cl_tree_refit_leaf(&w->tree, it->proxy, &nfb);
                 if (qsync) qsnap_path(w, it->proxy);
-                w->nenl++;
                 w->tchg++;
             } else {
                 it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
@@ -174,7 +213,6 @@ void clw_flush_tree(cl_world *w) {
     w->dlen = 0;
     if (bulk) {
         cl_tree_refit(&w->tree);
-        w->nenl = 0;
         if (w->refcost <= 0 || cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) {
             clw_tree_rebuild(w);
         } else if (qsync) {
@@ -182,14 +220,6 @@ void clw_flush_tree(cl_world *w) {
             w->qnver = w->tver;
         }
         return;
-    }
-    if (w->nenl > 0 && w->nenl >= w->tree.leaves / 4) {
-        /* undo the growth; if the tree is still much worse than after the last rebuild, its
-         * leaves have drifted away from their neighbours: rebuild soon */
-        cl_tree_refit(&w->tree);
-        w->nenl = 0;
-        if (qsync) qsnap_refit(w);
-        if (w->refcost > 0 && cl_tree_cost(&w->tree) > REBUILD_COST * w->refcost) w->tchg += 8L * w->tree.leaves;
     }
     if (qsync) w->qnver = w->tver;
 }

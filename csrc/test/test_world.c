@@ -10,6 +10,7 @@
 #include <float.h>
 
 #include "world.h"
+#include "vec.h"
 
 static int passed, failed;
 
@@ -1047,9 +1048,88 @@ static void test_pending(void) {
     ENSURE(live_bytes == 0, "no leak with pending leaves");
 }
 
+/* ---- incremental rebuild (cl_tree_rebuild_start / _step): leaves refitted and moved while it
+ * runs, inserts and removes cancelling it, allocation failures at the start; the installed
+ * tree is valid, of legal height, reaches every live leaf once, and every leaf keeps the box it
+ * was last given; nothing leaks ---- */
+static void test_incremental(void) {
+    static unsigned char live[3000], seen[3000];
+    static int leafof[3000];
+    static cl_fbox boxof[3000];
+    cl_tree t;
+    int op, bad = 0, nlive = 0, installs = 0, cancels = 0, fails = 0, i;
+    cl_tree_init(&t, talloc, NULL);
+    memset(live, 0, sizeof live);
+    for (op = 0; op < 60000; op++) {
+        double k = rnd();
+        int d = (int)(rnd() * 3000);
+        if (k < 0.02 || (nlive < 1500 && k < 0.5)) {
+            int was = t.bld != NULL;
+            if (!live[d]) {
+                cl_aabb b;
+                double x = rnd() * 100, y = rnd() * 100, z = rnd() * 100;
+                b.min = cl_v3(x, y, z);
+                b.max = cl_v3(x + 1 + rnd(), y + 1, z + 1);
+                leafof[d] = cl_tree_insert(&t, &b, d);
+                if (leafof[d] == CL_NULLNODE) continue;
+                boxof[d] = t.nodes[leafof[d]].box;
+                live[d] = 1;
+                nlive++;
+            } else {
+                cl_tree_remove(&t, leafof[d]);
+                live[d] = 0;
+                nlive--;
+            }
+            if (was && t.bld) bad++;            /* a change of structure cancels it */
+            cancels += was;
+        } else if (k < 0.6) {
+            if (live[d]) {                      /* a small step or a jump */
+                cl_aabb b = cl_fbox_to(&boxof[d]);
+                cl_vec3 o = rnd() < 0.9 ? cl_v3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5)
+                                        : cl_v3(rnd() * 100 - b.min.x, rnd() * 100 - b.min.y, 0);
+                cl_fbox f;
+                b.min = cl_add(b.min, o);
+                b.max = cl_add(b.max, o);
+                f = cl_fbox_from(&b);
+                if (rnd() < 0.7) cl_tree_refit_leaf(&t, leafof[d], &f);
+                else if (rnd() < 0.5) cl_tree_enlarge_fbox(&t, leafof[d], &f);
+                else cl_tree_move(&t, leafof[d], &b);
+                boxof[d] = t.nodes[leafof[d]].box;
+            }
+        } else if (k < 0.62) {
+            fail_after = (long)(rnd() * 4);
+            if (cl_tree_rebuild_start(&t) != CL_OK) fails++;
+            fail_after = -1;
+        } else {
+            if (cl_tree_rebuild_step(&t, (long)(rnd() * 3000))) {
+                int lg = 0;
+                installs++;
+                while ((1 << lg) < t.leaves) lg++;
+                if (t.bld || cl_tree_height(&t) > lg + 2) bad++;
+                for (i = 0; i < t.cap; i++)
+                    if (t.meta[i].height == 0) leafof[t.nodes[i].child2] = i;
+            }
+        }
+        if (op % 101 == 0 || (k >= 0.62 && !t.bld)) {
+            if (t.leaves != nlive || !cl_tree_validate(&t)) bad++;
+            memset(seen, 0, sizeof seen);
+            if (reach_leaves(&t, t.root, seen, live) != t.leaves) bad++;
+            for (i = 0; i < 3000; i++)
+                if (live[i] && memcmp(&t.nodes[leafof[i]].box, &boxof[i], sizeof(cl_fbox)) != 0) bad++;
+        }
+    }
+    printf("incremental rebuild: %d installed, %d cancelled, %d failed starts, %d bad\n", installs,
+           cancels, fails, bad);
+    ENSURE(bad == 0 && installs > 20 && cancels > 20 && fails > 0,
+           "incremental rebuild: valid tree, every leaf reachable with its latest box");
+    cl_tree_free(&t);
+    ENSURE(live_bytes == 0, "no leak with incremental rebuilds (cancelled, failed, under way at free)");
+}
+
 int main(void) {
     test_tree();
     test_pending();
+    test_incremental();
     test_fbox();
     test_sweeps();
     test_differential(1);
