@@ -67,6 +67,7 @@ local Character = {}
 ---@field nx number normal x (zero when the origin is inside)
 ---@field ny number normal y
 ---@field nz number normal z
+---@field tri? integer the triangle hit (1-based) when the item is a mesh item
 
 ---One collision of world:move / world:check.
 ---@class collide.Collision
@@ -645,21 +646,48 @@ function Mesh:closest(x, y, z) end
 
 -- ---------------------------------------------------------------- World
 
----Adds item with a copy of shape; errors if the item is nil, NaN or already present.
+---Adds item with a copy of shape; errors if the item is nil, NaN or already present. With a Mesh:
+---a mesh item (static, shared, kept alive by the world), placed by the translation c and the
+---orthonormal axes u, v, w (a vertex (x,y,z) stands at c + x u + y v + z w; default: where it is).
 ---@generic T
 ---@param item T
----@param shape collide.Shape
+---@param shape collide.Shape|collide.Mesh
+---@param cx? number
+---@param cy? number
+---@param cz? number
+---@param ux? number
+---@param uy? number
+---@param uz? number
+---@param vx? number
+---@param vy? number
+---@param vz? number
+---@param wx? number
+---@param wy? number
+---@param wz? number
 ---@return T item
-function World:add(item, shape) end
+function World:add(item, shape, cx, cy, cz, ux, uy, uz, vx, vy, vz, wx, wy, wz) end
 
 ---Removes item; errors if it is not in the world.
 ---@param item any
 function World:remove(item) end
 
 ---Replaces item's shape with a copy of shape (keeps its order); errors if it is not in the world.
+---With a Mesh and a placement (as World:add): the item becomes that placed mesh.
 ---@param item any
----@param shape collide.Shape
-function World:update(item, shape) end
+---@param shape collide.Shape|collide.Mesh
+---@param cx? number
+---@param cy? number
+---@param cz? number
+---@param ux? number
+---@param uy? number
+---@param uz? number
+---@param vx? number
+---@param vy? number
+---@param vz? number
+---@param wx? number
+---@param wy? number
+---@param wz? number
+function World:update(item, shape, cx, cy, cz, ux, uy, uz, vx, vy, vz, wx, wy, wz) end
 
 ---Moves item's stored shape by the displacement with no collision response (keeps its order);
 ---errors if it is not in the world, a number is not finite or the result is not finite.
@@ -691,9 +719,22 @@ function World:has(item) end
 ---@return integer
 function World:count() end
 
----A new copy of item's shape; errors if it is not in the world.
+---A new copy of item's shape; errors if it is not in the world. A mesh item gives its (shared)
+---mesh and its placement: mesh, cx,cy,cz, ux,uy,uz, vx,vy,vz, wx,wy,wz.
 ---@param item any
----@return collide.Shape
+---@return collide.Shape|collide.Mesh
+---@return number? cx
+---@return number? cy
+---@return number? cz
+---@return number? ux
+---@return number? uy
+---@return number? uz
+---@return number? vx
+---@return number? vy
+---@return number? vz
+---@return number? wx
+---@return number? wy
+---@return number? wz
 function World:shape(item) end
 
 ---Items whose shapes overlap shape (exact, inclusive), in the order they were added.
@@ -723,7 +764,7 @@ function World:querypoint(x, y, z, filter, out) end
 ---@return integer n
 function World:queryplanes(planes, filter, out) end
 
----Closest item hit by the ray (ties by the order added), or nil.
+---Closest item hit by the ray (ties by the order added), or nil; a mesh item adds its triangle.
 ---@param ray collide.Ray
 ---@param maxt? number
 ---@param filter? fun(item: any): any
@@ -732,6 +773,7 @@ function World:queryplanes(planes, filter, out) end
 ---@return number nx
 ---@return number ny
 ---@return number nz
+---@return integer? tri the triangle hit (1-based) when the item is a mesh item
 function World:raycast(ray, maxt, filter) end
 
 ---Every hit, nearest first (ties by the order added).
@@ -760,6 +802,7 @@ function World:pairs(out) end
 ---@return number nx
 ---@return number ny
 ---@return number nz
+---@return integer? tri the triangle first touched (1-based) when the item is a mesh item
 function World:sweep(shape, dx, dy, dz, filter) end
 
 ---Moves item by up to the displacement with collision responses; returns the displacement made

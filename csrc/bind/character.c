@@ -73,11 +73,14 @@ static int ch_new(lua_State *L) {
     lworld *lw = lw_checkworld(L, "Character");
     cl_vec3 up = cl_v3(0, 1, 0);
     double maxslope = 50 * 3.14159265358979323846 / 180, step = 0, snap = 0;
+    int id;
     lchar *ch;
     void *ud;
     lua_Alloc af;
     lua_settop(L, 3);
-    if (lw_findid(L, lw, pushitems(L), 2) < 0) cl_argerror(L, 2, "Character", "item is not in the world");
+    id = lw_findid(L, lw, pushitems(L), 2);
+    if (id < 0) cl_argerror(L, 2, "Character", "item is not in the world");
+    if (cl_world_shape(&lw->w, id)->kind == CL_MESH) cl_argerror(L, 2, "Character", "item is a mesh (mesh items do not move)");
     lua_pop(L, 1);
     if (!lua_isnil(L, 3)) {
         if (lua_type(L, 3) != LUA_TTABLE) cl_typeerror(L, 3, "Character", "table");

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "lworld.h"
+#include "mesh.h"
 
 const char lw_world_key = 0;    /* registry: the World metatable */
 const char lw_bodies_key = 0;   /* registry: table of the cached body closures */
@@ -140,6 +141,54 @@ static int w_new(lua_State *L) {
     return 1;
 }
 
+/* Orthonormality tolerance of a mesh item's axes (as OBB axes, API.md). */
+#define MESH_AXES_TOL 1e-6
+
+/* Reads the item shape at arg into *s: a shape, or a Mesh followed by its optional placement
+ * (cx,cy,cz, then the nine axis numbers, as OBB's: none, the centre only, or all twelve; absent:
+ * where it is, the world axes). Raises in the standard wording on a bad value, before anything
+ * changes; returns 1 for a mesh item. */
+static int checkitemshape(lua_State *L, int arg, const char *fname, cl_shape *s) {
+    const cl_mesh *m = cl_tomesh(L, arg);
+    cl_pmesh pm;
+    int i, axes = 0;
+    if (m == NULL) {
+        cl_checkshape(L, arg, fname, s);
+        return 0;
+    }
+    pm.m = m;
+    pm.c = cl_v3(0, 0, 0);
+    pm.u[0] = cl_v3(1, 0, 0);
+    pm.u[1] = cl_v3(0, 1, 0);
+    pm.u[2] = cl_v3(0, 0, 1);
+    for (i = 4; i < 13; i++) axes |= !lua_isnoneornil(L, arg + i);
+    if (axes || !lua_isnoneornil(L, arg + 1) || !lua_isnoneornil(L, arg + 2) || !lua_isnoneornil(L, arg + 3))
+        pm.c = cl_checkvec(L, arg + 1, fname);
+    if (axes) {
+        for (i = 0; i < 3; i++) pm.u[i] = cl_checkvec(L, arg + 4 + 3 * i, fname);
+        if (!cl_axes_orthonormal(pm.u, MESH_AXES_TOL)) cl_argerror(L, arg + 4, fname, "axes are not orthonormal");
+    }
+    s->kind = CL_MESH;
+    s->u.mesh = pm;
+    return 1;
+}
+
+/* Keeps the Mesh at index mi (0: none) alive for item id in U[-4] (U at index u), made by the
+ * first mesh item; may raise (memory) only before it changes anything. */
+static void setmeshref(lua_State *L, int u, int id, int mi) {
+    lua_rawgeti(L, u, -4);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        if (mi == 0) return;
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, u, -4);
+    }
+    if (mi) lua_pushvalue(L, mi); else lua_pushnil(L);
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 1);
+}
+
 static int add(lua_State *L, int retry);
 
 /* world:add(item, shape) -> item. */
@@ -153,25 +202,27 @@ static int w_add(lua_State *L) {
 static int add(lua_State *L, int retry) {
     lworld *lw = hotworld(L, "add");
     cl_shape s;
-    int u, id;
+    int u, id, ismesh;
     checkunlocked(L, lw);
     if (lua_isnoneornil(L, 2)) cl_argerror(L, 2, "add", "item is nil");
     if (lua_type(L, 2) == LUA_TNUMBER) {
         double x = (double)lua_tonumber(L, 2);
         if (x != x) cl_argerror(L, 2, "add", "item is NaN");
     }
-    cl_checkshape(L, 3, "add", &s);
-    lua_settop(L, 3);
+    ismesh = checkitemshape(L, 3, "add", &s);
+    if (!ismesh) lua_settop(L, 3);
     u = pushitems(L);
     if (lw_findid(L, lw, u, 2) >= 0) cl_argerror(L, 2, "add", "item is already in the world");
     if (cl_world_reserve(&lw->w) != CL_OK || lw_fastgrow(L, lw, 2) != 0) {
         if (!retry) return nomem(L);
-        lua_settop(L, 3);
+        lua_settop(L, u - 1);
         lua_gc(L, LUA_GCCOLLECT, 0);
         return add(L, 0);
     }
     id = cl_world_nextid(&lw->w);
-    /* Lua tables first (they may raise); a stale id -> item entry for an unused id is harmless */
+    /* Lua tables first (they may raise); a stale id -> item entry for an unused id is harmless,
+     * and so is a mesh kept for it (replaced by the next add of that id) */
+    if (ismesh) setmeshref(L, u, id, 3);
     pushidmap(L, u);                    /* checked before anything changes */
     lua_pushvalue(L, 2);
     lua_rawseti(L, u, id + 1);
@@ -195,6 +246,7 @@ static int w_remove(lua_State *L) {
     u = pushitems(L);
     id = lw_checkid(L, lw, u, 2, "remove");
     pushidmap(L, u);                    /* checked before anything changes */
+    if (cl_world_shape(&lw->w, id)->kind == CL_MESH) setmeshref(L, u, id, 0);
     fastclear(L, lw, u, id);
     cl_world_remove(&lw->w, id);
     lw->gen++;
@@ -214,7 +266,11 @@ static int w_update(lua_State *L) {
     int id;
     checkunlocked(L, lw);
     id = hotid(L, lw, 2, "update");
-    cl_checkshape(L, 3, "update", &s);
+    if (checkitemshape(L, 3, "update", &s) || cl_world_shape(&lw->w, id)->kind == CL_MESH) {
+        /* to or from a mesh: the mesh it keeps alive changes first (may raise) */
+        lua_settop(L, 15);
+        setmeshref(L, pushitems(L), id, s.kind == CL_MESH ? 3 : 0);
+    }
     cl_world_update(&lw->w, id, &s);
     lw->gen++;
     return 0;
@@ -226,6 +282,7 @@ static void moved(const cl_shape *s, cl_vec3 d, cl_shape *out) {
     switch (s->kind) {
 #define COPY(K, T, m) case K: out->u.m = s->u.m; break;
     CL_KIND_LIST(COPY)
+    COPY(CL_MESH, cl_pmesh, mesh)
 #undef COPY
     default: break;
     }
@@ -406,6 +463,20 @@ static int w_shape(lua_State *L) {
     lua_settop(L, 2);
     u = pushitems(L);
     id = lw_checkid(L, lw, u, 2, "shape");
+    if (cl_world_shape(&lw->w, id)->kind == CL_MESH) {
+        /* a mesh item: its mesh (shared, from U[-4]) and placement */
+        const cl_pmesh *pm = &cl_world_shape(&lw->w, id)->u.mesh;
+        int i;
+        lua_rawgeti(L, u, -4);
+        if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
+        lua_rawgeti(L, -1, id + 1);
+        if (cl_tomesh(L, -1) != pm->m) tampered(L);
+        lua_pushnumber(L, pm->c.x); lua_pushnumber(L, pm->c.y); lua_pushnumber(L, pm->c.z);
+        for (i = 0; i < 3; i++) {
+            lua_pushnumber(L, pm->u[i].x); lua_pushnumber(L, pm->u[i].y); lua_pushnumber(L, pm->u[i].z);
+        }
+        return 13;
+    }
     cl_pushshape(L, cl_world_shape(&lw->w, id));
     return 1;
 }

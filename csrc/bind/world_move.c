@@ -105,6 +105,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     unsigned gen;
     movectx ctx;
     id = hotid(L, lw, 2, fname);
+    if (cl_world_shape(&lw->w, id)->kind == CL_MESH) cl_argerror(L, 2, fname, "item is a mesh (mesh items do not move)");
     d = cl_checkvec(L, 3, fname);
     filter = optfilter(L, 6, fname);
     hasout = opttable(L, 7, fname);

@@ -52,19 +52,40 @@ int lw_b_queryplanes(lua_State *L) {
     return lw_pushitemlist(L, lw, n, 3, 4, "queryplanes");
 }
 
-/* Pushes item, t, nx, ny, nz of a hit and returns 5. */
-static int pushwhit(lua_State *L, int u, const cl_whit *h) {
+/* A closest-hit query (a ray with its limit, or a swept shape), its "next hit after (at, aseq)"
+ * step and its "every hit, by t then add order, into w.hits" form, for firsthit. */
+typedef struct hitquery { cl_ray ray; double maxt; cl_shape s; cl_vec3 d; int isray; } hitquery;
+
+/* The triangle (0-based) a ray (limit maxt) meets first on item id, or -1 when the item is
+ * not a mesh: the core's hit names the item; its mesh's own raycast, the same test, names the
+ * triangle. */
+static lua_Integer raytri(lworld *lw, int id, const cl_ray *r, double maxt) {
+    const cl_shape *s = cl_world_shape(&lw->w, id);
+    cl_hit h;
+    size_t tri;
+    if (s->kind != CL_MESH || !cl_pmesh_raycast(&s->u.mesh, r, maxt, &h, &tri)) return -1;
+    return (lua_Integer)tri;
+}
+
+/* Pushes item, t, nx, ny, nz of a hit and, on a mesh item, the triangle (1-based: the first
+ * one the ray meets, or the swept shape touches); returns 5 or 6. */
+static int pushwhit(lua_State *L, lworld *lw, int u, const cl_whit *h, const hitquery *q) {
+    const cl_shape *s = cl_world_shape(&lw->w, h->item);
     lua_rawgeti(L, u, h->item + 1);
     lua_pushnumber(L, h->t);
     lua_pushnumber(L, h->n.x);
     lua_pushnumber(L, h->n.y);
     lua_pushnumber(L, h->n.z);
-    return 5;
+    if (s->kind != CL_MESH) return 5;
+    if (q->isray) {
+        lua_pushinteger(L, raytri(lw, h->item, &q->ray, q->maxt) + 1);
+    } else {
+        size_t tri;
+        (void)cl_pmesh_sweep(&s->u.mesh, &q->s, q->d, &tri);
+        lua_pushinteger(L, (lua_Integer)tri + 1);
+    }
+    return 6;
 }
-
-/* A closest-hit query (a ray with its limit, or a swept shape), its "next hit after (at, aseq)"
- * step and its "every hit, by t then add order, into w.hits" form, for firsthit. */
-typedef struct hitquery { cl_ray ray; double maxt; cl_shape s; cl_vec3 d; } hitquery;
 typedef int (*nexthit)(lworld *lw, const hitquery *q, double at, double aseq, cl_whit *h);
 typedef int (*allhits)(lworld *lw, const hitquery *q);
 static int nextray(lworld *lw, const hitquery *q, double at, double aseq, cl_whit *h) {
@@ -112,7 +133,7 @@ static int firsthit(lua_State *L, lworld *lw, int filterarg, nexthit next, allhi
                 continue;
             }
         }
-        return pushwhit(L, u, &h);
+        return pushwhit(L, lw, u, &h, q);
     }
     gen = ++lw->gen;
     n = all(lw, q);
@@ -129,7 +150,7 @@ static int firsthit(lua_State *L, lworld *lw, int filterarg, nexthit next, allhi
         lua_rawgeti(L, u, copy[i].item + 1);
         keep = callfilter(L, filterarg, lua_gettop(L));
         lua_pop(L, 1);
-        if (keep) return pushwhit(L, u, &copy[i]);
+        if (keep) return pushwhit(L, lw, u, &copy[i], q);
     }
     lua_pushnil(L);
     return 1;
@@ -142,6 +163,7 @@ int lw_b_raycast(lua_State *L) {
     int filter;
     hitquery q;
     q.ray = *r;
+    q.isray = 1;
     q.maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
     filter = optfilter(L, 4, "raycast");
     /* no lua_settop: firsthit pushes above whatever was passed and reads arg 4 only when it
@@ -187,6 +209,15 @@ int lw_b_raycastall(lua_State *L) {
         hotnum(L, UV_NX, h.n.x);
         hotnum(L, UV_NY, h.n.y);
         hotnum(L, UV_NZ, h.n.z);
+        {
+            /* a mesh item's triangle; cleared on a reused table */
+            lua_Integer tri = raytri(lw, h.item, &ray, maxt);
+            if (tri >= 0 || hasout) {
+                lua_pushliteral(L, "tri");
+                if (tri >= 0) lua_pushinteger(L, tri + 1); else lua_pushnil(L);
+                lua_rawset(L, -3);
+            }
+        }
         lua_pop(L, 1);
     }
     fresh(L, lw, gen, "raycastall");        /* the last hit's allocations */
@@ -228,6 +259,7 @@ int lw_b_sweep(lua_State *L) {
     hitquery q;
     int filter;
     cl_checkshape(L, 2, "sweep", &q.s);
+    q.isray = 0;
     q.d.x = cl_checkfinite(L, 3, "sweep");
     q.d.y = cl_checkfinite(L, 4, "sweep");
     q.d.z = cl_checkfinite(L, 5, "sweep");
@@ -264,7 +296,9 @@ int lw_raycast(lua_State *L) {
     lua_pushnumber(L, h.n.x);
     lua_pushnumber(L, h.n.y);
     lua_pushnumber(L, h.n.z);
-    return 5;
+    if (lw->w.items[h.item].shape.kind != CL_MESH) return 5;
+    lua_pushinteger(L, raytri(lw, h.item, r, maxt) + 1);
+    return 6;
 }
 int lw_raycastall(lua_State *L) { return run(L, 4, B_RAYCASTALL, "raycastall"); }
 int lw_sweep(lua_State *L) { return run(L, 6, B_SWEEP, "sweep"); }

@@ -39,12 +39,20 @@ typedef struct cl_hit { double t; cl_vec3 n; } cl_hit;
 /// Shape kinds a World item or a generic query can hold; CL_KINDS counts them. What each kind
 /// provides is its row of cl_kinds and its entries in the pair tables (kinds.c); README.md's
 /// "Adding a shape kind" lists every place a new kind goes.
-typedef enum cl_kind { CL_AABB = 0, CL_OBB = 1, CL_SPHERE = 2, CL_KINDS } cl_kind;
+/// CL_MESH, outside the table (a World item only, never a query shape or a mover): a placed mesh,
+/// dispatched by the cl_shape functions to meshworld.c.
+typedef enum cl_kind { CL_AABB = 0, CL_OBB = 1, CL_SPHERE = 2, CL_KINDS, CL_MESH = 64 } cl_kind;
+
+struct cl_mesh;
+/// A placed mesh (meshworld.c): the mesh (mesh.h, not owned) with a translation c and orthonormal
+/// axes u: the mesh's vertex v stands at c + v.x u[0] + v.y u[1] + v.z u[2]. c comes first (its
+/// position point, as the other kinds' first one, at offset 0).
+typedef struct cl_pmesh { cl_vec3 c; cl_vec3 u[3]; const struct cl_mesh *m; } cl_pmesh;
 
 /// A tagged shape, used by the generic dispatchers and the World.
 typedef struct cl_shape {
     cl_kind kind;
-    union { cl_aabb aabb; cl_obb obb; cl_sphere sphere; } u;
+    union { cl_aabb aabb; cl_obb obb; cl_sphere sphere; cl_pmesh mesh; } u;
 } cl_shape;
 
 /// Result of cl_toi: interiors already intersect, first contact during the step, or none.
@@ -178,6 +186,47 @@ CL_API int cl_tri_overlaps_capsule(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_cap
 /// Squared distance between the triangle and the segment pq (p == q allowed), with the closest
 /// points on each (0 and the crossing point when the segment passes through the triangle).
 CL_API double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg);
+
+/* ---- triangle sweeps, pushes and the triangle pair (trisweep.c) ---- */
+/// The sweep of the convex hull of the np points p (a box: its 8 corners), whose face normals are
+/// fa[0..nf-1] and edge directions ed[0..ne-1] (nf, ne <= 3), moved by d against the triangle abc, by
+/// separating axes (the triangle's normal, the hull's faces, the edge cross products), with the
+/// conventions of cl_sweep_aabb_aabb: OVERLAPPED when the open hull meets the closed triangle at the
+/// start, TOUCHING at the first t in [0, 1) where it comes to meet it (rank 1 when the axis is a
+/// face of either, 2 for an edge pair), else SEPARATED. A degenerate triangle is SEPARATED.
+CL_API struct cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,
+                                  cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
+/// The sweep of sphere s moved by d against the triangle abc: the ray of its centre against the
+/// triangle's faces moved out by r and the capsules of its edges (rank 1 a face, 2 an edge, 3 a
+/// vertex). Conventions as cl_sweep_hull_tri.
+CL_API struct cl_sweep cl_sweep_sphere_tri(const cl_sphere *s, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
+/// The push of the hull (as cl_sweep_hull_tri) out of the triangle: 1 with the depth and the unit
+/// n along which the hull moves (the shortest, by separating axes), 0 when the open hull misses it.
+CL_API int cl_penetration_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,
+                                   cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n);
+/// The push of sphere s out of the triangle (0 when the open sphere misses it).
+CL_API int cl_penetration_sphere_tri(const cl_sphere *s, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n);
+/// Inclusive triangle/triangle overlap by separating axes (normals, edge pairs, in-plane edge
+/// normals); 0 when either is degenerate.
+CL_API int cl_tri_overlaps_tri(const cl_vec3 p[3], const cl_vec3 q[3]);
+
+/* ---- placed meshes, the World's mesh items (meshworld.c): as the cl_shape operations ---- */
+CL_API cl_aabb cl_pmesh_aabb(const cl_pmesh *pm);
+/// 1 if the point lies on a triangle.
+CL_API int cl_pmesh_contains(const cl_pmesh *pm, cl_vec3 p);
+/// Closest hit (cl_mesh_raycast in the mesh's frame, the normal turned back); *tri may be NULL.
+CL_API int cl_pmesh_raycast(const cl_pmesh *pm, const cl_ray *r, double maxt, cl_hit *out, size_t *tri);
+/// The closest point of the placed mesh (p itself when every triangle is degenerate).
+CL_API cl_vec3 cl_pmesh_closest(const cl_pmesh *pm, cl_vec3 p);
+/// As cl_aabb_plane over the non-degenerate triangles (1 when there is none).
+CL_API int cl_pmesh_plane(const cl_pmesh *pm, cl_vec3 n, double d);
+/// Inclusive overlap of a shape (AABB, OBB, Sphere or a placed mesh) with the placed mesh.
+CL_API int cl_pmesh_overlaps(const cl_pmesh *pm, const cl_shape *s);
+/// The sweep of shape s (AABB, OBB or Sphere) moved by d against the triangles: the earliest
+/// contact over them (OVERLAPPED first; ties by rank, then triangle index); *tri the triangle.
+CL_API struct cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t *tri);
+/// The push of s out of the triangle it is deepest in (ties to the lowest index), as cl_penetration.
+CL_API int cl_pmesh_penetration(const cl_pmesh *pm, const cl_shape *s, double *depth, cl_vec3 *n);
 
 /* ---- the kind table (kinds.c) ---- */
 /// What a shape kind provides. Every function takes the kind's payload: &shape->u of a cl_shape,

@@ -194,6 +194,7 @@ static const cl_penetrationfn cl_pair_penetration[CL_KINDS][CL_KINDS] = {
 
 /// The first position point of s (an AABB's min corner, a centre otherwise): its placement.
 static inline cl_vec3 cl_shape_pos(const cl_shape *s) {
+    if (s->kind == CL_MESH) return s->u.mesh.c;
     return *(const cl_vec3 *)((const char *)&s->u + cl_kinds[s->kind].pos[0]);
 }
 

@@ -216,5 +216,12 @@ int cl_penetration_sphere_obb(const cl_sphere *s, const cl_obb *b, double *depth
 /// open shapes do not overlap.
 int cl_penetration(const cl_shape *a, const cl_shape *b, double *depth, cl_vec3 *n)
 {
+    /* a placed mesh: the push out of its deepest triangle (two meshes: none) */
+    if (b->kind == CL_MESH) return a->kind != CL_MESH && cl_pmesh_penetration(&b->u.mesh, a, depth, n);
+    if (a->kind == CL_MESH) {
+        if (!cl_pmesh_penetration(&a->u.mesh, b, depth, n)) return 0;
+        *n = cl_v3(-n->x + 0.0, -n->y + 0.0, -n->z + 0.0);
+        return 1;
+    }
     return cl_pair_penetration[a->kind][b->kind](&a->u, &b->u, depth, n);
 }

@@ -311,6 +311,15 @@ cl_sweep cl_sweep_flip(cl_sweep r) {
 
 /* Through the pair table (kinds.h). */
 cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
+    /* a mesh item is static: the binding never moves one; a mesh moved against a shape is that
+     * shape moved back (two meshes never meet in a sweep: SEPARATED) */
+    if (a->kind == CL_MESH || b->kind == CL_MESH) {
+        cl_sweep r;
+        if (a->kind != CL_MESH) return cl_pmesh_sweep(&b->u.mesh, a, d, NULL);
+        if (b->kind != CL_MESH) return cl_sweep_flip(cl_pmesh_sweep(&a->u.mesh, b, cl_v3(-d.x, -d.y, -d.z), NULL));
+        r.state = CL_TOI_SEPARATED; r.t = 1; r.n = cl_v3(0, 0, 0); r.rank = 0;
+        return r;
+    }
     return cl_pair_sweep[a->kind][b->kind](&a->u, d, &b->u);
 }
 

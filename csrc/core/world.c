@@ -135,7 +135,7 @@ void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
      * is not too loose. The allowance: an OBB's own (its axes may have changed), else ktol, the
      * allowance of the largest box inside fat, which is at least this box's whenever the
      * enclosure test passes (the box is then inside fat); so the test is exact or stricter. */
-    t = s->kind == CL_OBB ? shape_tol(s, &b) : it->ktol;
+    t = s->kind == CL_OBB || s->kind == CL_MESH ? shape_tol(s, &b) : it->ktol;
     lo = cl_v3(b.min.x - t, b.min.y - t, b.min.z - t);
     hi = cl_v3(b.max.x + t, b.max.y + t, b.max.z + t);
     if ((fat.min.x <= lo.x) & (fat.min.y <= lo.y) & (fat.min.z <= lo.z) &

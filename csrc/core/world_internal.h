@@ -19,6 +19,7 @@
 #include "vec.h"
 #include "world.h"
 #include "kinds.h"
+#include "mesh.h"
 
 /* always-inlined helpers of the hot loops */
 #if defined(__GNUC__) || defined(__clang__)
@@ -98,19 +99,29 @@ WINLINE double box_tol(const cl_aabb *b) {
  * (API.md); its tests then describe a slightly skewed box whose corners leave b by up to about
  * 3 * defect * (hx + hy + hz), so that is added (8 times, for the rounding on top). The other
  * side of a test (query shape, point, ray origin) adds its own allowance. */
+/* Returns the largest |u_i . u_j - (i == j)| of the axes u[0..2]. */
+static inline double axes_defect(const cl_vec3 *u) {
+    double e = 0;
+    int i, j;
+    for (i = 0; i < 3; i++)
+        for (j = i; j < 3; j++) {
+            double x = fabs(u[i].x * u[j].x + u[i].y * u[j].y + u[i].z * u[j].z - (i == j));
+            if (x > e) e = x;
+        }
+    return e;
+}
+
+/* (A placed mesh: its axes' defect times its size as the OBB's, and 2^-40 of its size for the
+ * rounding of the change into its frame.) */
 static inline double shape_tol(const cl_shape *s, const cl_aabb *b) {
     double m = box_tol(b);
     if (s != NULL && s->kind == CL_OBB) {
         const cl_obb *o = &s->u.obb;
-        double e = 0;
-        int i, j;
-        for (i = 0; i < 3; i++)
-            for (j = i; j < 3; j++) {
-                double x = fabs(o->u[i].x * o->u[j].x + o->u[i].y * o->u[j].y + o->u[i].z * o->u[j].z -
-                                (i == j));
-                if (x > e) e = x;
-            }
+        double e = axes_defect(o->u);
         if (e > 0) m += 8 * e * (o->h.x + o->h.y + o->h.z);
+    } else if (s != NULL && s->kind == CL_MESH) {
+        double sz = 3 * s->u.mesh.m->maxabs;
+        m += 8 * axes_defect(s->u.mesh.u) * sz + ldexp(sz, -40);
     }
     return m;
 }

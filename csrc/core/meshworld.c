@@ -1,0 +1,375 @@
+/* collide core: placed meshes, the World's mesh items (cl_pmesh, kind CL_MESH). A placed mesh is
+ * a mesh (mesh.h, shared, not owned) with a translation and orthonormal axes; every test brings
+ * the other shape into the mesh's own frame (p -> U^T (p - c): exact when the axes are the world
+ * axes, the default placement) and runs there through the mesh's hierarchy, then turns normals
+ * back. Sweeps and pushes go triangle by triangle (trisweep.c) over the triangles the swept box
+ * meets. Never allocates. */
+#include <math.h>
+#include "vec.h"
+#include "mesh.h"
+
+/* 1 when the axes are exactly the world axes (the frame change is then a translation). */
+static int world_axes(const cl_pmesh *pm)
+{
+    return pm->u[0].x == 1 && pm->u[0].y == 0 && pm->u[0].z == 0 && pm->u[1].x == 0 && pm->u[1].y == 1 &&
+           pm->u[1].z == 0 && pm->u[2].x == 0 && pm->u[2].y == 0 && pm->u[2].z == 1;
+}
+
+/* Returns the direction v in the mesh's frame. */
+static cl_vec3 dir_in(const cl_pmesh *pm, cl_vec3 v)
+{
+    return cl_v3(cl_dot(pm->u[0], v), cl_dot(pm->u[1], v), cl_dot(pm->u[2], v));
+}
+
+/* Returns the point p in the mesh's frame. */
+static cl_vec3 point_in(const cl_pmesh *pm, cl_vec3 p)
+{
+    return dir_in(pm, cl_sub(p, pm->c));
+}
+
+/* Returns the mesh-frame direction v in the world. */
+static cl_vec3 dir_out(const cl_pmesh *pm, cl_vec3 v)
+{
+    return cl_add(cl_add(cl_mul(pm->u[0], v.x), cl_mul(pm->u[1], v.y)), cl_mul(pm->u[2], v.z));
+}
+
+/* Returns the mesh-frame point p in the world. */
+static cl_vec3 point_out(const cl_pmesh *pm, cl_vec3 p)
+{
+    return cl_add(pm->c, dir_out(pm, p));
+}
+
+/* Sets *out to shape s (AABB, OBB or Sphere) in the mesh's frame: an AABB stays one when the axes
+ * are the world axes, else it becomes an OBB. */
+static void shape_in(const cl_pmesh *pm, const cl_shape *s, cl_shape *out)
+{
+    int i;
+    switch (s->kind) {
+    case CL_AABB:
+        if (world_axes(pm)) {
+            out->kind = CL_AABB;
+            out->u.aabb.min = cl_sub(s->u.aabb.min, pm->c);
+            out->u.aabb.max = cl_sub(s->u.aabb.max, pm->c);
+            return;
+        }
+        out->kind = CL_OBB;
+        out->u.obb = cl_obb_from_aabb(&s->u.aabb);
+        for (i = 0; i < 3; i++) out->u.obb.u[i] = dir_in(pm, out->u.obb.u[i]);
+        out->u.obb.c = point_in(pm, out->u.obb.c);
+        return;
+    case CL_OBB:
+        out->kind = CL_OBB;
+        out->u.obb.c = point_in(pm, s->u.obb.c);
+        out->u.obb.h = s->u.obb.h;
+        for (i = 0; i < 3; i++) out->u.obb.u[i] = dir_in(pm, s->u.obb.u[i]);
+        return;
+    default:
+        out->kind = CL_SPHERE;
+        out->u.sphere.c = point_in(pm, s->u.sphere.c);
+        out->u.sphere.r = s->u.sphere.r;
+        return;
+    }
+}
+
+cl_aabb cl_pmesh_aabb(const cl_pmesh *pm)
+{
+    const cl_aabb *b = &pm->m->box;
+    cl_vec3 mc = cl_mul(cl_add(b->min, b->max), 0.5), mh = cl_mul(cl_sub(b->max, b->min), 0.5), c, h;
+    cl_aabb r;
+    if (world_axes(pm)) {
+        r.min = cl_add(b->min, pm->c);
+        r.max = cl_add(b->max, pm->c);
+        return r;
+    }
+    c = point_out(pm, mc);
+    h.x = fabs(pm->u[0].x) * mh.x + fabs(pm->u[1].x) * mh.y + fabs(pm->u[2].x) * mh.z;
+    h.y = fabs(pm->u[0].y) * mh.x + fabs(pm->u[1].y) * mh.y + fabs(pm->u[2].y) * mh.z;
+    h.z = fabs(pm->u[0].z) * mh.x + fabs(pm->u[1].z) * mh.y + fabs(pm->u[2].z) * mh.z;
+    r.min = cl_sub(c, h);
+    r.max = cl_add(c, h);
+    return r;
+}
+
+int cl_pmesh_contains(const cl_pmesh *pm, cl_vec3 p)
+{
+    cl_shape s;
+    s.kind = CL_SPHERE;
+    s.u.sphere.c = point_in(pm, p);
+    s.u.sphere.r = 0;
+    return cl_mesh_overlaps(pm->m, &s);
+}
+
+int cl_pmesh_raycast(const cl_pmesh *pm, const cl_ray *r, double maxt, cl_hit *out, size_t *tri)
+{
+    cl_ray lr;
+    size_t i;
+    lr.o = point_in(pm, r->o);
+    lr.d = dir_in(pm, r->d);
+    if (!cl_mesh_raycast(pm->m, &lr, maxt, out, &i)) return 0;
+    out->n = dir_out(pm, out->n);
+    if (tri) *tri = i;
+    return 1;
+}
+
+cl_vec3 cl_pmesh_closest(const cl_pmesh *pm, cl_vec3 p)
+{
+    cl_vec3 q;
+    size_t i;
+    if (!cl_mesh_closest(pm->m, point_in(pm, p), &q, &i)) return p;
+    return point_out(pm, q);
+}
+
+/* The side of the points v[0..2] of the plane n.x + d = 0: 1 all in front, -1 all behind, else 0. */
+static int tri_side(const cl_vec3 *v, cl_vec3 n, double d)
+{
+    double a = cl_dot(n, v[0]) + d, b = cl_dot(n, v[1]) + d, c = cl_dot(n, v[2]) + d;
+    if (a > 0 && b > 0 && c > 0) return 1;
+    if (a < 0 && b < 0 && c < 0) return -1;
+    return 0;
+}
+
+int cl_pmesh_plane(const cl_pmesh *pm, cl_vec3 n, double d)
+{
+    const cl_mesh *m = pm->m;
+    unsigned st[CL_MESH_STACK];
+    int sp = 0, side = 2;       /* 2: nothing seen yet */
+    double tol;
+    cl_vec3 ln = dir_in(pm, n);
+    double ld = d + cl_dot(n, pm->c);
+    if (m->nprim == 0) return 1;
+    /* a node is decided without its triangles only when its box is clear of the plane by more
+     * than the rounding of the triangles' own sums */
+    tol = 1e-12 * ((fabs(ln.x) + fabs(ln.y) + fabs(ln.z)) * (m->maxabs + 1) + fabs(ld));
+    st[sp++] = 0;
+    while (sp > 0) {
+        const cl_mnode *nd = &m->nodes[st[--sp]];
+        double lo = ld, hi = ld;
+        int k;
+        const float *bl = nd->lo, *bh = nd->hi;
+        double c3[3];
+        c3[0] = ln.x; c3[1] = ln.y; c3[2] = ln.z;
+        for (k = 0; k < 3; k++) {
+            double x = c3[k] * bl[k], y = c3[k] * bh[k];
+            lo += x < y ? x : y;
+            hi += x < y ? y : x;
+        }
+        if (lo > tol || hi < -tol) {
+            int s = lo > tol ? 1 : -1;
+            if (side == 2) side = s;
+            else if (side != s) return 0;
+            continue;
+        }
+        if (nd->count == 0) {
+            st[sp++] = nd->first;
+            st[sp++] = nd->first + 1;
+            continue;
+        }
+        for (k = 0; k < (int)nd->count; k++) {
+            cl_vec3 v[3];
+            int s;
+            cl_mesh_triangle(m, m->prim[nd->first + k], &v[0], &v[1], &v[2]);
+            s = tri_side(v, ln, ld);
+            if (s == 0) return 0;
+            if (side == 2) side = s;
+            else if (side != s) return 0;
+        }
+    }
+    return side;
+}
+
+/* One triangle of a placed mesh (in the other mesh's frame) and whether it met a triangle of m. */
+typedef struct trivisit {
+    const cl_mesh *m;
+    cl_vec3 t[3];
+    int hit;
+} trivisit;
+
+/* Visitor of a triangle's box query: stops (1) when triangle i overlaps v->t. */
+static int visit_tri(void *ud, size_t i)
+{
+    trivisit *v = (trivisit *)ud;
+    cl_vec3 q[3];
+    cl_mesh_triangle(v->m, i, &q[0], &q[1], &q[2]);
+    v->hit = cl_tri_overlaps_tri(v->t, q);
+    return v->hit;
+}
+
+/* Returns the box of the three points. */
+static cl_aabb box3(const cl_vec3 *t)
+{
+    cl_aabb b;
+    int k;
+    b.min = b.max = t[0];
+    for (k = 1; k < 3; k++) {
+        b.min = cl_v3(fmin(b.min.x, t[k].x), fmin(b.min.y, t[k].y), fmin(b.min.z, t[k].z));
+        b.max = cl_v3(fmax(b.max.x, t[k].x), fmax(b.max.y, t[k].y), fmax(b.max.z, t[k].z));
+    }
+    return b;
+}
+
+/* 1 if some triangle of placed mesh a overlaps some triangle of placed mesh b: a's triangles that
+ * meet b's box, each brought into b's frame and tested against the triangles of b its box meets. */
+static int meshes_overlap(const cl_pmesh *a, const cl_pmesh *b)
+{
+    cl_aabb ba = cl_pmesh_aabb(a), bb = cl_pmesh_aabb(b);
+    trivisit v;
+    size_t i;
+    if (!cl_aabb_overlaps_aabb(&ba, &bb)) return 0;
+    v.m = b->m;
+    for (i = 0; i < a->m->nt; i++) {
+        cl_shape q;
+        int k;
+        cl_mesh_triangle(a->m, i, &v.t[0], &v.t[1], &v.t[2]);
+        if (cl_tri_degenerate(v.t[0], v.t[1], v.t[2])) continue;
+        for (k = 0; k < 3; k++) v.t[k] = point_out(a, v.t[k]);
+        q.u.aabb = box3(v.t);
+        if (!cl_aabb_overlaps_aabb(&q.u.aabb, &bb)) continue;
+        for (k = 0; k < 3; k++) v.t[k] = point_in(b, v.t[k]);
+        q.kind = CL_AABB;
+        q.u.aabb = box3(v.t);
+        v.hit = 0;
+        (void)cl_mesh_query_each(b->m, &q, visit_tri, &v);
+        if (v.hit) return 1;
+    }
+    return 0;
+}
+
+int cl_pmesh_overlaps(const cl_pmesh *pm, const cl_shape *s)
+{
+    cl_shape l;
+    if (s->kind == CL_MESH) return meshes_overlap(&s->u.mesh, pm);
+    shape_in(pm, s, &l);
+    return cl_mesh_overlaps(pm->m, &l);
+}
+
+/* A sweep or push over the triangles of a mesh: the mover in the mesh's frame as a hull (box
+ * corners, faces, edges) or a sphere, the displacement, and the best contact so far. */
+typedef struct msweep {
+    const cl_mesh *m;
+    cl_vec3 p[8], fa[3], d;
+    int sphere;
+    cl_sphere sp;
+    cl_sweep best;
+    size_t tri;
+    int found;
+    double depth;
+    cl_vec3 n;
+} msweep;
+
+/* Sets up ms for the mover l (in the mesh's frame): a sphere, or a box's corners and axes (an
+ * AABB's corners are its exact bounds). */
+static void mover_of(msweep *ms, const cl_shape *l)
+{
+    int i;
+    ms->sphere = 0;
+    if (l->kind == CL_SPHERE) {
+        ms->sphere = 1;
+        ms->sp = l->u.sphere;
+        return;
+    }
+    if (l->kind == CL_AABB) {
+        const cl_aabb *b = &l->u.aabb;
+        for (i = 0; i < 8; i++)
+            ms->p[i] = cl_v3(i & 1 ? b->max.x : b->min.x, i & 2 ? b->max.y : b->min.y, i & 4 ? b->max.z : b->min.z);
+        ms->fa[0] = cl_v3(1, 0, 0); ms->fa[1] = cl_v3(0, 1, 0); ms->fa[2] = cl_v3(0, 0, 1);
+        return;
+    }
+    for (i = 0; i < 8; i++) {
+        const cl_obb *o = &l->u.obb;
+        cl_vec3 x = cl_mul(o->u[0], i & 1 ? o->h.x : -o->h.x), y = cl_mul(o->u[1], i & 2 ? o->h.y : -o->h.y),
+                z = cl_mul(o->u[2], i & 4 ? o->h.z : -o->h.z);
+        ms->p[i] = cl_add(o->c, cl_add(cl_add(x, y), z));
+    }
+    for (i = 0; i < 3; i++) ms->fa[i] = l->u.obb.u[i];
+}
+
+/* Visitor of a sweep: keeps the earliest contact with triangle i (OVERLAPPED stops the walk; ties
+ * in t to the lower rank, then the lower index). */
+static int visit_sweep(void *ud, size_t i)
+{
+    msweep *ms = (msweep *)ud;
+    cl_vec3 a, b, c;
+    cl_sweep s;
+    cl_mesh_triangle(ms->m, i, &a, &b, &c);
+    s = ms->sphere ? cl_sweep_sphere_tri(&ms->sp, ms->d, a, b, c)
+                   : cl_sweep_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, ms->d, a, b, c);
+    if (s.state == CL_TOI_SEPARATED) return 0;
+    if (s.state == CL_TOI_OVERLAPPED) {
+        if (ms->found && ms->best.state == CL_TOI_OVERLAPPED && ms->tri < i) return 0;
+        ms->best = s; ms->tri = i; ms->found = 1;
+        return 0;
+    }
+    if (ms->found && (ms->best.state == CL_TOI_OVERLAPPED || s.t > ms->best.t ||
+                      (s.t == ms->best.t && (s.rank > ms->best.rank || (s.rank == ms->best.rank && i > ms->tri)))))
+        return 0;
+    ms->best = s; ms->tri = i; ms->found = 1;
+    return 0;
+}
+
+/* Returns the box of shape l (in the mesh's frame) at its place and moved by d, widened by a
+ * relative 2^-40 for the rounding of the frame change and the triangle tests. */
+static cl_aabb swept_local(const cl_shape *l, cl_vec3 d)
+{
+    cl_aabb b = cl_shape_aabb(l), e = b, r;
+    double m;
+    e.min = cl_add(e.min, d);
+    e.max = cl_add(e.max, d);
+    r = cl_aabb_merge(&b, &e);
+    m = fmax(cl_maxabs3(r.min.x, r.min.y, r.min.z), cl_maxabs3(r.max.x, r.max.y, r.max.z));
+    m = ldexp(m, -40) + 1e-300;
+    r.min = cl_v3(r.min.x - m, r.min.y - m, r.min.z - m);
+    r.max = cl_v3(r.max.x + m, r.max.y + m, r.max.z + m);
+    return r;
+}
+
+cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t *tri)
+{
+    msweep ms;
+    cl_shape l, q;
+    shape_in(pm, s, &l);
+    mover_of(&ms, &l);
+    ms.m = pm->m;
+    ms.d = dir_in(pm, d);
+    ms.found = 0;
+    ms.tri = 0;
+    ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
+    q.kind = CL_AABB;
+    q.u.aabb = swept_local(&l, ms.d);
+    (void)cl_mesh_query_each(pm->m, &q, visit_sweep, &ms);
+    if (ms.best.state == CL_TOI_TOUCHING) ms.best.n = dir_out(pm, ms.best.n);
+    if (tri) *tri = ms.tri;
+    return ms.best;
+}
+
+/* Visitor of a push: keeps the deepest push out of triangle i (ties to the lower index). */
+static int visit_push(void *ud, size_t i)
+{
+    msweep *ms = (msweep *)ud;
+    cl_vec3 a, b, c, n;
+    double depth;
+    int r;
+    cl_mesh_triangle(ms->m, i, &a, &b, &c);
+    r = ms->sphere ? cl_penetration_sphere_tri(&ms->sp, a, b, c, &depth, &n)
+                   : cl_penetration_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, a, b, c, &depth, &n);
+    if (!r) return 0;
+    if (ms->found && (depth < ms->depth || (depth == ms->depth && i > ms->tri))) return 0;
+    ms->found = 1; ms->depth = depth; ms->n = n; ms->tri = i;
+    return 0;
+}
+
+int cl_pmesh_penetration(const cl_pmesh *pm, const cl_shape *s, double *depth, cl_vec3 *n)
+{
+    msweep ms;
+    cl_shape l;
+    shape_in(pm, s, &l);
+    mover_of(&ms, &l);
+    ms.m = pm->m;
+    ms.found = 0;
+    ms.tri = 0;
+    ms.depth = 0;
+    (void)cl_mesh_query_each(pm->m, &l, visit_push, &ms);
+    if (!ms.found) return 0;
+    *depth = ms.depth;
+    *n = dir_out(pm, ms.n);
+    return 1;
+}

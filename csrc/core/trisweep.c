@@ -1,0 +1,224 @@
+/* collide core: a convex hull (a box) or a sphere moved against a triangle, the push out of a
+ * triangle, and triangle/triangle overlap: what the World needs of a mesh item's triangles
+ * (meshworld.c). The hull tests are separating-axis tests on the complete set of axes (the
+ * triangle's normal, the hull's face normals, the cross products of the hull's edges with the
+ * triangle's), so the sweep is exact up to rounding: the moving hull meets the triangle exactly
+ * when its projection meets the triangle's on every axis at once. Coordinates up to 2^200 (the
+ * products of dot products stay finite), as tri.c. */
+#include <math.h>
+#include "vec.h"
+
+/* Most axes a hull/triangle test uses: the normal, 3 faces, 3 x 3 edge pairs. */
+#define MAXAX 13
+
+/* Fills ax with the separating axes of the hull (faces fa, edges ed) and triangle abc, the
+ * triangle's normal first, then the faces, then the edge pairs (zero cross products left out:
+ * parallel edges, which the face axes decide); returns their number, 0 for a degenerate
+ * triangle. *nface is the number of face axes (normal and hull faces) at the start. */
+static int axes_of(const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne, cl_vec3 a, cl_vec3 b, cl_vec3 c,
+                   cl_vec3 *ax, int *nface)
+{
+    cl_vec3 e[3];
+    int i, j, k = 0;
+    ax[k] = cl_cross(cl_sub(b, a), cl_sub(c, a));
+    if (ax[k].x == 0 && ax[k].y == 0 && ax[k].z == 0) return 0;
+    k++;
+    for (i = 0; i < nf; i++) ax[k++] = fa[i];
+    *nface = k;
+    e[0] = cl_sub(b, a); e[1] = cl_sub(c, b); e[2] = cl_sub(a, c);
+    for (i = 0; i < ne; i++)
+        for (j = 0; j < 3; j++) {
+            cl_vec3 x = cl_cross(ed[i], e[j]);
+            if (x.x != 0 || x.y != 0 || x.z != 0) ax[k++] = x;
+        }
+    return k;
+}
+
+/* The projection interval [*lo, *hi] of the n points p on axis l. */
+static void proj(const cl_vec3 *p, int n, cl_vec3 l, double *lo, double *hi)
+{
+    int i;
+    double mn = cl_dot(p[0], l), mx = mn;
+    for (i = 1; i < n; i++) {
+        double v = cl_dot(p[i], l);
+        if (v < mn) mn = v;
+        if (v > mx) mx = v;
+    }
+    *lo = mn;
+    *hi = mx;
+}
+
+/* Returns v divided by its length (v non-zero), -0 turned into 0. */
+static cl_vec3 unit(cl_vec3 v)
+{
+    double l = cl_len(v.x, v.y, v.z);
+    return cl_v3(v.x / l + 0.0, v.y / l + 0.0, v.z / l + 0.0);
+}
+
+cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,
+                           cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    cl_vec3 ax[MAXAX], t[3];
+    cl_sweep s;
+    double lo = -HUGE_VAL, hi = HUGE_VAL, bv = 0;
+    int nface = 0, n = axes_of(fa, nf, ed, ne, a, b, c, ax, &nface), i, best = -1;
+    s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
+    if (n == 0) return s;
+    t[0] = a; t[1] = b; t[2] = c;
+    for (i = 0; i < n; i++) {
+        double m0, m1, t0, t1, v = cl_dot(d, ax[i]), l, h;
+        proj(p, np, ax[i], &m0, &m1);
+        proj(t, 3, ax[i], &t0, &t1);
+        if (v == 0) {
+            /* a resting axis: open hull against closed triangle (flat against flat as sweep.c) */
+            if (!((m0 < t1 && m1 > t0) || (m0 == m1 && t0 == t1 && m0 == t0))) return s;
+            continue;
+        }
+        if (v > 0) { l = (t0 - m1) / v; h = (t1 - m0) / v; }
+        else { l = (t1 - m0) / v; h = (t0 - m1) / v; }
+        if (l > lo) { lo = l; best = i; bv = v; }
+        if (h < hi) hi = h;
+    }
+    if (lo < 0 && hi > 0) {
+        s.state = CL_TOI_OVERLAPPED; s.t = 0;
+    } else if (lo < hi && lo >= 0 && lo < 1) {
+        cl_vec3 u = unit(ax[best]);
+        s.state = CL_TOI_TOUCHING;
+        s.t = lo == 0 ? 0.0 : lo;
+        s.n = bv > 0 ? cl_v3(0.0 - u.x, 0.0 - u.y, 0.0 - u.z) : u;
+        s.rank = best < nface ? 1 : 2;
+    }
+    return s;
+}
+
+int cl_penetration_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,
+                            cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n)
+{
+    cl_vec3 ax[MAXAX], t[3];
+    int nface = 0, k = axes_of(fa, nf, ed, ne, a, b, c, ax, &nface), i, found = 0;
+    double best = HUGE_VAL;
+    if (k == 0) return 0;
+    t[0] = a; t[1] = b; t[2] = c;
+    for (i = 0; i < k; i++) {
+        cl_vec3 u = unit(ax[i]);
+        double m0, m1, t0, t1;
+        proj(p, np, u, &m0, &m1);
+        proj(t, 3, u, &t0, &t1);
+        if (!(m0 < t1 && m1 > t0)) return 0;   /* the open hull misses the triangle */
+        if (t1 - m0 < best) { best = t1 - m0; *n = u; found = 1; }
+        if (m1 - t0 < best) { best = m1 - t0; *n = cl_v3(0.0 - u.x, 0.0 - u.y, 0.0 - u.z); found = 1; }
+    }
+    *depth = best;
+    return found;
+}
+
+/* The rank of a sphere contact at centre q with the capsule of edge pq0..pq1: 2 on the edge's
+ * inside, 3 at a vertex. */
+static int edge_rank(cl_vec3 q, cl_vec3 e0, cl_vec3 e1)
+{
+    double s;
+    (void)cl_closest_on_segment(q, e0, e1, &s);
+    return s > 0 && s < 1 ? 2 : 3;
+}
+
+cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    cl_sweep s;
+    cl_vec3 q, w, v[3], nu;
+    cl_ray ray;
+    double r = sp->r, d2, len, bt = HUGE_VAL;
+    int i, rank = 0;
+    s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
+    if (cl_tri_degenerate(a, b, c)) return s;
+    q = cl_tri_closest(a, b, c, sp->c);
+    w = cl_sub(sp->c, q);
+    d2 = cl_dot(w, w);
+    if (d2 < r * r) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
+    if (d.x == 0 && d.y == 0 && d.z == 0) return s;
+    if (d2 == r * r) {
+        /* touching at the start: a contact only when moving into the triangle */
+        cl_vec3 n = d2 > 0 ? unit(w) : cl_tri_normal(a, b, c, d);
+        if (!(cl_dot(n, d) < 0)) return s;
+        s.state = CL_TOI_TOUCHING; s.t = 0; s.n = n;
+        s.rank = 1;
+        return s;
+    }
+    len = cl_len(d.x, d.y, d.z);
+    if (!cl_ray_make(&ray, sp->c, d)) return s;
+    /* the faces moved out by r on both sides */
+    nu = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
+    for (i = -1; i <= 1; i += 2) {
+        cl_vec3 o = cl_mul(nu, i * r);
+        cl_hit h;
+        if (cl_tri_raycast(cl_add(a, o), cl_add(b, o), cl_add(c, o), &ray, len, &h) && h.t < bt &&
+            cl_dot(h.n, d) < 0) {
+            bt = h.t; s.n = h.n; rank = 1;
+        }
+    }
+    /* the edges' capsules (their end caps are the vertices' balls) */
+    v[0] = a; v[1] = b; v[2] = c;
+    for (i = 0; i < 3; i++) {
+        cl_capsule cp;
+        cl_hit h;
+        cp.a = v[i]; cp.b = v[(i + 1) % 3]; cp.r = r;
+        if (cl_capsule_raycast(&cp, &ray, len, &h) && h.t < bt && cl_dot(h.n, d) < 0) {
+            bt = h.t; s.n = h.n;
+            rank = edge_rank(cl_ray_at(&ray, h.t), cp.a, cp.b);
+        }
+    }
+    if (rank == 0) return s;
+    bt /= len;
+    if (!(bt < 1)) { s.n = cl_v3(0, 0, 0); return s; }
+    s.state = CL_TOI_TOUCHING;
+    s.t = bt;
+    s.rank = rank;
+    return s;
+}
+
+int cl_penetration_sphere_tri(const cl_sphere *sp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n)
+{
+    cl_vec3 q, w;
+    double d2;
+    if (cl_tri_degenerate(a, b, c)) return 0;
+    q = cl_tri_closest(a, b, c, sp->c);
+    w = cl_sub(sp->c, q);
+    d2 = cl_dot(w, w);
+    if (!(d2 < sp->r * sp->r)) return 0;
+    if (d2 > 0) {
+        double l = sqrt(d2);
+        *depth = sp->r - l;
+        *n = unit(w);
+    } else {
+        /* the centre on the triangle: out through its face (an edge is at least r away) */
+        *depth = sp->r;
+        *n = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
+    }
+    return 1;
+}
+
+int cl_tri_overlaps_tri(const cl_vec3 p[3], const cl_vec3 q[3])
+{
+    cl_vec3 np = cl_cross(cl_sub(p[1], p[0]), cl_sub(p[2], p[0]));
+    cl_vec3 nq = cl_cross(cl_sub(q[1], q[0]), cl_sub(q[2], q[0]));
+    cl_vec3 ax[17];
+    int i, j, k = 0;
+    if ((np.x == 0 && np.y == 0 && np.z == 0) || (nq.x == 0 && nq.y == 0 && nq.z == 0)) return 0;
+    ax[k++] = np;
+    ax[k++] = nq;
+    for (i = 0; i < 3; i++) {
+        cl_vec3 ep = cl_sub(p[(i + 1) % 3], p[i]), eq = cl_sub(q[(i + 1) % 3], q[i]);
+        ax[k++] = cl_cross(np, ep);      /* in-plane edge normals: the coplanar case */
+        ax[k++] = cl_cross(nq, eq);
+        for (j = 0; j < 3; j++) {
+            cl_vec3 x = cl_cross(ep, cl_sub(q[(j + 1) % 3], q[j]));
+            if (x.x != 0 || x.y != 0 || x.z != 0) ax[k++] = x;
+        }
+    }
+    for (i = 0; i < k; i++) {
+        double p0, p1, q0, q1;
+        proj(p, 3, ax[i], &p0, &p1);
+        proj(q, 3, ax[i], &q0, &q1);
+        if (p1 < q0 || q1 < p0) return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,452 @@
+-- Mesh items in a World: world:add(item, mesh [, cx,cy,cz [, axes]]). Every query, raycast,
+-- sweep, move and collide.Character treats a mesh item as its triangles. The reference is brute
+-- force over every triangle, placed by hand in Lua (c + x u + y v + z w) and tested one by one
+-- (each placed triangle as a one-triangle collide.Mesh, whose tests spec/30 checks against pure
+-- Lua). Placements whose arithmetic is the reference's (the world axes, integer translations)
+-- must agree exactly, touching and rays through shared vertices included; axis permutations and
+-- random rotations wherever the answer is clear by 1e-9.
+local collide = require "collide"
+local errmsg = require("support.util").errmsg
+
+local QUICK = os.getenv("COLLIDE_QUICK") ~= nil
+local function iters(n) return QUICK and math.ceil(n / 4) or n end
+local unpack = table.unpack or unpack
+
+-- ---------------------------------------------------------------- generators and reference
+
+local rnd = math.random
+
+-- A height field of n x n integer cells (two triangles per cell, random integer heights in
+-- [0, hmax]): every inner edge and vertex is shared.
+local function heightfield(n, hmax)
+  local v, idx = {}, {}
+  for j = 0, n do
+    for i = 0, n do
+      local k = #v
+      v[k + 1], v[k + 2], v[k + 3] = i, rnd(0, hmax), j
+    end
+  end
+  local function id(i, j) return j * (n + 1) + i + 1 end
+  for j = 0, n - 1 do
+    for i = 0, n - 1 do
+      local a, b, c, d = id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)
+      for _, x in ipairs({ a, b, c, a, c, d }) do idx[#idx + 1] = x end
+    end
+  end
+  return v, idx
+end
+
+-- A soup of k random triangles with integer coordinates in [-r, r] (some degenerate).
+local function soup(k, r)
+  local v = {}
+  for i = 1, 9 * k do v[i] = rnd(-r, r) end
+  if k > 2 then for i = 1, 9 do v[9 + i] = v[i] end end    -- a duplicate
+  if k > 3 then for i = 1, 3 do v[18 + 3 + i] = v[18 + i] end end -- a degenerate one
+  return v
+end
+
+-- A random rotation (orthonormal to rounding) as three axes.
+local function randaxes()
+  local a, b, c = rnd() * 2 * math.pi, rnd() * 2 * math.pi, rnd() * 2 * math.pi
+  local ca, sa, cb, sb, cc, sc = math.cos(a), math.sin(a), math.cos(b), math.sin(b), math.cos(c), math.sin(c)
+  -- Rz(a) * Ry(b) * Rx(c), columns
+  local u = { ca * cb, sa * cb, -sb }
+  local v = { ca * sb * sc - sa * cc, sa * sb * sc + ca * cc, cb * sc }
+  local w = { ca * sb * cc + sa * sc, sa * sb * cc - ca * sc, cb * cc }
+  return u, v, w
+end
+
+-- The axis permutations with signs that are rotations (exact in every test).
+local PERMS = {
+  { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } },
+  { { 1, 0, 0 }, { 0, 0, -1 }, { 0, 1, 0 } },
+  { { 0, 1, 0 }, { -1, 0, 0 }, { 0, 0, 1 } },
+  { { 0, 0, 1 }, { 0, 1, 0 }, { -1, 0, 0 } },
+  { { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 0 } },
+  { { -1, 0, 0 }, { 0, -1, 0 }, { 0, 0, 1 } },
+}
+
+-- A random placement: {c, u, v, w, exact, args} (args: what follows the mesh in world:add).
+local function randplacement()
+  local r = rnd(1, 4)
+  if r == 1 then return { c = { 0, 0, 0 }, u = PERMS[1][1], v = PERMS[1][2], w = PERMS[1][3], exact = true, args = {} } end
+  local c = { rnd(-4, 4), rnd(-4, 4), rnd(-4, 4) }
+  if r == 2 then
+    return { c = c, u = PERMS[1][1], v = PERMS[1][2], w = PERMS[1][3], exact = true, args = { c[1], c[2], c[3] } }
+  end
+  local u, v, w
+  -- permuted axes are exact arithmetic too, but in another order: a contact exactly on a
+  -- boundary edge can go either way (the ray test's shear axis may differ), so not "exact" here
+  if r == 3 then
+    local p = PERMS[rnd(1, #PERMS)]
+    u, v, w = p[1], p[2], p[3]
+  else
+    u, v, w = randaxes()
+    c = { c[1] + rnd(), c[2] + rnd(), c[3] + rnd() }
+  end
+  return { c = c, u = u, v = v, w = w, exact = false,
+           args = { c[1], c[2], c[3], u[1], u[2], u[3], v[1], v[2], v[3], w[1], w[2], w[3] } }
+end
+
+-- The point (x, y, z) of the mesh placed by pl.
+local function place(pl, x, y, z)
+  return pl.c[1] + x * pl.u[1] + y * pl.v[1] + z * pl.w[1],
+         pl.c[2] + x * pl.u[2] + y * pl.v[2] + z * pl.w[2],
+         pl.c[3] + x * pl.u[3] + y * pl.v[3] + z * pl.w[3]
+end
+
+-- The placed triangles of mesh m as one-triangle meshes (nil for a degenerate one), and their
+-- coordinates.
+local function placedtris(m, pl)
+  local ts, cs = {}, {}
+  for i = 1, m:count() do
+    local t = { m:triangle(i) }
+    local p = {}
+    for k = 0, 2 do
+      p[3 * k + 1], p[3 * k + 2], p[3 * k + 3] = place(pl, t[3 * k + 1], t[3 * k + 2], t[3 * k + 3])
+    end
+    cs[i] = p
+    local one = collide.Mesh(p)
+    -- a triangle that the placement's rounding made degenerate, or that was: never hits
+    if one:closest(p[1], p[2], p[3]) then ts[i] = one else ts[i] = false end
+  end
+  return ts, cs
+end
+
+-- A random query shape near the region [-6, 8]^3 (integer or half-integer numbers, so that it
+-- often touches integer meshes exactly).
+local function randshape()
+  local k = rnd(1, 3)
+  local function co() return rnd(-12, 16) / 2 end
+  if k == 1 then
+    local x, y, z = co(), co(), co()
+    return collide.AABB(x, y, z, x + rnd(0, 6) / 2, y + rnd(0, 6) / 2, z + rnd(0, 6) / 2)
+  elseif k == 2 then
+    if rnd() < 0.5 then return collide.OBB(co(), co(), co(), rnd(0, 4) / 2, rnd(0, 4) / 2, rnd(0, 4) / 2) end
+    local u, v, w = randaxes()
+    return collide.OBB(co(), co(), co(), rnd(0, 4) / 2, rnd(0, 4) / 2, rnd(0, 4) / 2,
+                       u[1], u[2], u[3], v[1], v[2], v[3], w[1], w[2], w[3])
+  end
+  return collide.Sphere(co(), co(), co(), rnd(0, 6) / 2)
+end
+
+-- The shape grown (g > 0) or shrunk (g < 0) by |g| (a shrunk size stops at 0).
+local function grown(s, g)
+  local ty = collide.type(s)
+  if ty == "AABB" then
+    local a, b, c, d, e, f = s:bounds()
+    if g < 0 then
+      local mx, my, mz = (a + d) / 2, (b + e) / 2, (c + f) / 2
+      return collide.AABB(math.min(a - g, mx), math.min(b - g, my), math.min(c - g, mz),
+                          math.max(d + g, mx), math.max(e + g, my), math.max(f + g, mz))
+    end
+    return collide.AABB(a - g, b - g, c - g, d + g, e + g, f + g)
+  elseif ty == "OBB" then
+    local cx, cy, cz = s:center()
+    local hx, hy, hz = s:extents()
+    return collide.OBB(cx, cy, cz, math.max(hx + g, 0), math.max(hy + g, 0), math.max(hz + g, 0), s:axes())
+  end
+  local cx, cy, cz = s:center()
+  return collide.Sphere(cx, cy, cz, math.max(s:radius() + g, 0))
+end
+
+-- Does some placed triangle of ts overlap shape s?
+local function refoverlaps(ts, s)
+  for i = 1, #ts do
+    if ts[i] and ts[i]:overlaps(s) then return true end
+  end
+  return false
+end
+
+-- The closest hit of the ray on the placed triangles: t, nx, ny, nz, i (lowest i among equal t).
+local function refraycast(ts, ray, maxt)
+  local bt, bn, bi
+  for i = 1, #ts do
+    if ts[i] then
+      local t, nx, ny, nz = ts[i]:raycast(ray, maxt)
+      if t and (not bt or t < bt) then bt, bn, bi = t, { nx, ny, nz }, i end
+    end
+  end
+  if not bt then return nil end
+  return bt, bn[1], bn[2], bn[3], bi
+end
+
+-- A world of k random mesh items (one or two shared meshes) and a few boxes between them; returns
+-- the world and its items in add order, each {name, kind = "mesh" | "box", ts, exact, shape}.
+local function randworld(k)
+  local w = collide.World()
+  local meshes = {}
+  for i = 1, 2 do
+    local v, idx
+    if rnd() < 0.5 then v, idx = heightfield(rnd(1, 4), 2) else v = soup(rnd(1, 8), 4) end
+    meshes[i] = collide.Mesh(v, idx)
+  end
+  local items = {}
+  for i = 1, k do
+    if rnd() < 0.25 then
+      local s = randshape()
+      local name = "shape" .. i
+      w:add(name, s)
+      items[#items + 1] = { name = name, kind = "shape", shape = s, exact = true }
+    else
+      local m = meshes[rnd(1, 2)]
+      local pl = randplacement()
+      local name = "mesh" .. i
+      w:add(name, m, unpack(pl.args, 1, 12))
+      local ts = placedtris(m, pl)
+      items[#items + 1] = { name = name, kind = "mesh", ts = ts, exact = pl.exact, mesh = m, pl = pl }
+    end
+  end
+  return w, items
+end
+
+-- ---------------------------------------------------------------- specs
+
+describe("mesh items in a World", function()
+  it("are added, placed, shared, read back and removed", function()
+    local m = collide.Mesh({ 0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, 10 }, { 1, 2, 3, 1, 3, 4 })
+    local w = collide.World()
+    assert.equal("floor", w:add("floor", m))
+    w:add("up", m, 0, 5, 0)
+    w:add("wall", m, 0, -3, 0, 1, 0, 0, 0, 0, -1, 0, 1, 0)
+    assert.equal(3, w:count())
+    local r = { w:shape("up") }
+    assert.equal(m, r[1])
+    assert.same({ 0, 5, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1 }, { unpack(r, 2) })
+    -- the shared mesh is kept alive by the items that use it
+    m = nil
+    collectgarbage()
+    collectgarbage()
+    local item, t, nx, ny, nz, tri = w:raycast(collide.Ray(2, 10, 2, 0, -1, 0))
+    assert.same({ "up", 5, 0, 1, 0, 1 }, { item, t, nx, ny, nz, tri })
+    item, t, nx, ny, nz, tri = w:raycast(collide.Ray(3, 1, -2, 0, 0, 1))
+    assert.same({ "wall", 2, 0, 0, -1, 2 }, { item, t, nx, ny, nz, tri })
+    local q, qn = w:querypoint(5, 0, 5)
+    assert.same({ "floor" }, { unpack(q, 1, qn) })
+    w:remove("up")
+    assert.is_false(w:has("up"))
+    assert.equal("floor", (w:raycast(collide.Ray(2, 10, 2, 0, -1, 0))))
+    -- update: moved elsewhere, turned into a box and back
+    w:update("floor", r[1], 0, -1, 0)
+    assert.equal(11, select(2, w:raycast(collide.Ray(2, 10, 2, 0, -1, 0))))
+    w:update("floor", collide.AABB(0, 0, 0, 1, 1, 1))
+    assert.equal("AABB", collide.type(w:shape("floor")))
+    w:update("floor", r[1])
+    assert.equal(r[1], (w:shape("floor")))
+    w:translate("floor", 0, 2, 0)
+    assert.equal(2, select(3, w:shape("floor")))
+    w:translatemany({ "floor", "wall" }, { 1, 1 }, { 0, 0 }, { 0, 0 })
+    assert.equal(1, select(2, w:shape("floor")))
+    assert.equal(1, select(2, w:shape("wall")))
+  end)
+
+  it("answer queries as their triangles (differential against brute force)", function()
+    local checked, skipped = 0, 0
+    for _ = 1, iters(60) do
+      local w, items = randworld(rnd(1, 6))
+      for _ = 1, 20 do
+        local s = randshape()
+        local got, n = w:query(s)
+        local set = {}
+        for i = 1, n do set[got[i]] = i end
+        local exp, order = {}, {}
+        for _, it in ipairs(items) do
+          local yes, sure
+          if it.kind == "shape" then
+            yes, sure = it.shape:overlaps(s), true
+          elseif it.exact and collide.type(s) == "AABB" then
+            -- integer separating axes of integer numbers: exact, touching included (spheres and
+            -- OBBs go through closest points and rotations: rounding decides when touching)
+            yes, sure = refoverlaps(it.ts, s), true
+          else
+            local hi, lo = refoverlaps(it.ts, grown(s, 1e-9)), refoverlaps(it.ts, grown(s, -1e-9))
+            yes, sure = hi, hi == lo
+          end
+          if sure then
+            checked = checked + 1
+            assert(yes == (set[it.name] ~= nil), it.name .. " vs " .. tostring(s))
+            if yes then order[#order + 1] = it.name end
+          else
+            skipped = skipped + 1
+            if set[it.name] then order[#order + 1] = it.name end
+          end
+        end
+        assert.same(order, { unpack(got, 1, n) })
+        -- querypoint: a vertex of an exactly placed item is on it; a point farther than 1e-9
+        -- from every triangle of an item is not (a point exactly on a slanted triangle's inside
+        -- or edge may go either way: the closest point's rounding decides)
+        local px, py, pz = rnd(-6, 8), rnd(-6, 8), rnd(-6, 8)
+        local it, vert = items[rnd(1, #items)], false
+        local ti = it.kind == "mesh" and rnd(1, it.mesh:count())
+        if it.kind == "mesh" and it.exact and it.ts[ti] then     -- not a degenerate one
+          local t = { it.mesh:triangle(ti) }
+          local k = rnd(0, 2)
+          px, py, pz = place(it.pl, t[3 * k + 1], t[3 * k + 2], t[3 * k + 3])
+          vert = true
+        end
+        got, n = w:querypoint(px, py, pz)
+        set = {}
+        for i = 1, n do set[got[i]] = true end
+        if vert then assert.is_true(set[it.name]) end
+        for _, x in ipairs(items) do
+          if x.kind == "mesh" and not refoverlaps(x.ts, collide.Sphere(px, py, pz, 1e-9)) then
+            assert.is_nil(set[x.name])
+          end
+        end
+      end
+    end
+    assert(checked > iters(1000) and skipped < checked / 10, checked .. " checked, " .. skipped .. " skipped")
+  end)
+
+  it("answer rays as their triangles, through shared vertices and along shared edges", function()
+    local checked = 0
+    for _ = 1, iters(60) do
+      local w, items = randworld(rnd(1, 6))
+      for _ = 1, 30 do
+        -- aim at a vertex, an edge midpoint or a random point of a random item, from an
+        -- integer point (often along an edge, through a shared vertex)
+        local ox, oy, oz = rnd(-8, 10), rnd(-8, 10), rnd(-8, 10)
+        local tx, ty, tz = rnd(-6, 8), rnd(-6, 8), rnd(-6, 8)
+        local it = items[rnd(1, #items)]
+        if it.kind == "mesh" and rnd() < 0.8 then
+          local t = { it.mesh:triangle(rnd(1, it.mesh:count())) }
+          local k, k2 = rnd(0, 2), rnd(0, 2)
+          local f = it.exact and 0.5 or 0.25 + rnd() / 2   -- off the edges when not exact
+          tx, ty, tz = place(it.pl, t[3 * k + 1] * f + t[3 * k2 + 1] * (1 - f), t[3 * k + 2] * f + t[3 * k2 + 2] * (1 - f),
+                             t[3 * k + 3] * f + t[3 * k2 + 3] * (1 - f))
+          if not it.exact then    -- towards the triangle's inside
+            local x, y, z = place(it.pl, (t[1] + t[4] + t[7]) / 3, (t[2] + t[5] + t[8]) / 3, (t[3] + t[6] + t[9]) / 3)
+            tx, ty, tz = (tx + x) / 2, (ty + y) / 2, (tz + z) / 2
+          elseif rnd() < 0.3 then   -- from another vertex of it: along an edge
+            local k3 = rnd(0, 2)
+            ox, oy, oz = place(it.pl, 2 * t[3 * k3 + 1] - tx, 2 * t[3 * k3 + 2] - ty, 2 * t[3 * k3 + 3] - tz)
+          end
+        end
+        if ox ~= tx or oy ~= ty or oz ~= tz then
+          local ray = collide.Ray(ox, oy, oz, tx - ox, ty - oy, tz - oz)
+          local maxt = rnd() < 0.3 and rnd(1, 20) or math.huge
+          -- the reference: every item's closest hit, then the nearest (ties by add order)
+          local best
+          local all = {}
+          for _, x in ipairs(items) do
+            local t, nx, ny, nz, tri
+            if x.kind == "shape" then
+              t, nx, ny, nz = x.shape:raycast(ray, maxt)
+            else
+              t, nx, ny, nz, tri = refraycast(x.ts, ray, maxt)
+            end
+            if t then
+              all[#all + 1] = { x = x, t = t, n = { nx, ny, nz }, tri = tri }
+              if not best or t < best.t then best = all[#all] end
+            end
+          end
+          local item, t, nx, ny, nz, tri = w:raycast(ray, maxt)
+          local hits, nh = w:raycastall(ray, maxt)
+          local exact = true
+          for _, x in ipairs(items) do exact = exact and x.exact end
+          if exact then
+            checked = checked + 1
+            if not best then
+              assert.is_nil(item)
+              assert.equal(0, nh)
+            else
+              -- permuted axes change the order of the rounding in the triangle test: equal
+              -- to an ulp or so, the hit and miss decisions themselves exact
+              local function near(a, b) return math.abs(a - b) <= 1e-12 * (1 + math.abs(b)) end
+              assert.equal(best.x.name, item)
+              assert(near(t, best.t))
+              assert(near(nx, best.n[1]) and near(ny, best.n[2]) and near(nz, best.n[3]))
+              if best.tri ~= tri then        -- a tie: the world's triangle is hit at that t too
+                local tt = best.x.ts[tri]:raycast(ray, maxt)
+                assert(tt and near(tt, best.t))
+              end
+              assert.equal(#all, nh)
+              local byname = {}
+              for _, h in ipairs(all) do byname[h.x.name] = h end
+              for i = 1, nh do
+                local h = byname[hits[i].item]
+                assert(near(hits[i].t, h.t))
+                if h.tri ~= hits[i].tri then
+                  local tt = h.x.ts[hits[i].tri]:raycast(ray, maxt)
+                  assert(tt and near(tt, h.t))
+                end
+                if i > 1 then assert(hits[i - 1].t <= hits[i].t) end
+              end
+            end
+          elseif best and item == best.x.name then
+            assert(math.abs(t - best.t) <= 1e-9 * (1 + best.t))
+          end
+        end
+      end
+    end
+    assert(checked > iters(150), checked .. " checked")
+  end)
+
+  it("raycastall gives the triangle and clears it on reused out tables", function()
+    local m = collide.Mesh({ 0, 0, 0, 1, 0, 0, 0, 0, 1 })
+    local w = collide.World()
+    w:add("b", collide.AABB(0, 2, 0, 1, 3, 1))
+    w:add("m", m)
+    local out = {}
+    local hits, n = w:raycastall(collide.Ray(0.25, 5, 0.25, 0, -1, 0), nil, nil, out)
+    assert.equal(2, n)
+    assert.same({ "b", nil, "m", 1 }, { hits[1].item, hits[1].tri, hits[2].item, hits[2].tri })
+    w:remove("b")
+    w:add("b", collide.AABB(0, -3, 0, 1, -2, 1))
+    hits, n = w:raycastall(collide.Ray(0.25, 5, 0.25, 0, -1, 0), nil, nil, out)
+    assert.same({ "m", 1, "b", nil }, { hits[1].item, hits[1].tri, hits[2].item, hits[2].tri })
+  end)
+
+  it("overlap shapes in pairs, and other meshes", function()
+    local m = collide.Mesh({ 0, 0, 0, 2, 0, 0, 0, 0, 2 })
+    local w = collide.World()
+    w:add(1, m)
+    w:add(2, m, 0, -1, 0.5, 0, 1, 0, -1, 0, 0, 0, 0, 1)       -- stands up through 1: crossing
+    w:add(3, m, 10, 0, 0)
+    w:add(4, m, 12, 0, 0)                                      -- touches 3 at the vertex (12, 0, 0)
+    w:add(5, m, 20, 1, 0)                                      -- parallel to 6, apart
+    w:add(6, m, 20, 0, 0)
+    w:add(7, collide.Sphere(0.5, 1, 0.5, 1))                   -- touches 1 from above
+    w:add(8, collide.AABB(20.5, 0.2, 0.2, 21, 0.8, 0.8))       -- between 5 and 6, touching neither
+    local p, n = w:pairs()
+    local got = {}
+    for i = 1, n do got[#got + 1] = p[2 * i - 1] .. "-" .. p[2 * i] end
+    table.sort(got)
+    assert.same({ "1-2", "1-7", "2-7", "3-4" }, got)
+  end)
+
+  it("refuse bad input in the standard wording and leave the world unchanged", function()
+    local m = collide.Mesh({ 0, 0, 0, 1, 0, 0, 0, 0, 1 })
+    local w = collide.World()
+    w:add("m", m)
+    w:add("b", collide.AABB(0, 1, 0, 1, 2, 1))
+    local cases = {
+      { "bad argument #4 to 'add' (number expected, got string)", function() return w:add("x", m, "a", 0, 0) end },
+      { "bad argument #6 to 'add' (number expected, got no value)", function() return w:add("x", m, 0, 0) end },
+      { "bad argument #5 to 'add' (number is not finite)", function() return w:add("x", m, 0, 0 / 0, 0) end },
+      { "bad argument #4 to 'add' (number is not finite)", function() return w:add("x", m, math.huge, 0, 0) end },
+      { "bad argument #7 to 'add' (axes are not orthonormal)", function() return w:add("x", m, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0) end },
+      { "bad argument #7 to 'add' (axes are not orthonormal)", function() return w:add("x", m, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1) end },
+      { "bad argument #15 to 'add' (number expected, got no value)", function() return w:add("x", m, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0) end },
+      { "bad argument #9 to 'add' (number is not finite)", function() return w:add("x", m, 0, 0, 0, 1, 0, 1 / 0, 0, 1, 0, 0, 0, 1) end },
+      { "bad argument #2 to 'add' (item is already in the world)", function() return w:add("m", m) end },
+      { "bad argument #2 to 'move' (item is a mesh (mesh items do not move))", function() return w:move("m", 1, 0, 0) end },
+      { "bad argument #2 to 'check' (item is a mesh (mesh items do not move))", function() return w:check("m", 1, 0, 0) end },
+      { "bad argument #2 to 'resolve' (item is a mesh (mesh items do not move))", function() return w:resolve("m") end },
+      { "bad argument #2 to 'Character' (item is a mesh (mesh items do not move))", function() return collide.Character(w, "m") end },
+      { "bad argument #4 to 'update' (number is not finite)", function() return w:update("m", m, 0 / 0, 0, 0) end },
+      { "bad argument #7 to 'update' (axes are not orthonormal)", function() return w:update("b", m, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1) end },
+    }
+    for _, c in ipairs(cases) do
+      assert.equal(c[1], errmsg(c[2]))
+      assert.equal(2, w:count())
+      assert.equal(m, (w:shape("m")))
+      assert.same({ 0, 0, 0 }, { (select(2, w:shape("m"))), (select(3, w:shape("m"))), (select(4, w:shape("m"))) })
+      assert.equal("AABB", collide.type(w:shape("b")))
+      assert.equal("m", (w:raycast(collide.Ray(0.25, 0.5, 0.25, 0, -1, 0))))
+    end
+    -- a mesh is not a query or sweep shape
+    assert.matches("collide.AABB, collide.OBB or collide.Sphere expected, got collide.Mesh",
+                   errmsg(w.query, w, m), 1, true)
+  end)
+end)
