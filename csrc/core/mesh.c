@@ -4,6 +4,7 @@
  * queries (ray, shape overlap, closest point), each a depth-first walk with a fixed stack.
  * Triangle tests are tri.c's. Data larger than 2^200 in magnitude is scaled by a power of two
  * for the triangle tests (see tri.c), so nothing overflows. */
+#include <stdint.h>
 #include <stdlib.h>
 #include "vec.h"
 #include "mesh.h"
@@ -39,15 +40,15 @@ void cl_mesh_free(cl_mesh *m)
     if (m->v) m->alloc(m->ud, m->v, 3 * m->nv * sizeof(double), 0);
     if (m->idx) m->alloc(m->ud, m->idx, 3 * m->nt * sizeof(unsigned), 0);
     if (m->prim) m->alloc(m->ud, m->prim, m->nprim * sizeof(unsigned), 0);
-    if (m->nodes) m->alloc(m->ud, m->nodes, m->nnodes * sizeof(cl_mnode), 0);
-    m->v = NULL; m->idx = NULL; m->prim = NULL; m->nodes = NULL;
+    if (m->nodemem) m->alloc(m->ud, m->nodemem, m->nnodes * sizeof(cl_mnode) + 64, 0);
+    m->v = NULL; m->idx = NULL; m->prim = NULL; m->nodes = NULL; m->nodemem = NULL;
     m->nv = m->nt = m->nprim = m->nnodes = 0;
 }
 
 size_t cl_mesh_bytes(const cl_mesh *m)
 {
     return 3 * m->nv * sizeof(double) + (m->idx ? 3 * m->nt * sizeof(unsigned) : 0) +
-           m->nprim * sizeof(unsigned) + m->nnodes * sizeof(cl_mnode);
+           m->nprim * sizeof(unsigned) + (m->nodemem ? m->nnodes * sizeof(cl_mnode) + 64 : 0);
 }
 
 /* Returns the vertex of triangle i at corner k (0..2). */
@@ -81,6 +82,12 @@ static double scalefor(double mx)
 }
 
 /* ---- build ---- */
+
+/* The first 64-byte aligned address in the node block mem (which has 64 bytes to spare). */
+static cl_mnode *alignednodes(void *mem)
+{
+    return (cl_mnode *)((unsigned char *)mem + ((64 - (uintptr_t)mem % 64) % 64));
+}
 
 /* The smaller and the larger of two finite doubles (inline: fmin and fmax are library calls). */
 static inline double dmin(double a, double b) { return a < b ? a : b; }
@@ -311,14 +318,16 @@ int cl_mesh_build(cl_mesh *m)
         }
         if (np == 0) { m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0); return CL_OK; }
         m->prim = (unsigned *)m->alloc(m->ud, NULL, 0, np * sizeof(unsigned));
-        nn = 2 * np - 1;
-        m->nodes = m->prim ? (cl_mnode *)m->alloc(m->ud, NULL, 0, nn * sizeof(cl_mnode)) : NULL;
-        if (m->nodes == NULL) {
+        nn = 2 * np;  /* the root, the unused node 1 and np - 1 pairs of children at most */
+        m->nodemem = m->prim ? m->alloc(m->ud, NULL, 0, nn * sizeof(cl_mnode) + 64) : NULL;
+        if (m->nodemem == NULL) {
             if (m->prim) m->alloc(m->ud, m->prim, np * sizeof(unsigned), 0);
             m->prim = NULL;
             m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0);
             return CL_ENOMEM;
         }
+        m->nodes = alignednodes(m->nodemem);
+        memset(&m->nodes[1], 0, sizeof(cl_mnode));
         m->nprim = np;
         m->nnodes = nn;
         np = 0;
@@ -336,7 +345,7 @@ int cl_mesh_build(cl_mesh *m)
         memcpy(m->nodes[0].lo, fb.lo, sizeof fb.lo);
         memcpy(m->nodes[0].hi, fb.hi, sizeof fb.hi);
     }
-    used = 1;
+    used = 2;
     stack[sp].node = 0; stack[sp].depth = 0; stack[sp].cb = centroidsof(bp, m->prim, (unsigned)m->nprim); sp++;
     while (sp > 0) {
         unsigned ni = stack[--sp].node, nl, first, n;
@@ -364,9 +373,16 @@ int cl_mesh_build(cl_mesh *m)
         }
     }
     m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0);
-    if (used < nn) {  /* give back the unused node slots */
-        cl_mnode *s = (cl_mnode *)m->alloc(m->ud, m->nodes, nn * sizeof(cl_mnode), used * sizeof(cl_mnode));
-        if (s != NULL) { m->nodes = s; m->nnodes = used; }
+    if (used < nn) {  /* give back the unused node slots, the nodes moved back to an aligned address */
+        size_t off = (size_t)((unsigned char *)m->nodes - (unsigned char *)m->nodemem);
+        void *s = m->alloc(m->ud, m->nodemem, nn * sizeof(cl_mnode) + 64, used * sizeof(cl_mnode) + 64);
+        if (s != NULL) {
+            m->nodemem = s;
+            m->nodes = alignednodes(s);
+            if ((unsigned char *)m->nodes != (unsigned char *)s + off)
+                memmove(m->nodes, (unsigned char *)s + off, used * sizeof(cl_mnode));
+            m->nnodes = used;
+        }
     }
     return CL_OK;
 }
@@ -423,12 +439,18 @@ static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, const cl_tray *tr
                              double *bestp, size_t *bestip)
 {
     unsigned stack[CL_MESH_STACK];
-    double best = maxt;
+    double tin[CL_MESH_STACK];  /* each pushed node's entry distance */
+    double best = maxt, bound = maxt + maxt * SLACK + mr->slack;
     size_t besti = 0;
     int sp = 0, found = 0;
-    stack[sp++] = 0;
+    stack[sp] = 0; tin[sp] = 0; sp++;
     while (sp > 0) {
-        const cl_mnode *nd = &m->nodes[stack[--sp]];
+        const cl_mnode *nd;
+        sp--;
+        /* a node entered beyond the best hit so far holds nothing nearer (rayslab's test with the
+         * current best accepts no entry beyond bound) */
+        if (tin[sp] > bound) continue;
+        nd = &m->nodes[stack[sp]];
         if (nd->count) {
             unsigned j;
             for (j = 0; j < nd->count; j++) {
@@ -440,19 +462,26 @@ static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, const cl_tray *tr
                     t /= sc;
                     if (t <= maxt && t < HUGE_VAL && (!found || t < best || (t == best && i < besti))) {
                         best = t; besti = i; found = 1;
+                        bound = best + best * SLACK + mr->slack;
                     }
                 }
             }
         } else {
             const cl_mnode *l = &m->nodes[nd->first], *rr = l + 1;
             double tl = rayslab(l, mr, best, div), trr = rayslab(rr, mr, best, div);
+            /* the nearer child is popped first */
             if (tl >= 0 && trr >= 0) {
-                if (tl <= trr) { stack[sp++] = nd->first + 1; stack[sp++] = nd->first; }
-                else { stack[sp++] = nd->first; stack[sp++] = nd->first + 1; }
+                if (tl <= trr) {
+                    stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
+                    stack[sp] = nd->first; tin[sp] = tl; sp++;
+                } else {
+                    stack[sp] = nd->first; tin[sp] = tl; sp++;
+                    stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
+                }
             } else if (tl >= 0) {
-                stack[sp++] = nd->first;
+                stack[sp] = nd->first; tin[sp] = tl; sp++;
             } else if (trr >= 0) {
-                stack[sp++] = nd->first + 1;
+                stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
             }
         }
     }

@@ -6,7 +6,7 @@
  * surface-area splits; a node's two children are adjacent in the node array and leaves hold runs
  * of a permutation of the non-degenerate triangles (degenerate ones are left out of the tree, so
  * they never hit). Memory: 24 bytes per vertex, 12 per indexed triangle, 4 per tree triangle and
- * 32 per node (about one node per triangle). Every block comes from the allocator given to
+ * 32 per node (about one node per triangle) plus 64. Every block comes from the allocator given to
  * cl_mesh_init. Queries never allocate. */
 #ifndef CL_MESH_H
 #define CL_MESH_H
@@ -26,7 +26,10 @@ typedef struct cl_mesh {
     double *v;          /* 3 * nv coordinates */
     unsigned *idx;      /* 3 * nt vertex numbers (0-based, < nv), or NULL: vertices taken three at a time */
     unsigned *prim;     /* the nprim non-degenerate triangles, in leaf order */
-    cl_mnode *nodes;    /* nnodes nodes, root first (none when nprim == 0) */
+    cl_mnode *nodes;    /* nnodes nodes, root first (none when nprim == 0); node 1 is unused, so that
+                           each pair of children shares one 64-byte cache line */
+    void *nodemem;      /* the block holding nodes (nnodes * sizeof(cl_mnode) + 64 bytes; nodes is
+                           its first 64-byte aligned address) */
     size_t nv, nt, nprim, nnodes;
     cl_aabb box;        /* bounds of every triangle's vertices (degenerate ones included) */
     double maxabs;      /* largest coordinate magnitude of those vertices */
