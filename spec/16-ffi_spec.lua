@@ -384,3 +384,82 @@ describe("FFI wrappers", function()
     assert.are.equal("bad argument #1 to 'contains' (collide.AABB expected, got collide.AABB)", e)
   end)
 end)
+
+-- mesh:raycast has its own wrapper (a Mesh is not a shape kind): the same comparison on a small
+-- height field with shared edges, degenerate triangles and rays through vertices and along edges.
+describe("mesh:raycast's FFI wrapper", function()
+  local G = 6
+  local v, idx = {}, {}
+  for j = 0, G do
+    for i = 0, G do
+      v[#v + 1], v[#v + 2], v[#v + 3] = i, math.floor(rnd() * 3) / 2, j
+    end
+  end
+  for j = 0, G - 1 do
+    for i = 0, G - 1 do
+      local a = j * (G + 1) + i + 1
+      local b, c, d = a + 1, a + G + 1, a + G + 2
+      for _, x in ipairs { a, b, d, a, d, c } do idx[#idx + 1] = x end
+    end
+  end
+  for _, x in ipairs { 1, 1, 2, 3, 3, 3 } do idx[#idx + 1] = x end  -- two degenerate triangles
+  local mesh = collide.Mesh(v, idx)
+  local MM = getmetatable(mesh)
+  local function coord() return pick { math.floor(rnd() * (G + 1)), rnd() * G, math.floor(rnd() * 2 * G) / 2 } end
+  local function rayB()
+    local r = rnd()
+    if r < 0.05 then local x = pick { SAMPLES.AABB, "ray", false, 1 }; return function() return x end end
+    if r < 0.08 then return foreignB("R") end
+    local ox, oy, oz = coord(), pick { 3, 2, 1.5, 1, 0.5, 0 }, coord()
+    local dx, dy, dz
+    if rnd() < 0.5 then  -- towards a vertex, or along a grid line
+      dx, dy, dz = math.floor(rnd() * (G + 1)) - ox, math.floor(rnd() * 3) / 2 - oy, math.floor(rnd() * (G + 1)) - oz
+    else
+      dx, dy, dz = pick { 0, 1, -1, rnd() - 0.5 }, pick { 0, -1, -0.5, rnd() - 0.7 }, pick { 0, 1, -1, rnd() - 0.5 }
+    end
+    if dx == 0 and dy == 0 and dz == 0 then dy = -1 end
+    local ray = collide.Ray(ox, oy, oz, dx, dy, dz)
+    return function() return ray end
+  end
+  local function meshB()
+    local r = rnd()
+    if r < 0.9 then return function() return mesh end end
+    if r < 0.95 then local x = pick { SAMPLES.AABB, SAMPLES.Ray, "mesh", {} }; return function() return x end end
+    local f = pick { openfile, closedfile }
+    return function() debug.setmetatable(f, MM); return f end
+  end
+  local function callMB()
+    local bm, br, n = meshB(), rayB(), 3
+    local maxt = rnd() < 0.8 and pick { 1, 2.5, 4, 0, inf, 1e-300, rnd() * 5 } or pick { -1, nan, "3", {}, false }
+    local r = rnd()
+    if r < 0.3 then n = 2 elseif r < 0.35 then n = 1 elseif r < 0.4 then maxt = nil end
+    return function() return { bm(), br(), maxt }, n end
+  end
+  local function run()
+    local problems, hits = {}, 0
+    for _ = 1, N do
+      local build = callMB()
+      local p = compare("mesh:raycast", MM.__index.raycast, C.Mesh.raycast, build)
+      if p then problems[#problems + 1] = p; if #problems >= 5 then break end end
+      local args, n = build()
+      if args[1] == mesh and pcall(C.Mesh.raycast, unpack(args, 1, n)) and C.Mesh.raycast(unpack(args, 1, n)) then
+        hits = hits + 1
+      end
+    end
+    for _, f in ipairs { openfile, closedfile } do debug.setmetatable(f, getmetatable(io.stdout)) end
+    assert.are.equal("", table.concat(problems, "\n"))
+    assert.is_true(hits > N / 10, "too few hits: " .. hits)
+  end
+
+  it("is installed", function()
+    assert.are.equal("Lua", debug.getinfo(MM.__index.raycast, "S").what)
+    assert.are.equal("C", debug.getinfo(C.Mesh.raycast, "S").what)
+  end)
+  it("gives the classic results and errors (JIT on)", run)
+  it("gives the classic results and errors (interpreter)", function()
+    jit.off()
+    local ok, e = pcall(run)
+    jit.on()
+    assert(ok, e)
+  end)
+end)

@@ -337,6 +337,9 @@ struct cl_mesh;
 /// The mesh (core struct, mesh.h) of the collide.Mesh at idx, or NULL for any other value (size and
 /// tag checked as for shapes; never raises).
 const struct cl_mesh *cl_tomesh(lua_State *L, int idx);
+/// The mesh of a collide.Mesh userdata given by its payload address (as the LuaJIT FFI passes it),
+/// or NULL when the tag there is not the Mesh class's (ffi.c; reads the tag only, see ffi.c's header).
+const struct cl_mesh *cl_mesh_payload(const void *ud);
 void cl_open_bump(lua_State *L);     /* module._bump, the C half of collide.bump (bump.c) */
 
 #endif

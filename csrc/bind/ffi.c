@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "mesh.h"
 
 #ifdef CL_LUAJIT
 
@@ -357,6 +358,18 @@ static int f_ray_plane(const void *ud, double nx, double ny, double nz, double d
     return 1;
 }
 
+/* mesh:raycast(ray, maxt): 0 (miss) or 1 with t,nx,ny,nz and the 1-based triangle index in out[4]. */
+static int f_mesh_raycast(const void *ud, const void *rud, double maxt, double *out) {
+    const cl_mesh *m = cl_mesh_payload(ud);
+    const cl_ray *r = RAY_OF(rud);
+    cl_hit h;
+    size_t tri;
+    if (m == NULL || r == NULL || !(maxt >= 0)) return -1;
+    if (!cl_mesh_raycast(m, r, maxt, &h, &tri)) return 0;
+    out[4] = (double)tri + 1;
+    return puthit(out, &h);
+}
+
 /* ---- free functions ---- */
 
 /* toi(a, da, b, db): the cl_toi_state (0, 1, 2) with t in out[0]. */
@@ -413,7 +426,7 @@ static const struct { const char *name; anyfn fn; } fast[] = {
     F(obb_center), F(obb_extents), F(obb_axes), F(obb_set), F(obb_rotate),
     F(sphere_center), F(sphere_radius), F(sphere_set),
     F(ray_origin), F(ray_direction), F(ray_at), F(ray_set), F(ray_cast), F(ray_plane),
-    F(toi), F(closestonsegment), F(reflect), F(pointinpolygon), F(polygon_contains),
+    F(toi), F(closestonsegment), F(reflect), F(pointinpolygon), F(polygon_contains), F(mesh_raycast),
 #undef F
 };
 
@@ -644,6 +657,24 @@ static const char *const chunk[] = {
     "  end }\n"
     "end\n"
     "\n"
+    "-- mesh:raycast(ray[, maxt]): t, nx, ny, nz and the triangle index, or nil (MT.Mesh: the Mesh class).\n"
+    "do\n"
+    "  local MM = MT.Mesh\n"
+    "  local C = type(MM) == \"table\" and type(MM.__index) == \"table\" and MM.__index.raycast\n"
+    "  if type(C) ~= \"function\" then return false end\n"
+    "  local F = cfn(\"mesh_raycast\", \"const void *, const void *, double, double *\")\n"
+    "  classic.Mesh = { raycast = C }\n"
+    "  install[#install + 1] = { MM.__index, \"raycast\", function(...)\n"
+    "    local m, r, maxt = ...\n"
+    "    if type(m) == \"userdata\" and getmetatable(m) == MM and getmetatable(LUD) ~= MM and type(r) == \"userdata\"\n"
+    "       and getmetatable(r) == MR and getmetatable(LUD) ~= MR and (maxt == nil or type(maxt) == \"number\") then\n"
+    "      local st = F(m, r, maxt or HUGE, OUT)\n"
+    "      if st > 0 then return OUT[0], OUT[1], OUT[2], OUT[3], OUT[4] elseif st == 0 then return nil end\n"
+    "    end\n"
+    "    return C(...)\n"
+    "  end }\n"
+    "end\n"
+    "\n"
     "for _, r in ipairs(install) do r[1][r[2]] = r[3] end\n"
     "M._classic = classic\n"
     "return true\n",
@@ -695,6 +726,8 @@ void cl_open_ffi(lua_State *L) {
                 luaL_getmetatable(L, cl_classes[k].mt);
                 lua_setfield(L, -2, cl_classes[k].name);
             }
+            luaL_getmetatable(L, CL_MT_MESH);  /* untagged, but mesh:raycast has a fast path */
+            lua_setfield(L, -2, "Mesh");
             lua_createtable(L, 0, (int)(sizeof(fast) / sizeof(fast[0])));
             for (i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
                 lua_pushlightuserdata(L, (void *)&fast[i].fn);

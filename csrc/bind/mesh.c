@@ -21,6 +21,11 @@ const cl_mesh *cl_tomesh(lua_State *L, int idx) {
     return (const cl_mesh *)(h + 1);
 }
 
+const cl_mesh *cl_mesh_payload(const void *ud) {
+    const cl_udhead *h = (const cl_udhead *)ud;
+    return h != NULL && h->tag == &mesh_tag ? (const cl_mesh *)(h + 1) : NULL;
+}
+
 /* The mesh at arg, else a type error naming collide.Mesh. */
 static const cl_mesh *checkmesh(lua_State *L, int arg, const char *fname) {
     const cl_mesh *m = cl_tomesh(L, arg);
