@@ -1,6 +1,7 @@
 -- collide walker demo for LÖVE 11.x: a character walks over a level read from level.obj with
--- collide.obj (a tessellated floor, a ramp, steps, walls and pillars), the mouse ray picks the
--- level's triangle under the cursor (highlighted), and a field of 2,000 boxes round the level is
+-- collide.obj (a tessellated floor, a ramp, steps, walls and pillars; one Mesh item in a World),
+-- the mouse ray picks the level's triangle under the cursor (world:raycast reports it; drawn
+-- highlighted), and a field of 2,000 boxes round the level is
 -- culled to the view frustum with collide.frustum and world:queryplanes. Drawn in 3D with a
 -- small shader (a view-projection matrix from collide.love's camera) and a depth buffer.
 -- Started by `make love-walker`.
@@ -67,42 +68,6 @@ end
 
 ---------------------------------------------------------------- the level and the player
 
--- Returns true when this collide build takes a Mesh as a World item (issue 16's mesh items).
-local function meshitems()
-  local w = collide.World()
-  local ok = pcall(w.add, w, "probe", mesh)
-  w:destroy()
-  return ok
-end
-
--- Adds the level's solids (as level.lua describes them) to the world as boxes: the stand-in
--- for the mesh item in builds without mesh items. The floor becomes 2 m tiles, the ramp a
--- tilted slab whose top is the ramp's surface, the turned pillar an OBB.
-local function addsolids()
-  for _, s in ipairs(level.solids()) do
-    local item = { name = s.name }
-    if s.kind == "grid" then
-      for x = s.x0, s.x1 - 2, 2 do
-        for z = s.z0, s.z1 - 2, 2 do
-          world:add({ name = s.name }, collide.AABB(x, s.y - 0.5, z, x + 2, s.y, z + 2))
-        end
-      end
-    elseif s.kind == "wedge" then
-      local run = s.zlow - s.zhigh
-      local len = math.sqrt(run * run + s.height * s.height)
-      local c, sn, th = run / len, s.height / len, 0.25
-      world:add(item, collide.OBB((s.x0 + s.x1) / 2, s.height / 2 - th * c, (s.zlow + s.zhigh) / 2 - th * sn,
-        (s.x1 - s.x0) / 2, th, len / 2, 1, 0, 0, 0, c, sn, 0, -sn, c))
-    elseif s.kind == "box" then
-      world:add(item, collide.AABB(s.min[1], s.min[2], s.min[3], s.max[1], s.max[2], s.max[3]))
-    else
-      local c, sn = math.cos(s.turn), math.sin(s.turn)
-      world:add(item, collide.OBB(s.center[1], s.center[2] + s.height / 2, s.center[3],
-        s.half, s.height / 2, s.half, c, 0, sn, 0, 1, 0, -sn, 0, c))
-    end
-  end
-end
-
 -- Returns the player's shape with its feet at x, y, z: a capsule, or a box where this build has
 -- no collide.Capsule.
 local function playershape(x, y, z)
@@ -123,14 +88,15 @@ local function feet()
   return ax, ay - s:radius(), az
 end
 
--- Reads level.obj, builds the Mesh and the World with the player's Character in it.
+-- Reads level.obj, builds the Mesh and the World (the mesh as one item) with the player's
+-- Character in it.
 local function loadlevel()
   local text = assert(love.filesystem.read("level.obj"))
   local vertices, indices = obj.parse(text, "level.obj")
   mesh = collide.Mesh(vertices, indices)
   world = collide.World()
   levelitem = { name = "level" }
-  if meshitems() then world:add(levelitem, mesh) else addsolids() end
+  world:add(levelitem, mesh)
   player = { name = "player" }
   world:add(player, playershape(START[1], START[2], START[3]))
   character = collide.Character(world, player, { step = 0.3, snap = 0.3, maxslope = math.rad(50) })
@@ -341,14 +307,8 @@ local function notplayer(item) return item ~= player end
 local function updatepick()
   local ox, oy, oz, dx, dy, dz = cam:unproject(mouse())
   local ray = collide.Ray(ox, oy, oz, dx, dy, dz)
-  local t, nx, ny, nz, tri
-  if levelitem and world:has(levelitem) then
-    local item
-    item, t, nx, ny, nz, tri = world:raycast(ray, FAR, notplayer)
-    if item ~= levelitem then t = nil end
-  else
-    t, nx, ny, nz, tri = mesh:raycast(ray, FAR)
-  end
+  local item, t, nx, ny, nz, tri = world:raycast(ray, FAR, notplayer)
+  if item ~= levelitem then t = nil end
   pick = t and { t = t, x = ox + t * dx, y = oy + t * dy, z = oz + t * dz, nx = nx, ny = ny, nz = nz,
                  tri = tri } or nil
 end
