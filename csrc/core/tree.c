@@ -493,19 +493,6 @@ int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *fb) {
     return leaf;
 }
 
-int cl_tree_refit_leaf(cl_tree *t, int leaf, const cl_fbox *fb) {
-    int i = t->meta[leaf].parent;
-    t->nodes[leaf].box = *fb;
-    while (i != CL_NULLNODE) {
-        const cl_tnode *n = &t->nodes[i];
-        cl_fbox u = fb_union(&t->nodes[n->child1].box, &t->nodes[n->child2].box);
-        if (memcmp(&u, &n->box, sizeof u) == 0) break;     /* the ancestors above are unchanged */
-        t->nodes[i].box = u;
-        i = t->meta[i].parent;
-    }
-    return leaf;
-}
-
 void cl_tree_refit(cl_tree *t) {
     int i = t->root, prev = CL_NULLNODE;
     while (i != CL_NULLNODE) {          /* post-order walk along parent links, no stack */

@@ -113,10 +113,6 @@ CL_API int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box);
 CL_API int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box);
 /// cl_tree_enlarge with the leaf's float box already made (cl_fbox_from of the box).
 CL_API int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *b);
-/// Gives the leaf a new box without restructuring and recomputes its ancestors' boxes as the
-/// union of their children up to the first one that does not change (so the path stays as
-/// tight as cl_tree_refit leaves it: boxes may shrink); returns the leaf. Never allocates.
-CL_API int cl_tree_refit_leaf(cl_tree *t, int leaf, const cl_fbox *b);
 /// Recomputes every internal box as the union of its children (undoes the growth left by
 /// cl_tree_enlarge); O(nodes), no allocation.
 CL_API void cl_tree_refit(cl_tree *t);
@@ -132,8 +128,7 @@ CL_API void cl_tree_refit(cl_tree *t);
 CL_API int cl_tree_rebuild(cl_tree *t);
 /// Starts an incremental rebuild: the same build as cl_tree_rebuild (same splits), run a slice
 /// at a time by cl_tree_rebuild_step into a second pool while the tree keeps serving, from the
-/// leaves' boxes of now; leaves may change boxes meanwhile (cl_tree_refit_leaf, cl_tree_move,
-/// cl_tree_enlarge: the new tree takes their boxes when it is installed), and any other change of
+/// leaves' boxes of now; leaves may change boxes meanwhile (cl_tree_enlarge, cl_tree_move: the new tree takes their boxes when it is installed), and any other change of
 /// structure (insert, remove, link, rebuild, growth) cancels it. Needs no pending leaf and at
 /// least two leaves (else does nothing); a rebuild already under way is kept. CL_OK, or
 /// CL_ENOMEM (nothing started; two arrays of 32 bytes per leaf and a pool of the tree's size).

@@ -193,8 +193,9 @@ void clw_flush_tree(cl_world *w) {
             w->tver++;
             if (bulk) {
                 w->tree.nodes[it->proxy].box = nfb;     /* ancestors fixed by the rebuild */
-            } else if (fboxes_overlap(&it->fat, &nfb)) {     /* a small step: refit the path */
-                cl_tree_refit_leaf(&w->tree, it->proxy, &nfb);
+            } else if (fboxes_overlap(&it->fat, &nfb)) {     /* a small step: grow the ancestors
+                                                               (the next rebuild refits them) */
+                cl_tree_enlarge_fbox(&w->tree, it->proxy, &nfb);
                 if (qsync) qsnap_path(w, it->proxy);
                 w->tchg++;
             } else {

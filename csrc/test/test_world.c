@@ -1091,8 +1091,7 @@ static void test_incremental(void) {
                 b.min = cl_add(b.min, o);
                 b.max = cl_add(b.max, o);
                 f = cl_fbox_from(&b);
-                if (rnd() < 0.7) cl_tree_refit_leaf(&t, leafof[d], &f);
-                else if (rnd() < 0.5) cl_tree_enlarge_fbox(&t, leafof[d], &f);
+                if (rnd() < 0.7) cl_tree_enlarge_fbox(&t, leafof[d], &f);
                 else cl_tree_move(&t, leafof[d], &b);
                 boxof[d] = t.nodes[leafof[d]].box;
             }
