@@ -520,7 +520,7 @@ static int accepts(lua_State *L, bcore *c, int own, int fi, int ii) {
     return ok;
 }
 
-/* module._bump.new(cellSize) -> core. */
+/* module._bump.new(cellSize) -> core, its user value (the FFI path reads the item maps). */
 static int b_new(lua_State *L) {
     double cs = (double)luaL_checknumber(L, 1);
     bcore *c;
@@ -544,8 +544,9 @@ static int b_new(lua_State *L) {
     lua_rawseti(L, -2, -1);
     lua_newtable(L);                 /* spare slide/bounce tables of reused collisions */
     lua_rawseti(L, -2, -2);
-    b_setuv(L, -2);
-    return 1;
+    lua_pushvalue(L, -1);
+    b_setuv(L, -3);
+    return 2;
 }
 
 /* module._bump.setresponses(touch, cross, slide, bounce): the builtin responses handled in C. */
@@ -1232,6 +1233,93 @@ static int w_raycast(lua_State *L) {
     return 1;
 }
 
+/* module._bump.ghost(world, l, t, r, b): records the cell rect an FFI move or update left (for
+ * countCells), as a classic update does. */
+static int b_ghost(lua_State *L) {
+    bcore *c = getcore(L, 5);
+    int u = pushuv(L, lua_gettop(L)), i;
+    double cr[4];
+    for (i = 0; i < 4; i++) cr[i] = (double)luaL_checknumber(L, i + 2);
+    addghost(L, c, u, cr);
+    return 0;
+}
+
+#ifdef CL_LUAJIT
+/* ---- LuaJIT FFI fast path (see lua/collide/bump.lua): plain C entry points taking the core
+ * userdata (the FFI passes a full userdata as a pointer to its payload; the Lua side passes only
+ * cores it made) and the item's slot number as U[0] gives it (slot + 1, as a double). Each returns
+ * -1 for anything irregular or not handled here (a slot out of range, not integral or free, a
+ * non-finite or non-positive number, an operation of this world in progress, a collision, a scratch
+ * too small) WITHOUT changing anything; the wrapper then calls the classic method, which does the
+ * whole work or raises the classic error. ---- */
+
+/* The slot of slot number v in core c if it is a live one, else -1. */
+static int ffslot(const bcore *c, double v) {
+    int id;
+    if (c->tag != &core_key || !(v >= 1 && v <= c->b.count)) return -1;
+    id = (int)v - 1;
+    return (double)(id + 1) == v && c->b.leaf[id] != CL_NULLNODE ? id : -1;
+}
+
+/* Moves slot id to n as doupdate does; returns 1, or 2 with the cells it left in out[0..3]. */
+static int ffupdate(bcore *c, int id, const double *n, double *out) {
+    double *r = c->b.rect + 4 * id;
+    if (r[0] != n[0] || r[1] != n[1] || r[2] != n[2] || r[3] != n[3])
+        if (cl_bump_update(&c->b, id, n[0], n[1], n[2], n[3], out)) return 2;
+    return 1;
+}
+
+/* getRect: 1 with x, y, w, h in out[0..3]. */
+static int ff_rect(void *ud, double slot, double *out) {
+    const bcore *c = (const bcore *)ud;
+    int id = ffslot(c, slot);
+    if (id < 0) return -1;
+    memcpy(out, c->b.rect + 4 * id, 4 * sizeof(double));
+    return 1;
+}
+
+/* update(item, x, y [, w, h]) with w, h given when hasw, hash: 1 or 2 (see ffupdate). */
+static int ff_update(void *ud, double slot, double x, double y, double w, double h, int hasw, int hash,
+                     double *out) {
+    bcore *c = (bcore *)ud;
+    int id = ffslot(c, slot);
+    double n[4];
+    if (id < 0 || x - x != 0 || y - y != 0) return -1;
+    n[0] = x;
+    n[1] = y;
+    n[2] = hasw ? w : c->b.rect[4 * id + 2];
+    n[3] = hash ? h : c->b.rect[4 * id + 3];
+    if (!(n[2] > 0) || !(n[3] > 0) || n[2] - n[2] != 0 || n[3] - n[3] != 0) return -1;
+    return ffupdate(c, id, n, out);
+}
+
+/* check (domove 0) or move (1) toward (gx, gy) when nothing is in the way (no collision at all,
+ * so no filter or response would be called): 1, or 2 after a move that left cells (see ffupdate). */
+static int ff_move(void *ud, double slot, double gx, double gy, int domove, double *out) {
+    bcore *c = (bcore *)ud;
+    int id = ffslot(c, slot), n;
+    double r[4];
+    if (id < 0 || c->busy || gx - gx != 0 || gy - gy != 0) return -1;
+    memcpy(r, c->b.rect + 4 * id, sizeof r);
+    n = cl_bump_project(&c->b, r, gx, gy, &id, 1, c->s.cand, c->s.cap, c->s.cols, c->s.cap);
+    if (n != 0) return -1;
+    if (!domove) return 1;
+    r[0] = gx;
+    r[1] = gy;
+    return ffupdate(c, id, r, out);
+}
+
+/* The fast functions by name, for the Lua side (light userdata pointing at each pointer). */
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} ffast[] = {
+    {"rect", (void (*)(void))ff_rect},
+    {"update", (void (*)(void))ff_update},
+    {"move", (void (*)(void))ff_move},
+};
+#endif
+
 static const luaL_Reg methods[] = {
     {"raycast", w_raycast},
     {"add", w_add},
@@ -1252,7 +1340,8 @@ static const luaL_Reg methods[] = {
     {NULL, NULL}
 };
 
-/* Adds module._bump = {new, setresponses, methods} to the module table at the top. */
+/* Adds module._bump = {new, setresponses, ghost, methods, and on LuaJIT fast} to the module table at
+ * the top. */
 void cl_open_bump(lua_State *L) {
     lua_createtable(L, 0, 2);
     lua_pushcfunction(L, core_gc);
@@ -1267,6 +1356,19 @@ void cl_open_bump(lua_State *L) {
     lua_setfield(L, -2, "new");
     lua_pushcfunction(L, b_setresponses);
     lua_setfield(L, -2, "setresponses");
+    lua_pushcfunction(L, b_ghost);
+    lua_setfield(L, -2, "ghost");
+#ifdef CL_LUAJIT
+    {
+        size_t i;
+        lua_createtable(L, 0, (int)(sizeof ffast / sizeof ffast[0]));
+        for (i = 0; i < sizeof ffast / sizeof ffast[0]; i++) {
+            lua_pushlightuserdata(L, (void *)&ffast[i].fn);
+            lua_setfield(L, -2, ffast[i].name);
+        }
+        lua_setfield(L, -2, "fast");
+    }
+#endif
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "methods");
     lua_setfield(L, -2, "_bump");

@@ -175,23 +175,31 @@ static int seg_touches(const cl_fbox *f, const double *seg, double eps) {
     return 1;
 }
 
-/* Returns 1 when the node's box passes the query: the box q (seg == NULL) or the segment. */
-static int node_passes(const cl_fbox *f, const double *q, const double *seg, double eps) {
+/* Returns 1 when the node's box passes the query: the float box q (seg == NULL; both rounded
+ * outward, so the test is conservative) or the segment. */
+static int node_passes(const cl_fbox *f, const cl_fbox *q, const double *seg, double eps) {
     if (seg) return seg_touches(f, seg, eps);
-    return !(f->lo[0] > q[2] || f->hi[0] < q[0] || f->lo[1] > q[3] || f->hi[1] < q[1]);
+    return (f->lo[0] <= q->hi[0]) & (q->lo[0] <= f->hi[0]) & (f->lo[1] <= q->hi[1]) & (q->lo[1] <= f->hi[1]);
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define BUMP_INLINE static inline __attribute__((always_inline))
+#else
+#define BUMP_INLINE static inline
+#endif
+
 /* Writes the slots of the leaves passing the query to out (at most cap); returns how many pass,
- * or CL_ENOMEM. */
-static int bump_walk(cl_bump *b, const double *q, const double *seg, double eps, int *out, int cap) {
+ * or CL_ENOMEM. Children are tested before they are pushed. Inlined in its two callers, so the
+ * query kind (seg NULL or not) is a constant there. */
+BUMP_INLINE int bump_walk(cl_bump *b, const cl_fbox *q, const double *seg, double eps, int *out, int cap) {
     cl_tree *t = &b->tree;
     int stack[BUMP_STACK], sp = 0, n = 0;
     cl_stack big;
     int usebig = 0;
-    if (t->root == CL_NULLNODE) return 0;
+    if (t->root == CL_NULLNODE || !node_passes(&t->nodes[t->root].box, q, seg, eps)) return 0;
     stack[sp++] = t->root;
     for (;;) {
-        int i;
+        int i, k;
         const cl_tnode *nd;
         if (usebig) {
             if (big.n == 0) break;
@@ -201,28 +209,30 @@ static int bump_walk(cl_bump *b, const double *q, const double *seg, double eps,
             i = stack[--sp];
         }
         nd = &t->nodes[i];
-        if (!node_passes(&nd->box, q, seg, eps)) continue;
         if (nd->child1 == CL_NULLNODE) {
             if (n < cap) out[n] = nd->child2;
             n++;
             continue;
         }
-        if (!usebig && sp + 2 <= BUMP_STACK) {
-            stack[sp++] = nd->child2;
-            stack[sp++] = nd->child1;
-            continue;
-        }
-        if (!usebig) {
-            /* the local stack is full: move it to a growable one */
-            int k;
-            cl_stack_init(&big);
-            usebig = 1;
-            for (k = 0; k < sp; k++)
-                if (!cl_stack_push(t, &big, stack[k], 0)) { cl_stack_free(t, &big); return CL_ENOMEM; }
-        }
-        if (!cl_stack_push(t, &big, nd->child2, 0) || !cl_stack_push(t, &big, nd->child1, 0)) {
-            cl_stack_free(t, &big);
-            return CL_ENOMEM;
+        for (k = 0; k < 2; k++) {
+            int ch = k ? nd->child1 : nd->child2;
+            if (!node_passes(&t->nodes[ch].box, q, seg, eps)) continue;
+            if (!usebig && sp < BUMP_STACK) {
+                stack[sp++] = ch;
+                continue;
+            }
+            if (!usebig) {
+                /* the local stack is full: move it to a growable one */
+                int m;
+                cl_stack_init(&big);
+                usebig = 1;
+                for (m = 0; m < sp; m++)
+                    if (!cl_stack_push(t, &big, stack[m], 0)) { cl_stack_free(t, &big); return CL_ENOMEM; }
+            }
+            if (!cl_stack_push(t, &big, ch, 0)) {
+                cl_stack_free(t, &big);
+                return CL_ENOMEM;
+            }
         }
     }
     if (usebig) cl_stack_free(t, &big);
@@ -230,12 +240,12 @@ static int bump_walk(cl_bump *b, const double *q, const double *seg, double eps,
 }
 
 int cl_bump_candidates(cl_bump *b, double x0, double y0, double x1, double y1, int *out, int cap) {
-    double q[4];
-    q[0] = x0;
-    q[1] = y0;
-    q[2] = x1;
-    q[3] = y1;
-    return bump_walk(b, q, NULL, 0, out, cap);
+    cl_aabb box;
+    cl_fbox q;
+    box.min = cl_v3(x0, y0, 0);
+    box.max = cl_v3(x1, y1, 0);
+    q = cl_fbox_from(&box);
+    return bump_walk(b, &q, NULL, 0, out, cap);
 }
 
 void cl_bump_cellrect(double cs, double x, double y, double w, double h, double c[4]) {

@@ -6,7 +6,8 @@
 -- bump's API needs in Lua: the module fields, bump.rect, bump.responses, newWorld, toCell,
 -- toWorld and addResponse. See the README, "Switching from bump.lua", for what differs.
 
-local C = require("collide")._bump
+local collide = require "collide"
+local C = collide._bump
 
 local abs, floor, ceil, min, max = math.abs, math.floor, math.ceil, math.min, math.max
 local huge = math.huge
@@ -203,6 +204,86 @@ local World = {}
 for name, f in pairs(C.methods) do World[name] = f end
 local World_mt = { __index = World }
 
+-- The user value of each core this module made (weak keys): its [0] maps items to slot numbers
+-- and its [slot] holds the item (see csrc/bind/bump.c). Only the FFI path reads it.
+local UV = setmetatable({}, { __mode = "k" })
+
+-- LuaJIT with the JIT on (collide._ffi): getRect, update, and move and check with nothing in the
+-- way go through the FFI (csrc/bind/bump.c's fast functions), so compiled game loops stay
+-- compiled; anything else (a collision, an out table, a nil goal, bad or irregular arguments, a
+-- world tampered with) falls back to the classic method, which does the work or raises its error.
+if collide._ffi and C.fast then
+  local ffi = require "ffi"
+  local anyfnp = ffi.typeof("void (**)(void)")
+  local function cfn(name, sig)
+    return ffi.cast(sig, ffi.cast(anyfnp, C.fast[name])[0])
+  end
+  local FRECT = cfn("rect", "int (*)(void *, double, double *)")
+  local FUPDATE = cfn("update", "int (*)(void *, double, double, double, double, double, int, int, double *)")
+  local FMOVE = cfn("move", "int (*)(void *, double, double, double, int, double *)")
+  local OUT = ffi.new("double[4]")
+  local ghost = C.ghost
+  local classic = { getRect = World.getRect, update = World.update, move = World.move, check = World.check }
+  local type, rawget = type, rawget
+
+  -- Returns the core of world w and the slot number of item when both are regular, else nil.
+  local function slotof(w, item)
+    if type(w) ~= "table" then return nil end
+    local core = rawget(w, 1)
+    local U = UV[core]
+    if U == nil then return nil end
+    local map = U[0]
+    if type(map) ~= "table" then return nil end
+    local slot = map[item]
+    if slot ~= nil and U[slot] == item then return core, slot end
+    return nil
+  end
+
+  function World.getRect(w, item)
+    local core, slot = slotof(w, item)
+    if core and FRECT(core, slot, OUT) > 0 then return OUT[0], OUT[1], OUT[2], OUT[3] end
+    return classic.getRect(w, item)
+  end
+
+  function World.update(w, item, x, y, ww, hh)
+    if type(x) == "number" and type(y) == "number" and (ww == nil or type(ww) == "number")
+       and (hh == nil or type(hh) == "number") then
+      local core, slot = slotof(w, item)
+      if core then
+        local st = FUPDATE(core, slot, x, y, ww or 0, hh or 0, ww ~= nil and 1 or 0, hh ~= nil and 1 or 0, OUT)
+        if st > 0 then
+          if st == 2 then ghost(w, OUT[0], OUT[1], OUT[2], OUT[3]) end
+          return
+        end
+      end
+    end
+    return classic.update(w, item, x, y, ww, hh)
+  end
+
+  -- Returns the fast answer of move (domove 1) or check (0), or the classic method's.
+  local function movecheck(domove, f, w, item, goalX, goalY, filter, cols)
+    if cols == nil and type(goalX) == "number" and type(goalY) == "number" then
+      local core, slot = slotof(w, item)
+      if core then
+        local st = FMOVE(core, slot, goalX, goalY, domove, OUT)
+        if st > 0 then
+          if st == 2 then ghost(w, OUT[0], OUT[1], OUT[2], OUT[3]) end
+          return goalX, goalY, {}, 0
+        end
+      end
+    end
+    return f(w, item, goalX, goalY, filter, cols)
+  end
+
+  function World.move(w, item, goalX, goalY, filter, cols)
+    return movecheck(1, classic.move, w, item, goalX, goalY, filter, cols)
+  end
+
+  function World.check(w, item, goalX, goalY, filter, cols)
+    return movecheck(0, classic.check, w, item, goalX, goalY, filter, cols)
+  end
+end
+
 -- Registers (or replaces) the response called for collisions of type name.
 function World:addResponse(name, response)
   self.responses[name] = response
@@ -229,8 +310,10 @@ function bump.newWorld(cellSize)
   if cellSize == huge then
     error('cellSize must be a finite number, but was ' .. tostring(cellSize) .. '(number)', 2)
   end
+  local core, uv = C.new(cellSize)
+  UV[core] = uv
   local world = setmetatable({
-    C.new(cellSize), -- the C core, at [1] (the quickest key for the C methods)
+    core, -- the C core, at [1] (the quickest key for the C methods)
     cellSize  = cellSize,
     responses = {},
   }, World_mt)
