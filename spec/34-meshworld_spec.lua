@@ -415,6 +415,165 @@ describe("mesh items in a World", function()
     assert.same({ "1-2", "1-7", "2-7", "3-4" }, got)
   end)
 
+  -- A surface over [0, n] x [0, n] (x, z) at height h(x, z) (plane through integer points), as
+  -- n x n cells of two triangles each (tiles), or as one big pair of triangles.
+  local function surface(n, h, tiles)
+    local v, idx = {}, {}
+    local k = tiles and n or 1
+    local step = n / k
+    for j = 0, k do
+      for i = 0, k do
+        local x, z = i * step, j * step
+        v[#v + 1], v[#v + 2], v[#v + 3] = x, h(x, z), z
+      end
+    end
+    for j = 0, k - 1 do
+      for i = 0, k - 1 do
+        local a, b = j * (k + 1) + i + 1, j * (k + 1) + i + 2
+        local c, d = a + k + 1, a + k + 2
+        -- alternate the diagonal, so seams run both ways
+        if (i + j) % 2 == 0 then
+          for _, x in ipairs({ a, b, d, a, d, c }) do idx[#idx + 1] = x end
+        else
+          for _, x in ipairs({ a, b, c, b, d, c }) do idx[#idx + 1] = x end
+        end
+      end
+    end
+    return collide.Mesh(v, idx)
+  end
+
+  -- A mover of kind k at (x, y, z) (its lowest point there for a box; its centre r above for a sphere).
+  local function mover(k, x, y, z)
+    if k == 1 then return collide.AABB(x - 0.5, y, z - 0.5, x + 0.5, y + 1, z + 0.5) end
+    if k == 2 then
+      local c, s = math.cos(0.3), math.sin(0.3)
+      return collide.OBB(x, y + 1, z, 0.5, 0.5, 0.5, c, 0, s, 0, 1, 0, -s, 0, c)
+    end
+    return collide.Sphere(x, y + 0.5, z, 0.5)
+  end
+
+  it("let movers slide across the seams of a tessellated floor, ramp and wall as across one triangle pair", function()
+    local floors = {
+      function() return 0 end,                -- a floor
+      function(x) return x / 2 end,           -- a ramp rising along x
+      function(x, z) return (x + z) / 4 end,  -- a ramp rising along x and z
+    }
+    local compared = 0
+    for fi, h in ipairs(floors) do
+      local placements = { {}, { 0.5, -1, 0.25 }, { 0, 0, 0, 0, 1, 0, -1, 0, 0, 0, 0, 1 } }
+      for _, pa in ipairs(placements) do
+        local tiled, whole = collide.World(), collide.World()
+        tiled:add("floor", surface(8, h, true), unpack(pa))
+        whole:add("floor", surface(8, h, false), unpack(pa))
+        -- a wall at x = 8 (tiled and whole too), for diagonal moves into it
+        local wall = function(x, z) return 0 end
+        local wt, ww = surface(8, wall, true), surface(8, wall, false)
+        tiled:add("wall", wt, 8, -4, 0, 0, 1, 0, -1, 0, 0, 0, 0, 1)
+        whole:add("wall", ww, 8, -4, 0, 0, 1, 0, -1, 0, 0, 0, 0, 1)
+        local px, py, pz = 0, 0, 0
+        if #pa == 3 then px, py, pz = pa[1], pa[2], pa[3] end
+        for _ = 1, iters(120) do
+          local k = rnd(1, 3)
+          -- on a seam, a corner or anywhere; on the surface or a little above it
+          local x = rnd() < 0.6 and rnd(2, 6) or 2 + 4 * rnd()
+          local z = rnd() < 0.6 and rnd(2, 6) or 2 + 4 * rnd()
+          local y = h(x, z) + (rnd() < 0.5 and 0.25 or 1)
+          if #pa == 12 then
+            -- the placement turns the surface's x into y: not a floor any more, still seams
+            x, y = -y, x
+          end
+          local m = mover(k, x + px, y + py, z + pz)
+          local dx, dy, dz = rnd(-40, 40) / 4, -rnd(0, 40) / 4, rnd(-40, 40) / 4
+          tiled:add("m", m)
+          whole:add("m", m)
+          for _ = 1, 3 do       -- a few moves in a row: resting on the surface between them
+            local ax, ay, az, _, n1 = tiled:move("m", dx, dy, dz)
+            local bx, by, bz, _, n2 = whole:move("m", dx, dy, dz)
+            local tol = 1e-9
+            assert(math.abs(ax - bx) <= tol and math.abs(ay - by) <= tol and math.abs(az - bz) <= tol,
+              string.format("surface %d, kind %d: tiled %.17g %.17g %.17g, whole %.17g %.17g %.17g",
+                            fi, k, ax, ay, az, bx, by, bz))
+            assert.equal(n2, n1)
+            compared = compared + 1
+          end
+          tiled:remove("m")
+          whole:remove("m")
+        end
+      end
+    end
+    assert(compared >= iters(120) * 27)
+  end)
+
+  it("carry a walking box or sphere over a tessellated floor without catching", function()
+    local w = collide.World()
+    w:add("floor", surface(16, function() return 0 end, true))
+    for k = 1, 3 do
+      w:add("m", mover(k, 0.5, 0, 0.5))
+      -- settle on the floor, then walk diagonally with gravity across 30 seams
+      w:move("m", 0, -1, 0)
+      local ax, ay, az = w:move("m", 15, -0.5, 15)
+      assert(math.abs(ax - 15) < 1e-9 and math.abs(az - 15) < 1e-9 and math.abs(ay) < 1e-9)
+      w:remove("m")
+    end
+  end)
+
+  it("carry collide.Character up walkable mesh slopes, steps, and not up steep ones", function()
+    local function ramp(slope)
+      return surface(16, function(x) return x * slope end, true)
+    end
+    -- walkable: tan 26.6 degrees, under the default 50
+    local w = collide.World()
+    w:add("ramp", ramp(0.5), -4, 0, -8)
+    w:add("p", collide.Sphere(-3, 1.2, 0, 0.5))
+    local ch = collide.Character(w, "p")
+    for _ = 1, 20 do ch:move(0.5, -0.2, 0) end
+    local x, y = w:shape("p"):center()
+    assert(x > 5, "walked " .. x)
+    -- resting on the slope: the centre r / cos above the surface
+    assert(math.abs(y - ((x + 4) * 0.5 + 0.5 * math.sqrt(1.25))) < 1e-6, "height " .. y)
+    assert.is_true((ch:grounded()))
+    -- standing still with gravity on the slope: no drift
+    local sx, sy, sz = w:shape("p"):center()
+    for _ = 1, 50 do ch:move(0, -0.2, 0) end
+    local ex, ey, ez = w:shape("p"):center()
+    assert(math.abs(ex - sx) < 1e-9 and math.abs(ey - sy) < 1e-9 and math.abs(ez - sz) < 1e-9)
+    -- steep: tan 63.4 degrees, a wall for the default limit
+    w = collide.World()
+    w:add("ramp", ramp(2), 0, 0, -8)
+    w:add("floor", surface(16, function() return 0 end, true), -16, 0, -8)
+    w:add("p", collide.Sphere(-2, 0.5 + 1e-9, 0, 0.5))
+    ch = collide.Character(w, "p")
+    for _ = 1, 40 do ch:move(0.5, -0.2, 0) end
+    x, y = w:shape("p"):center()
+    assert(y < 1.5, "climbed the steep slope to " .. y)
+    assert(x < 1, "went into the steep slope: " .. x)
+    -- a step of 0.3 made of triangles: climbed with step = 0.4, blocked without
+    for _, st in ipairs({ 0, 0.4 }) do
+      w = collide.World()
+      w:add("floor", surface(16, function() return 0 end, true), -8, 0, -8)
+      w:add("ledge", surface(8, function() return 0.3 end, true), 2, 0, -4)
+      -- the ledge's side, a tessellated vertical strip at x = 2
+      local sv, si = {}, {}
+      for z = 0, 8 do
+        for _, y in ipairs({ 0, 0.3 }) do sv[#sv + 1], sv[#sv + 2], sv[#sv + 3] = 2, y, z - 4 end
+      end
+      for q = 0, 7 do
+        local a = 2 * q + 1
+        for _, x in ipairs({ a, a + 2, a + 1, a + 1, a + 2, a + 3 }) do si[#si + 1] = x end
+      end
+      w:add("side", collide.Mesh(sv, si))
+      w:add("p", collide.AABB(0, 1e-9, -0.5, 1, 2, 0.5))
+      ch = collide.Character(w, "p", { step = st })
+      for _ = 1, 10 do ch:move(0.5, -0.1, 0) end
+      local bx, by = w:shape("p"):bounds()
+      if st == 0 then
+        assert(bx < 1 + 1e-6, "walked through the ledge: " .. bx)
+      else
+        assert(bx > 2 and math.abs(by - 0.3) < 1e-6, "did not step up: " .. bx .. " " .. by)
+      end
+    end
+  end)
+
   it("refuse bad input in the standard wording and leave the world unchanged", function()
     local m = collide.Mesh({ 0, 0, 0, 1, 0, 0, 0, 0, 1 })
     local w = collide.World()

@@ -192,13 +192,17 @@ CL_API double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3
 /// fa[0..nf-1] and edge directions ed[0..ne-1] (nf, ne <= 3), moved by d against the triangle abc, by
 /// separating axes (the triangle's normal, the hull's faces, the edge cross products), with the
 /// conventions of cl_sweep_aabb_aabb: OVERLAPPED when the open hull meets the closed triangle at the
-/// start, TOUCHING at the first t in [0, 1) where it comes to meet it (rank 1 when the axis is a
-/// face of either, 2 for an edge pair), else SEPARATED. A degenerate triangle is SEPARATED.
+/// start, TOUCHING at the first t in [0, 1) where it comes to meet it (rank 1 when the axis is the
+/// triangle's normal: a contact on its face; 2 otherwise: on its edge or vertex), else SEPARATED. A degenerate triangle is SEPARATED. The
+/// hull is shrunk by a rounding allowance (2^-42 of the magnitudes on each axis), so a hull resting
+/// on a triangle, or within rounding of it after a slide along a slanted one, slides on.
 CL_API struct cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,
                                   cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
 /// The sweep of sphere s moved by d against the triangle abc: the ray of its centre against the
 /// triangle's faces moved out by r and the capsules of its edges (rank 1 a face, 2 an edge, 3 a
-/// vertex). Conventions as cl_sweep_hull_tri.
+/// vertex). Conventions and allowance as cl_sweep_hull_tri: a path whose centre never comes within
+/// r of the triangle (less the allowance) is SEPARATED; a sphere of radius within the allowance
+/// (a point) never meets a triangle.
 CL_API struct cl_sweep cl_sweep_sphere_tri(const cl_sphere *s, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
 /// The push of the hull (as cl_sweep_hull_tri) out of the triangle: 1 with the depth and the unit
 /// n along which the hull moves (the shortest, by separating axes), 0 when the open hull misses it.

@@ -283,8 +283,13 @@ static void mover_of(msweep *ms, const cl_shape *l)
     for (i = 0; i < 3; i++) ms->fa[i] = l->u.obb.u[i];
 }
 
-/* Visitor of a sweep: keeps the earliest contact with triangle i (OVERLAPPED stops the walk; ties
- * in t to the lower rank, then the lower index). */
+/* Contacts with two triangles less than this apart in t are one contact (the seams rule picks
+ * between them): tiles of one surface meet a mover at times that differ by rounding only. */
+#define TIE_T 0x1p-36
+
+/* Visitor of a sweep: keeps the earliest contact with triangle i (OVERLAPPED first, lowest index).
+ * Contacts within TIE_T of each other tie: the lower rank (a face before an edge or a vertex),
+ * then the earlier t, then the lower index, so a mover meets a tiled surface as one triangle. */
 static int visit_sweep(void *ud, size_t i)
 {
     msweep *ms = (msweep *)ud;
@@ -299,9 +304,13 @@ static int visit_sweep(void *ud, size_t i)
         ms->best = s; ms->tri = i; ms->found = 1;
         return 0;
     }
-    if (ms->found && (ms->best.state == CL_TOI_OVERLAPPED || s.t > ms->best.t ||
-                      (s.t == ms->best.t && (s.rank > ms->best.rank || (s.rank == ms->best.rank && i > ms->tri)))))
-        return 0;
+    if (ms->found) {
+        const cl_sweep *bs = &ms->best;
+        if (bs->state == CL_TOI_OVERLAPPED || s.t > bs->t + TIE_T) return 0;
+        if (s.t >= bs->t - TIE_T &&
+            (s.rank > bs->rank || (s.rank == bs->rank && (s.t > bs->t || (s.t == bs->t && i > ms->tri)))))
+            return 0;
+    }
     ms->best = s; ms->tri = i; ms->found = 1;
     return 0;
 }

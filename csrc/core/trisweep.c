@@ -8,6 +8,10 @@
 #include <math.h>
 #include "vec.h"
 
+/* Entry times closer than this are one contact, decided for the triangle's face (as meshworld.c's
+ * ties between triangles). */
+#define TIE_T 0x1p-36
+
 /* Most axes a hull/triangle test uses: the normal, 3 faces, 3 x 3 edge pairs. */
 #define MAXAX 13
 
@@ -55,20 +59,31 @@ static cl_vec3 unit(cl_vec3 v)
     return cl_v3(v.x / l + 0.0, v.y / l + 0.0, v.z / l + 0.0);
 }
 
+/* The rounding allowance of a contact between projections x0..x1 and y0..y1: 2^-42 of their
+ * largest magnitude (the leg end's gap, cl_world_move, is 2^-40 of the mover's). */
+static double allowance(double x0, double x1, double y0, double y1)
+{
+    return ldexp(fmax(fmax(fabs(x0), fabs(x1)), fmax(fabs(y0), fabs(y1))), -42);
+}
+
 cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,
                            cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_vec3 ax[MAXAX], t[3];
     cl_sweep s;
-    double lo = -HUGE_VAL, hi = HUGE_VAL, bv = 0;
+    double lo = -HUGE_VAL, hi = HUGE_VAL, bv = 0, ln = -HUGE_VAL, vn = 0;
     int nface = 0, n = axes_of(fa, nf, ed, ne, a, b, c, ax, &nface), i, best = -1;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (n == 0) return s;
     t[0] = a; t[1] = b; t[2] = c;
     for (i = 0; i < n; i++) {
-        double m0, m1, t0, t1, v = cl_dot(d, ax[i]), l, h;
+        double m0, m1, t0, t1, v = cl_dot(d, ax[i]), l, h, e;
         proj(p, np, ax[i], &m0, &m1);
         proj(t, 3, ax[i], &t0, &t1);
+        /* the open hull shrunk by the rounding allowance: a hull resting on a triangle (or within
+         * rounding of it, as after a slide along a slanted one) is not in it, and slides freely */
+        e = allowance(m0, m1, t0, t1);
+        if (m1 - m0 > 2 * e) { m0 += e; m1 -= e; }
         if (v == 0) {
             /* a resting axis: open hull against closed triangle (flat against flat as sweep.c) */
             if (!((m0 < t1 && m1 > t0) || (m0 == m1 && t0 == t1 && m0 == t0))) return s;
@@ -76,17 +91,22 @@ cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, 
         }
         if (v > 0) { l = (t0 - m1) / v; h = (t1 - m0) / v; }
         else { l = (t1 - m0) / v; h = (t0 - m1) / v; }
+        if (i == 0) { ln = l; vn = v; }
         if (l > lo) { lo = l; best = i; bv = v; }
         if (h < hi) hi = h;
     }
     if (lo < 0 && hi > 0) {
         s.state = CL_TOI_OVERLAPPED; s.t = 0;
     } else if (lo < hi && lo >= 0 && lo < 1) {
-        cl_vec3 u = unit(ax[best]);
+        cl_vec3 u;
+        /* an axis that enters with the triangle's normal up to rounding (a box edge reaching
+         * the triangle's edge as it lands on its face): the face contact */
+        if (best != 0 && ln >= lo - TIE_T) { best = 0; bv = vn; }
+        u = unit(ax[best]);
         s.state = CL_TOI_TOUCHING;
         s.t = lo == 0 ? 0.0 : lo;
         s.n = bv > 0 ? cl_v3(0.0 - u.x, 0.0 - u.y, 0.0 - u.z) : u;
-        s.rank = best < nface ? 1 : 2;
+        s.rank = best == 0 ? 1 : 2;     /* on the triangle's face, else on its edge or vertex */
     }
     return s;
 }
@@ -124,22 +144,30 @@ static int edge_rank(cl_vec3 q, cl_vec3 e0, cl_vec3 e1)
 cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_sweep s;
-    cl_vec3 q, w, v[3], nu;
+    cl_vec3 q, w, v[3], nu, ontri, onseg;
     cl_ray ray;
-    double r = sp->r, d2, len, bt = HUGE_VAL;
+    double r = sp->r, d2, len, bt = HUGE_VAL, e, in2;
     int i, rank = 0;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (cl_tri_degenerate(a, b, c)) return s;
+    /* the open sphere shrunk by the rounding allowance (as cl_sweep_hull_tri): in2 is the squared
+     * distance below which the centre is inside the triangle's neighbourhood */
+    e = ldexp(fmax(fmax(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
+                   fmax(cl_maxabs3(c.x, c.y, c.z), cl_maxabs3(sp->c.x, sp->c.y, sp->c.z))) + r, -42);
+    if (!(r > e)) return s;             /* (nearly) a point: no interior to meet a flat triangle */
+    in2 = (r - e) * (r - e);
     q = cl_tri_closest(a, b, c, sp->c);
     w = cl_sub(sp->c, q);
     d2 = cl_dot(w, w);
-    if (d2 < r * r) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
+    if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
     if (d.x == 0 && d.y == 0 && d.z == 0) return s;
-    if (d2 == r * r) {
-        /* touching at the start: a contact only when moving into the triangle */
-        cl_vec3 n = d2 > 0 ? unit(w) : cl_tri_normal(a, b, c, d);
-        if (!(cl_dot(n, d) < 0)) return s;
-        s.state = CL_TOI_TOUCHING; s.t = 0; s.n = n;
+    /* a path that never comes closer than that does not enter (a sphere sliding on the triangle
+     * or past its edges) */
+    if (!(cl_tri_segment(a, b, c, sp->c, cl_add(sp->c, d), &ontri, &onseg) < in2)) return s;
+    if (d2 <= r * r) {
+        /* touching at the start and moving in */
+        s.state = CL_TOI_TOUCHING; s.t = 0;
+        s.n = d2 > 0 ? unit(w) : cl_tri_normal(a, b, c, d);
         s.rank = 1;
         return s;
     }
@@ -167,6 +195,12 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
         }
     }
     if (rank == 0) return s;
+    if (rank > 1 && fabs(cl_dot(s.n, nu)) >= 1 - 1e-9) {
+        /* an edge's capsule met on its side that continues the face (the ray slipped between
+         * the moved faces of two tiles, which rounding leaves apart): a face contact */
+        s.n = cl_dot(s.n, nu) > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
+        rank = 1;
+    }
     bt /= len;
     if (!(bt < 1)) { s.n = cl_v3(0, 0, 0); return s; }
     s.state = CL_TOI_TOUCHING;
