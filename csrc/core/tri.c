@@ -238,42 +238,13 @@ int cl_tri_overlaps_capsule(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_capsule *c
     return cl_len_le(ont.x - ons.x, ont.y - ons.y, ont.z - ons.z, cp->r);
 }
 
-/* Closest points of segments p1q1 and p2q2 (Ericson 5.1.9; zero-length segments allowed); returns
- * the squared distance and writes the two points. */
+/* Closest points of segments p1q1 and p2q2 (cl_segment_segment; zero-length segments allowed);
+ * returns the squared distance and writes the two points. */
 static double segseg(cl_vec3 p1, cl_vec3 q1, cl_vec3 p2, cl_vec3 q2, cl_vec3 *c1, cl_vec3 *c2)
 {
-    cl_vec3 d1 = cl_sub(q1, p1), d2 = cl_sub(q2, p2), r = cl_sub(p1, p2), w;
-    double a = cl_dot(d1, d1), e = cl_dot(d2, d2), f = cl_dot(d2, r), s, t;
-    if (a == 0 && e == 0) {
-        s = t = 0;
-    } else if (a == 0) {
-        s = 0;
-        t = f / e;
-        t = t < 0 ? 0 : (t > 1 ? 1 : t);
-    } else {
-        double c = cl_dot(d1, r);
-        if (e == 0) {
-            t = 0;
-            s = -c / a;
-            s = s < 0 ? 0 : (s > 1 ? 1 : s);
-        } else {
-            double b = cl_dot(d1, d2), den = a * e - b * b;
-            s = den > 0 ? (b * f - c * e) / den : 0;
-            s = s < 0 ? 0 : (s > 1 ? 1 : s);
-            t = (b * s + f) / e;
-            if (t < 0) {
-                t = 0;
-                s = -c / a;
-                s = s < 0 ? 0 : (s > 1 ? 1 : s);
-            } else if (t > 1) {
-                t = 1;
-                s = (b - c) / a;
-                s = s < 0 ? 0 : (s > 1 ? 1 : s);
-            }
-        }
-    }
-    *c1 = cl_add(p1, cl_mul(d1, s));
-    *c2 = cl_add(p2, cl_mul(d2, t));
+    double s, t;
+    cl_vec3 w;
+    cl_segment_segment(p1, q1, p2, q2, &s, &t, c1, c2);
     w = cl_sub(*c1, *c2);
     return cl_dot(w, w);
 }
