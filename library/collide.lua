@@ -4,8 +4,8 @@
 -- "Lua.workspace.library" (see the README). Checked against the real module by
 -- spec/12-annotations_spec.lua: every public function and method has an annotated entry here.
 
----A shape that AABB, OBB and Sphere queries accept.
----@alias collide.Shape collide.AABB|collide.OBB|collide.Sphere
+---A shape that AABB, OBB, Sphere and Capsule queries accept.
+---@alias collide.Shape collide.AABB|collide.OBB|collide.Sphere|collide.Capsule
 
 ---Result of collide.toi.
 ---@alias collide.ToiState "overlapped"|"touching"|"separated"
@@ -35,6 +35,11 @@ local OBB = {}
 ---Sphere: centre and radius >= 0.
 ---@class collide.Sphere
 local Sphere = {}
+
+---Capsule: the segment from a to b rounded by a radius >= 0 (a == b is a sphere; radius 0 a bare
+---segment, whose interior is empty).
+---@class collide.Capsule
+local Capsule = {}
 
 ---2D polygon (at least 3 vertices, finite coordinates) copied once from a flat array; immutable.
 ---@class collide.Polygon
@@ -132,6 +137,17 @@ function collide.OBB(cx, cy, cz, hx, hy, hz, ux, uy, uz, vx, vy, vz, wx, wy, wz)
 ---@return collide.Sphere
 function collide.Sphere(cx, cy, cz, r) end
 
+---Creates a capsule: the segment from a to b rounded by r (r >= 0; a == b allowed).
+---@param ax number
+---@param ay number
+---@param az number
+---@param bx number
+---@param by number
+---@param bz number
+---@param r number
+---@return collide.Capsule
+function collide.Capsule(ax, ay, az, bx, by, bz, r) end
+
 ---Creates an empty world.
 ---@param options? collide.WorldOptions
 ---@return collide.World
@@ -146,9 +162,9 @@ function collide.World(options) end
 ---@return collide.Character
 function collide.Character(world, item, options) end
 
----Returns "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh" or "Character" for collide values, nil for anything else.
+---Returns "AABB", "Ray", "OBB", "Sphere", "Capsule", "World", "Polygon", "Mesh" or "Character" for collide values, nil for anything else.
 ---@param v any
----@return "AABB"|"Ray"|"OBB"|"Sphere"|"World"|"Polygon"|"Mesh"|"Character"|nil
+---@return "AABB"|"Ray"|"OBB"|"Sphere"|"Capsule"|"World"|"Polygon"|"Mesh"|"Character"|nil
 function collide.type(v) end
 
 ---Time of impact of two AABBs moved by displacements over one step (seed 003).
@@ -578,6 +594,92 @@ function Sphere:plane(nx, ny, nz, d) end
 ---The enclosing AABB.
 ---@return collide.AABB
 function Sphere:aabb() end
+
+-- ---------------------------------------------------------------- Capsule
+
+---Returns the segment's two ends.
+---@return number ax
+---@return number ay
+---@return number az
+---@return number bx
+---@return number by
+---@return number bz
+function Capsule:segment() end
+
+---Returns the radius.
+---@return number
+function Capsule:radius() end
+
+---Changes the capsule in place (only when every argument is valid); returns it.
+---@param ax number
+---@param ay number
+---@param az number
+---@param bx number
+---@param by number
+---@param bz number
+---@param r number
+---@return collide.Capsule self
+function Capsule:set(ax, ay, az, bx, by, bz, r) end
+
+---Moves the capsule (both ends) in place; returns it.
+---@param dx number
+---@param dy number
+---@param dz number
+---@return collide.Capsule self
+function Capsule:translate(dx, dy, dz) end
+
+---Inclusive point containment: the point is within the radius of the segment.
+---@param x number
+---@param y number
+---@param z number
+---@return boolean
+function Capsule:contains(x, y, z) end
+
+---Inclusive overlap with any shape.
+---@param shape collide.Shape
+---@return boolean
+function Capsule:overlaps(shape) end
+
+---The shortest push out of an overlap: moving this capsule by depth * n (unit n, out of shape)
+---leaves the two just touching, and no shorter move does (up to rounding). nil when the interiors
+---do not overlap (touching is nil).
+---@param shape collide.Shape
+---@return number? depth nil when the interiors do not overlap
+---@return number nx
+---@return number ny
+---@return number nz
+function Capsule:penetration(shape) end
+
+---Ray hit; the normal points from the segment's closest point to the hit (origin inside gives
+---0, 0,0,0; a capsule of radius 0 reports the normal facing the ray).
+---@param ray collide.Ray
+---@param maxt? number
+---@return number? t
+---@return number nx
+---@return number ny
+---@return number nz
+function Capsule:raycast(ray, maxt) end
+
+---Closest point on or in the capsule.
+---@param x number
+---@param y number
+---@param z number
+---@return number x
+---@return number y
+---@return number z
+function Capsule:closest(x, y, z) end
+
+---Side of the plane n.p + d = 0: 1 (wholly in front), -1 (wholly behind) or 0.
+---@param nx number
+---@param ny number
+---@param nz number
+---@param d number
+---@return integer
+function Capsule:plane(nx, ny, nz, d) end
+
+---The enclosing AABB.
+---@return collide.AABB
+function Capsule:aabb() end
 
 -- ---------------------------------------------------------------- Polygon
 

@@ -197,9 +197,9 @@ describe("AABB:overlaps", function()
   end)
 
   it("rejects a non-shape argument with a typed message", function()
-    fails("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB or collide.Sphere expected, got table)",
+    fails("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got table)",
       a.overlaps, a, {})
-    fails("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB or collide.Sphere expected, got collide.Ray)",
+    fails("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got collide.Ray)",
       a.overlaps, a, Ray(0, 0, 0, 1, 0, 0))
   end)
 end)
@@ -591,6 +591,6 @@ describe("AABB argument checking on queries", function()
   end)
 
   it("merge rejects a non-shape", function()
-    fails("bad argument #2 to 'merge' (collide.AABB, collide.OBB or collide.Sphere expected, got number)", b.merge, b, 5)
+    fails("bad argument #2 to 'merge' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got number)", b.merge, b, 5)
   end)
 end)

@@ -100,7 +100,7 @@ describe("Ray:cast", function()
   end)
 
   it("cast rejects a non-shape", function()
-    fails("bad argument #2 to 'cast' (collide.AABB, collide.OBB or collide.Sphere expected, got collide.Ray)",
+    fails("bad argument #2 to 'cast' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got collide.Ray)",
       r.cast, r, Ray(0, 0, 0, 1, 0, 0))
   end)
 end)

@@ -15,7 +15,7 @@ local function obb() return collide.OBB(0, 0, 0, 1, 1, 1) end
 local function sphere() return collide.Sphere(0, 0, 0, 1) end
 local function polygon() return collide.Polygon { 0, 0, 1, 0, 0, 1 } end
 
-local SHAPES = "collide.AABB, collide.OBB or collide.Sphere"
+local SHAPES = "collide.AABB, collide.OBB, collide.Sphere or collide.Capsule"
 
 -- Values that are not numbers, with the type name an error reports for them.
 local function nonnumbers()
@@ -456,7 +456,7 @@ describe("errors", function()
       errof(getmetatable(b).__index.contains, r, 1, 2, 3))
     local contains = b.contains
     assert.are.equal("bad argument #4 to 'contains' (number expected, got no value)", errof(contains, b, 1, 2))
-    assert.are.equal("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB or collide.Sphere expected, got table)",
+    assert.are.equal("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got table)",
       errof(b.overlaps, b, {}))
   end)
   it("metamethods check their self too", function()

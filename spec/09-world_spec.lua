@@ -143,11 +143,11 @@ describe("World add/remove/update/has/count/shape", function()
     assert.equal("bad argument #2 to 'add' (item is already in the world)", errof(w.add, w, "a", box(5, 5, 5, 6, 6, 6)))
     assert.equal("bad argument #2 to 'add' (item is nil)", errof(w.add, w, nil, box(0, 0, 0, 1, 1, 1)))
     assert.equal("bad argument #2 to 'add' (item is NaN)", errof(w.add, w, 0 / 0, box(0, 0, 0, 1, 1, 1)))
-    assert.equal("bad argument #3 to 'add' (collide.AABB, collide.OBB or collide.Sphere expected, got table)",
+    assert.equal("bad argument #3 to 'add' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got table)",
       errof(w.add, w, "b", {}))
-    assert.equal("bad argument #3 to 'add' (collide.AABB, collide.OBB or collide.Sphere expected, got collide.Ray)",
+    assert.equal("bad argument #3 to 'add' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got collide.Ray)",
       errof(w.add, w, "b", Ray(0, 0, 0, 1, 0, 0)))
-    assert.equal("bad argument #3 to 'add' (collide.AABB, collide.OBB or collide.Sphere expected, got no value)",
+    assert.equal("bad argument #3 to 'add' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got no value)",
       errof(w.add, w, "b"))
     assert.equal(1, w:count())
     assert.is_false(w:has("b"))
@@ -160,7 +160,7 @@ describe("World add/remove/update/has/count/shape", function()
     assert.equal("bad argument #2 to 'remove' (item is not in the world)", errof(w.remove, w, "zz"))
     assert.equal("bad argument #2 to 'update' (item is not in the world)", errof(w.update, w, "zz", box(0, 0, 0, 1, 1, 1)))
     assert.equal("bad argument #2 to 'shape' (item is not in the world)", errof(w.shape, w, "zz"))
-    assert.equal("bad argument #3 to 'update' (collide.AABB, collide.OBB or collide.Sphere expected, got string)",
+    assert.equal("bad argument #3 to 'update' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got string)",
       errof(w.update, w, "a", "box"))
     w:remove("a")
     assert.equal("bad argument #2 to 'remove' (item is not in the world)", errof(w.remove, w, "a"))
@@ -285,7 +285,7 @@ describe("World queries", function()
     assert.equal(1, select(2, w:querypoint("0.5", "0.5", "0.5")))
     assert.equal("bad argument #2 to 'querypoint' (number is not finite)", errof(w.querypoint, w, 0 / 0, 0, 0))
     assert.equal("bad argument #4 to 'querypoint' (number is not finite)", errof(w.querypoint, w, 0, 0, math.huge))
-    assert.equal("bad argument #2 to 'query' (collide.AABB, collide.OBB or collide.Sphere expected, got nil)",
+    assert.equal("bad argument #2 to 'query' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got nil)",
       errof(w.query, w, nil))
   end)
 
@@ -561,7 +561,7 @@ describe("World sweep", function()
   it("validates its arguments", function()
     local w = abc()
     assert.equal("bad argument #3 to 'sweep' (number is not finite)", errof(w.sweep, w, box(0, 0, 0, 1, 1, 1), 0 / 0, 0, 0))
-    assert.equal("bad argument #2 to 'sweep' (collide.AABB, collide.OBB or collide.Sphere expected, got number)",
+    assert.equal("bad argument #2 to 'sweep' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got number)",
       errof(w.sweep, w, 1, 0, 0, 0))
   end)
 end)

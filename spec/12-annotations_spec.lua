@@ -47,6 +47,7 @@ local instances = {
   Ray = function() return collide.Ray(0, 0, 0, 1, 0, 0) end,
   OBB = function() return collide.OBB(0, 0, 0, 1, 1, 1) end,
   Sphere = function() return collide.Sphere(0, 0, 0, 1) end,
+  Capsule = function() return collide.Capsule(0, 0, 0, 0, 1, 0, 0.5) end,
   World = function() return collide.World() end,
   Polygon = function() return collide.Polygon { 0, 0, 1, 0, 0, 1 } end,
   Mesh = function() return collide.Mesh { 0, 0, 0, 1, 0, 0, 0, 1, 0 } end,
@@ -56,7 +57,7 @@ local instances = {
     return collide.Character(w, 1)
   end,
 }
-local TYPES = { "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh", "Character" }
+local TYPES = { "AABB", "Ray", "OBB", "Sphere", "Capsule", "World", "Polygon", "Mesh", "Character" }
 
 -- Returns the sorted public method names of the type's instances (functions in __index).
 local function methods(typename)
@@ -269,7 +270,7 @@ end)
 -- The README's API tables write each call as `obj:name(a, b [, c])`: the annotated parameters of
 -- the same function must be the same number (an optional one forgotten in library/ shows here).
 describe("library/collide.lua against the README's API tables", function()
-  local OWNER = { box = "AABB", ray = "Ray", obb = "OBB", sphere = "Sphere", world = "World",
+  local OWNER = { box = "AABB", ray = "Ray", obb = "OBB", sphere = "Sphere", capsule = "Capsule", world = "World",
                   poly = "Polygon", character = "Character", collide = "collide" }
 
   -- Returns { {key =, count =, row =} } for every call in the README's tables whose arguments

@@ -14,7 +14,7 @@ local disabled = os.getenv("COLLIDE_FFI") == "0"
 local N = os.getenv("COLLIDE_QUICK") and 300 or 3000 -- random calls per function and JIT mode
 
 -- the wrapped functions: class (nil = module function), name, argument kinds (as in ffi.c's chunk:
--- A R O S = a shape of that class, P = a collide.Polygon, s = AABB/OBB/Sphere, n = number,
+-- A R O S C = a shape of that class (C: Capsule), P = a collide.Polygon, s = any shape kind, n = number,
 -- l = optional limit, o = optional number, p = polygon table or collide.Polygon)
 local FUNCS = {
   { "AABB", "bounds", "A" }, { "AABB", "center", "A" }, { "AABB", "extents", "A" },
@@ -28,6 +28,9 @@ local FUNCS = {
   { "Sphere", "center", "S" }, { "Sphere", "radius", "S" }, { "Sphere", "set", "Snnnn" },
   { "Sphere", "translate", "Snnn" }, { "Sphere", "contains", "Snnn" }, { "Sphere", "overlaps", "Ss" },
   { "Sphere", "raycast", "SRl" }, { "Sphere", "closest", "Snnn" }, { "Sphere", "plane", "Snnnn" },
+  { "Capsule", "segment", "C" }, { "Capsule", "radius", "C" }, { "Capsule", "set", "Cnnnnnnn" },
+  { "Capsule", "translate", "Cnnn" }, { "Capsule", "contains", "Cnnn" }, { "Capsule", "overlaps", "Cs" },
+  { "Capsule", "raycast", "CRl" }, { "Capsule", "closest", "Cnnn" }, { "Capsule", "plane", "Cnnnn" },
   { "Ray", "origin", "R" }, { "Ray", "direction", "R" }, { "Ray", "at", "Rn" }, { "Ray", "set", "Rnnnnnn" },
   { "Ray", "cast", "Rsl" }, { "Ray", "plane", "Rnnnn" },
   { nil, "toi", "AnnnAnnn" }, { nil, "closestonsegment", "nnnnnnnnn" }, { nil, "reflect", "nnnnnno" },
@@ -37,6 +40,7 @@ local FUNCS = {
 local SAMPLES = {
   AABB = collide.AABB(0, 0, 0, 1, 1, 1), Ray = collide.Ray(0, 0, 0, 1, 0, 0),
   OBB = collide.OBB(0, 0, 0, 1, 1, 1), Sphere = collide.Sphere(0, 0, 0, 1),
+  Capsule = collide.Capsule(0, 0, 0, 0, 1, 0, 0.5),
   Polygon = collide.Polygon { 0, 0, 1, 0, 0, 1 },
 }
 
@@ -143,6 +147,17 @@ local function sphereB()
   if pcall(collide.Sphere, unpack(args)) then return function() return collide.Sphere(unpack(args)) end end
   return function() return collide.Sphere(0, 0, 0, 1) end
 end
+-- a capsule, often nasty: both ends equal, radius 0, an axis-parallel or grid-aligned segment
+local function capsuleB()
+  local a = { number(), number(), number() }
+  local b = { number(), number(), number() }
+  local r = rnd()
+  if r < 0.15 then b = { a[1], a[2], a[3] }
+  elseif r < 0.4 then b = { a[1], a[2], a[3] }; local k = math.floor(rnd() * 3) + 1; b[k] = b[k] + math.floor(rnd() * 3) + 1 end
+  local args = { a[1], a[2], a[3], b[1], b[2], b[3], rnd() < 0.15 and 0 or math.abs(number()) }
+  if pcall(collide.Capsule, unpack(args)) then return function() return collide.Capsule(unpack(args)) end end
+  return function() return collide.Capsule(0, 0, 0, 0, 1, 0, 0.5) end
+end
 -- a polygon of 3 to 40 vertices on a small grid (points on edges and vertices are common)
 local function polygonB()
   local xy = {}
@@ -151,18 +166,18 @@ local function polygonB()
   end
   return function() return collide.Polygon(xy) end
 end
-local BUILD = { A = aabbB, R = rayB, O = obbB, S = sphereB, P = polygonB }
+local BUILD = { A = aabbB, R = rayB, O = obbB, S = sphereB, C = capsuleB, P = polygonB }
 
 -- A real shape whose metatable was replaced (classic accepts it by its tag), and foreign values
 -- given a collide metatable with debug.setmetatable (classic rejects them).
 local function foreignB(kind)
-  local MT = getmetatable(SAMPLES[({ A = "AABB", R = "Ray", O = "OBB", S = "Sphere", P = "Polygon" })[kind] or "AABB"])
+  local MT = getmetatable(SAMPLES[({ A = "AABB", R = "Ray", O = "OBB", S = "Sphere", C = "Capsule", P = "Polygon" })[kind] or "AABB"])
   local r = rnd()
   if r < 0.25 then
-    local b = BUILD[pick { "A", "R", "O", "S", "P" }]()
+    local b = BUILD[pick { "A", "R", "O", "S", "C", "P" }]()
     return function() local v = b(); debug.setmetatable(v, {}); return v end
   elseif r < 0.5 then -- a real shape of another class wearing this class's metatable
-    local b = BUILD[pick { "A", "R", "O", "S", "P" }]()
+    local b = BUILD[pick { "A", "R", "O", "S", "C", "P" }]()
     return function() local v = b(); debug.setmetatable(v, MT); return v end
   elseif r < 0.65 then
     return function() return setmetatable({}, MT) end
@@ -183,9 +198,9 @@ local function argB(kind)
     if r < 0.95 then v = nil end
     return function() return v end
   elseif kind == "s" then
-    if r < 0.85 then return BUILD[pick { "A", "O", "S" }]() end
+    if r < 0.85 then return BUILD[pick { "A", "O", "S", "C" }]() end
     if r < 0.9 then return BUILD.R() end
-    return foreignB(pick { "A", "O", "S" })
+    return foreignB(pick { "A", "O", "S", "C" })
   elseif kind == "p" then
     if r < 0.25 then return BUILD.P() end
     if r < 0.3 then return foreignB("P") end
@@ -198,7 +213,7 @@ local function argB(kind)
     return function() return poly end
   end
   if r < 0.85 then return BUILD[kind]() end
-  if r < 0.93 then return BUILD[pick { "A", "R", "O", "S", "P" }]() end
+  if r < 0.93 then return BUILD[pick { "A", "R", "O", "S", "C", "P" }]() end
   return foreignB(kind)
 end
 
@@ -259,6 +274,7 @@ local function state(v)
     return s
   end
   if t == "Sphere" then local s = { C.Sphere.center(v) }; s[4] = C.Sphere.radius(v); return s end
+  if t == "Capsule" then local s = { C.Capsule.segment(v) }; s[7] = C.Capsule.radius(v); return s end
   if t == "Polygon" then return v:vertices() end
   if t == "Ray" then
     local s = { C.Ray.origin(v) }

@@ -191,7 +191,7 @@ describe("shape:penetration", function()
 
   it("raises the usual errors and changes nothing", function()
     local a = collide.AABB(0, 0, 0, 1, 1, 1)
-    local SHAPES = "collide.AABB, collide.OBB or collide.Sphere"
+    local SHAPES = "collide.AABB, collide.OBB, collide.Sphere or collide.Capsule"
     for _, self in ipairs({ a, collide.OBB(0, 0, 0, 1, 1, 1), collide.Sphere(0, 0, 0, 1) }) do
       local mt = getmetatable(self).__name
       local ok, err = pcall(self.penetration, self, 5)

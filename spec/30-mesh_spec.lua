@@ -392,7 +392,7 @@ describe("collide.Mesh: errors", function()
     assert.equal("bad argument #2 to 'triangle' (number expected, got no value)", errof(m.triangle, m))
     assert.equal("bad argument #2 to 'raycast' (collide.Ray expected, got collide.Mesh)", errof(m.raycast, m, m))
     assert.equal("bad argument #3 to 'raycast' (limit is negative)", errof(m.raycast, m, ray, -1))
-    assert.equal("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB or collide.Sphere expected, got no value)",
+    assert.equal("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got no value)",
       errof(m.overlaps, m))
     assert.equal("bad argument #3 to 'query' (table expected, got number)",
       errof(m.query, m, collide.Sphere(0, 0, 0, 1), 5))

@@ -605,7 +605,7 @@ describe("mesh items in a World", function()
       assert.equal("m", (w:raycast(collide.Ray(0.25, 0.5, 0.25, 0, -1, 0))))
     end
     -- a mesh is not a query or sweep shape
-    assert.matches("collide.AABB, collide.OBB or collide.Sphere expected, got collide.Mesh",
+    assert.matches("collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got collide.Mesh",
                    errmsg(w.query, w, m), 1, true)
   end)
 end)

@@ -17,6 +17,7 @@
 #define CL_MT_RAY    "collide.Ray"
 #define CL_MT_OBB    "collide.OBB"
 #define CL_MT_SPHERE "collide.Sphere"
+#define CL_MT_CAPSULE "collide.Capsule"
 #define CL_MT_WORLD  "collide.World"
 #define CL_MT_POLYGON "collide.Polygon"
 #define CL_MT_MESH   "collide.Mesh"
@@ -31,8 +32,8 @@ int cl_optionerror(lua_State *L, int arg, const char *fname);
 /// or type name, or "no value". Never returns.
 int cl_typeerror(lua_State *L, int arg, const char *fname, const char *expected);
 /// Shape userdata layout: a cl_udhead (the class tag) followed by the payload (cl_aabb, cl_ray,
-/// cl_obb or cl_sphere). The tag of class k is &cl_class_tags[k], a static address, so a type check
-/// is lua_touserdata + lua_rawlen + one pointer comparison: two API calls, no metatable, no upvalue
+/// cl_obb, cl_sphere or cl_capsule). The tag of class k is &cl_class_tags[k], a static address, so
+/// a type check is lua_touserdata + lua_rawlen + one pointer comparison: two API calls, no metatable, no upvalue
 /// (functions may have any upvalues). The size must match exactly and is checked BEFORE the tag is
 /// read, so a smaller foreign userdata is never read out of bounds. Memory safety does not depend on
 /// the tag being unforgeable: payloads are plain doubles, so a forged userdata of the right size and
@@ -46,8 +47,8 @@ int cl_typeerror(lua_State *L, int arg, const char *fname, const char *expected)
 typedef union cl_udhead { const char *tag; double align_; } cl_udhead;
 /// Class tags: the shape kinds first (the tag index of a shape is its cl_kind), then Ray and
 /// Polygon. World, Mesh (its own tag, mesh.c) and Character follow them in the class table.
-enum { CL_K_AABB = CL_AABB, CL_K_OBB = CL_OBB, CL_K_SPHERE = CL_SPHERE, CL_K_RAY = CL_KINDS, CL_K_POLYGON,
-       CL_K_TAGS, CL_K_WORLD = CL_K_TAGS, CL_K_MESH, CL_K_CHARACTER, CL_K_CLASSES };
+enum { CL_K_AABB = CL_AABB, CL_K_OBB = CL_OBB, CL_K_SPHERE = CL_SPHERE, CL_K_CAPSULE = CL_CAPSULE,
+       CL_K_RAY = CL_KINDS, CL_K_POLYGON, CL_K_TAGS, CL_K_WORLD = CL_K_TAGS, CL_K_MESH, CL_K_CHARACTER, CL_K_CLASSES };
 extern const char cl_class_tags[CL_K_TAGS];
 
 /// The binding's class table (common.c), one row per class in CL_K_* order, so rows
@@ -328,6 +329,7 @@ void cl_open_character(lua_State *L); /* Character (character.c) */
 void cl_open_aabb(lua_State *L);     /* one per class (its file) */
 void cl_open_obb(lua_State *L);
 void cl_open_sphere(lua_State *L);
+void cl_open_capsule(lua_State *L);
 void cl_open_ray(lua_State *L);
 void cl_open_polygon(lua_State *L);
 void cl_open_mesh(lua_State *L);

@@ -26,6 +26,7 @@ const cl_class cl_classes[CL_K_CLASSES] = {
     { CL_MT_AABB, "AABB", 'A', cl_open_aabb },
     { CL_MT_OBB, "OBB", 'O', cl_open_obb },
     { CL_MT_SPHERE, "Sphere", 'S', cl_open_sphere },
+    { CL_MT_CAPSULE, "Capsule", 'C', cl_open_capsule },
     { CL_MT_RAY, "Ray", 'R', cl_open_ray },
     { CL_MT_POLYGON, "Polygon", 'P', cl_open_polygon },
     { CL_MT_WORLD, "World", 0, NULL },
@@ -147,7 +148,7 @@ double cl_optlimit_slow(lua_State *L, int arg, const char *fname, double def) {
     return n;
 }
 
-/* "collide.AABB, collide.OBB or collide.Sphere": every kind's metatable name. */
+/* "collide.AABB, collide.OBB, collide.Sphere or collide.Capsule": every kind's metatable name. */
 int cl_shapeerror(lua_State *L, int arg, const char *fname) {
     char buf[256];
     size_t n = 0;

@@ -63,6 +63,7 @@ static const void *payload(const void *ud, int k) {
 #define RAY_OF(ud)    ((const cl_ray *)payload((ud), CL_K_RAY))
 #define OBB_OF(ud)    ((const cl_obb *)payload((ud), CL_K_OBB))
 #define SPHERE_OF(ud) ((const cl_sphere *)payload((ud), CL_K_SPHERE))
+#define CAPSULE_OF(ud) ((const cl_capsule *)payload((ud), CL_K_CAPSULE))
 /* A polygon's count needs no size check here: only collide makes a userdata with this tag, and it
  * always sizes it for its count (see the header comment for what reading the tag itself assumes). */
 #define POLYGON_OF(ud) ((const cl_polygon *)payload((ud), CL_K_POLYGON))
@@ -163,6 +164,7 @@ static inline int fast_translate(cl_kind k, const void *ud, double dx, double dy
 FAST_KIND(aabb, CL_AABB)
 FAST_KIND(obb, CL_OBB)
 FAST_KIND(sphere, CL_SPHERE)
+FAST_KIND(capsule, CL_CAPSULE)
 
 /* ---- AABB ---- */
 
@@ -306,6 +308,35 @@ static int f_sphere_set(const void *ud, double cx, double cy, double cz, double 
     return 1;
 }
 
+/* ---- Capsule ---- */
+
+/* capsule:segment(): 6 numbers. */
+static int f_capsule_segment(const void *ud, double *out) {
+    const cl_capsule *c = CAPSULE_OF(ud);
+    if (c == NULL) return -1;
+    put3(out, c->a);
+    put3(out + 3, c->b);
+    return 1;
+}
+/* capsule:radius(): 1 with r. */
+static int f_capsule_radius(const void *ud, double *out) {
+    const cl_capsule *c = CAPSULE_OF(ud);
+    if (c == NULL) return -1;
+    out[0] = c->r;
+    return 1;
+}
+/* capsule:set(a, b, r): 1 after setting, -1 (unchanged) on a non-finite number or a negative radius. */
+static int f_capsule_set(const void *ud, double ax, double ay, double az, double bx, double by, double bz, double r,
+                         double *out) {
+    cl_capsule *c = (cl_capsule *)CAPSULE_OF(ud);
+    (void)out;
+    if (c == NULL || !fin3(ax, ay, az) || !fin3(bx, by, bz) || !fin1(r) || r < 0) return -1;
+    c->a = cl_v3(ax, ay, az);
+    c->b = cl_v3(bx, by, bz);
+    c->r = r;
+    return 1;
+}
+
 /* ---- Ray ---- */
 
 /* ray:origin(): 1 with the origin. */
@@ -421,10 +452,10 @@ static int f_polygon_contains(const void *ud, double x, double y, double *out) {
 typedef void (*anyfn)(void);
 static const struct { const char *name; anyfn fn; } fast[] = {
 #define F(name) { #name, (anyfn)f_##name }
-    FAST_KIND_ENTRIES(aabb), FAST_KIND_ENTRIES(obb), FAST_KIND_ENTRIES(sphere),
+    FAST_KIND_ENTRIES(aabb), FAST_KIND_ENTRIES(obb), FAST_KIND_ENTRIES(sphere), FAST_KIND_ENTRIES(capsule),
     F(aabb_bounds), F(aabb_center), F(aabb_extents), F(aabb_set), F(aabb_clip), F(aabb_segment),
     F(obb_center), F(obb_extents), F(obb_axes), F(obb_set), F(obb_rotate),
-    F(sphere_center), F(sphere_radius), F(sphere_set),
+    F(sphere_center), F(sphere_radius), F(sphere_set), F(capsule_segment), F(capsule_radius), F(capsule_set),
     F(ray_origin), F(ray_direction), F(ray_at), F(ray_set), F(ray_cast), F(ray_plane),
     F(toi), F(closestonsegment), F(reflect), F(pointinpolygon), F(polygon_contains), F(mesh_raycast),
 #undef F
@@ -545,6 +576,9 @@ static const char *const chunk[] = {
     "  { \"Sphere\", \"center\", \"sphere_center\", \"S\", 3 },\n"
     "  { \"Sphere\", \"radius\", \"sphere_radius\", \"S\", 1 },\n"
     "  { \"Sphere\", \"set\", \"sphere_set\", \"Snnnn\", \"self\" },\n"
+    "  { \"Capsule\", \"segment\", \"capsule_segment\", \"C\", 6 },\n"
+    "  { \"Capsule\", \"radius\", \"capsule_radius\", \"C\", 1 },\n"
+    "  { \"Capsule\", \"set\", \"capsule_set\", \"Cnnnnnnn\", \"self\" },\n"
     "  { \"Ray\", \"origin\", \"ray_origin\", \"R\", 3 },\n"
     "  { \"Ray\", \"direction\", \"ray_direction\", \"R\", 3 },\n"
     "  { \"Ray\", \"at\", \"ray_at\", \"Rn\", 3 },\n"

@@ -18,9 +18,13 @@
  * separating axes over time). K is convex, so the ray's time in it is the span of the pieces'
  * intervals; its entry piece gives the normal (out of K: out of the static shape, toward the mover),
  * refined for rounded pairs to the direction between the shapes' closest points at the contact.
- * Pieces whose bounding box the ray cannot reach before the first entry found are skipped; for a
- * rounded capsule and a box the start is decided first by the closest-point distance (as
- * penetration decides it), so a resting contact stops the search at t = 0.
+ * Pieces whose bounding box the ray cannot reach before the first entry found are skipped; for
+ * rounded pairs the start is decided first by the closest-point distance (as penetration decides
+ * it), so a resting contact stops the search at t = 0, and a contact the motion does not close on
+ * by more than rounding is a graze, never entered (the pieces' arithmetic, shifted and scaled,
+ * cannot tell a resting or sliding contact from a dip by itself).
+ * The contact's rank (cl_sweep) against a box is the number of its axes the segment's closest
+ * point lies outside of there (as a sphere's: 1 on a face, 2 at an edge, 3 at a corner).
  * Interiors are open 3D sets: the flat-axis rule of box pairs does not apply to capsules. */
 #include "vec.h"
 
@@ -190,11 +194,13 @@ void cl_segment_segment(cl_vec3 p0, cl_vec3 p1, cl_vec3 q0, cl_vec3 q1, double *
 
 /* Closest point parameter s of the segment p + s w (s in [0, 1]) to the box [lo, hi], all in one
  * frame with values near 1: the squared distance is convex and quadratic between the parameters
- * where the segment crosses the box's planes, so its minimum is the best of the pieces' minima. */
+ * where the segment crosses the box's planes, so its minimum is the best of the pieces' minima.
+ * Minima equal to rounding (2^-40 relative) tie: the one outside the box's slabs on fewer axes
+ * wins (a segment lying on a face touches it in the face, not at an edge its end reaches past). */
 static double seg_box_param(const double p[3], const double w[3], const double lo[3], const double hi[3])
 {
     double br[8], best = INFINITY, bs = 0;
-    int nb = 0, i, j;
+    int nb = 0, i, j, bout = 4;
     br[nb++] = 0;
     br[nb++] = 1;
     for (i = 0; i < 3; i++)
@@ -223,11 +229,16 @@ static double seg_box_param(const double p[3], const double w[3], const double l
          * which is inside the box's slabs without the rounding of a crossing parameter */
         s = qa > 0 ? -qb / qa : mid;
         s = s < s0 ? s0 : (s > s1 ? s1 : s);
+        out = 0;
         for (j = 0; j < 3; j++) {
             double x = p[j] + s * w[j], q = x < lo[j] ? lo[j] - x : (x > hi[j] ? x - hi[j] : 0);
             f += q * q;
+            out += q != 0;
         }
-        if (f < best) { best = f; bs = s; }
+        {
+            double tie = 0x1p-40 * (f > best ? f : best);
+            if (f < best - tie || (f <= best + tie && out < bout)) { best = f; bs = s; bout = out; }
+        }
     }
     return bs;
 }
@@ -344,12 +355,14 @@ static cl_vec3 seg_point(cl_vec3 a, cl_vec3 b, double s)
 }
 
 /* Closest points of the segment ab and the frame's box moved by shift: the segment's parameter
- * (returned) and point p, and the box's point q. */
-static double frame_closest(const frame *f, cl_vec3 a, cl_vec3 b, cl_vec3 shift, cl_vec3 *p, cl_vec3 *q)
+ * (returned) and point p, and the box's point q; with nout, the number of the box's axes on whose
+ * slab the segment's point lies outside (1 over a face, 2 beside an edge, 3 beyond a corner). */
+static double frame_closest(const frame *f, cl_vec3 a, cl_vec3 b, cl_vec3 shift, cl_vec3 *p, cl_vec3 *q, int *nout)
 {
     segbox sb;
     int moved = shift.x != 0 || shift.y != 0 || shift.z != 0;
     seg_box(f, moved ? cl_sub(a, shift) : a, moved ? cl_sub(b, shift) : b, &sb);
+    if (nout != NULL) *nout = (sb.ps[0] != sb.pb[0]) + (sb.ps[1] != sb.pb[1]) + (sb.ps[2] != sb.pb[2]);
     *p = seg_point(a, b, sb.s);
     *q = moved ? cl_add(cl_shape_closest(&f->box, cl_sub(*p, shift)), shift) : cl_shape_closest(&f->box, *p);
     return sb.s;
@@ -360,14 +373,14 @@ static double frame_closest(const frame *f, cl_vec3 a, cl_vec3 b, cl_vec3 shift,
 void cl_segment_aabb(cl_vec3 a, cl_vec3 b, const cl_aabb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox)
 {
     frame f = aabb_frame(box);
-    *s = frame_closest(&f, a, b, cl_v3(0, 0, 0), onseg, onbox);
+    *s = frame_closest(&f, a, b, cl_v3(0, 0, 0), onseg, onbox, NULL);
 }
 
 /// cl_segment_aabb for an oriented box (in its frame).
 void cl_segment_obb(cl_vec3 a, cl_vec3 b, const cl_obb *box, double *s, cl_vec3 *onseg, cl_vec3 *onbox)
 {
     frame f = obb_frame(box);
-    *s = frame_closest(&f, a, b, cl_v3(0, 0, 0), onseg, onbox);
+    *s = frame_closest(&f, a, b, cl_v3(0, 0, 0), onseg, onbox, NULL);
 }
 
 /* ---- overlaps (closed shapes: touching counts) ---- */
@@ -613,22 +626,14 @@ static int may_matter(const span *sp, cl_vec3 d, const cl_vec3 *pts, int np, dou
     return t1 >= 0 && t0 <= lim && t0 <= t1;
 }
 
-/* 1 and the open interval of t where |m + t w|^2 < rr (a = w.w, b = m.w, c = m.m - rr); a graze
- * (discriminant 0) never enters. */
-static int quad(double a, double b, double c, double *t0, double *t1)
+/* 1 and the open interval of t where |m + t w| < r: cl_quad_interval (dips below rounding are
+ * grazes, which never enter). */
+static int quad(cl_vec3 m, cl_vec3 w, double r, double *t0, double *t1)
 {
-    double disc, s, q;
-    if (a == 0) {
-        if (c < 0) { *t0 = -INFINITY; *t1 = INFINITY; return 1; }
-        return 0;
-    }
-    disc = b * b - a * c;
-    if (!(disc > 0)) return 0;
-    s = sqrt(disc);
-    if (b >= 0) { q = -(b + s); *t0 = q / a; *t1 = c / q; }
-    else { q = s - b; *t0 = c / q; *t1 = q / a; }
-    if (*t0 > *t1) { double x = *t0; *t0 = *t1; *t1 = x; }
-    return 1;
+    double mv[3], wv[3];
+    mv[0] = m.x; mv[1] = m.y; mv[2] = m.z;
+    wv[0] = w.x; wv[1] = w.y; wv[2] = w.z;
+    return cl_quad_interval(mv, wv, r * r, t0, t1);
 }
 
 /* The unit normal of the ball or cylinder piece at the entry: x = m + t w (offset from the
@@ -644,18 +649,18 @@ static cl_vec3 entry_normal(cl_vec3 x, cl_vec3 w)
  * the open cylinder between them. */
 static void piece_capsule(span *sp, cl_vec3 d, cl_vec3 p0, cl_vec3 p1, double r)
 {
-    double t0, t1, dd = cl_dot(d, d), ee;
+    double t0, t1, ee;
     cl_vec3 m, e, pts[2];
     pts[0] = p0; pts[1] = p1;
     if (!(r > 0) || !may_matter(sp, d, pts, 2, r)) return;
     m = cl_mul(p0, -1.0);
-    if (quad(dd, cl_dot(m, d), cl_dot(m, m) - r * r, &t0, &t1))
+    if (quad(m, d, r, &t0, &t1))
         fold(sp, t0, t1, entry_normal(cl_add(m, cl_mul(d, t0)), d));
     e = cl_sub(p1, p0);
     ee = cl_dot(e, e);
     if (ee == 0) return;
     m = cl_mul(p1, -1.0);
-    if (quad(dd, cl_dot(m, d), cl_dot(m, m) - r * r, &t0, &t1))
+    if (quad(m, d, r, &t0, &t1))
         fold(sp, t0, t1, entry_normal(cl_add(m, cl_mul(d, t0)), d));
     {   /* the cylinder: perpendicular offset within r while the axis parameter is in (0, 1) */
         cl_vec3 mp, dp;
@@ -665,7 +670,7 @@ static void piece_capsule(span *sp, cl_vec3 d, cl_vec3 p0, cl_vec3 p1, double r)
         de = cl_dot(d, e);
         mp = cl_sub(m, cl_mul(e, me / ee));
         dp = cl_sub(d, cl_mul(e, de / ee));
-        if (!quad(cl_dot(dp, dp), cl_dot(mp, dp), cl_dot(mp, mp) - r * r, &t0, &t1)) return;
+        if (!quad(mp, dp, r, &t0, &t1)) return;
         if (de == 0) {
             if (!(me > 0 && me < ee)) return;
         } else {
@@ -752,15 +757,47 @@ static cl_toi_state finish(const span *sp, double *t, cl_vec3 *n)
     return CL_TOI_SEPARATED;
 }
 
-/* Replaces the entry piece's normal by the direction between the closest points of the mover's
- * core (pm) and the static core (pf) at the contact, when they are about R apart (rounded shapes:
- * where pieces meet at the contact, as at a rounded box's edge, the pieces' own normals tie). */
-static void refine(cl_toi_state st, cl_vec3 pm, cl_vec3 pf, double R, cl_vec3 d, cl_vec3 *n)
+/* Judges the contact of rounded shapes (radii sum R > 0) that the pieces found, from the closest
+ * points of the mover's core (pm) and the static core (pf) there: when the motion d does not close
+ * on it by more than rounding (its direction within 2^-40 of the tangent plane, or moving apart),
+ * the ray only grazes K or rests on it and, K being convex, never enters: SEPARATED (a capsule
+ * lying on floor tiles that slides over their seams, or along them, is not caught by a tile it
+ * grazes: the seams rule). Otherwise TOUCHING with *n the direction between the closest points
+ * (where pieces meet at the contact, as at a rounded box's edge, the pieces' own normals tie).
+ * Pieces that give an entry far inside R (rounding elsewhere) keep their own normal. */
+static cl_toi_state accept(cl_toi_state st, cl_vec3 pm, cl_vec3 pf, double R, cl_vec3 d, cl_vec3 *n)
 {
-    cl_vec3 u, x = cl_sub(pm, pf);
-    if (st != CL_TOI_TOUCHING || !(R > 0)) return;
+    cl_vec3 u, w, x = cl_sub(pm, pf);
+    if (st != CL_TOI_TOUCHING || !(R > 0)) return st;
     if (!cl_vfinite(x)) x = cl_halfsub(pm, pf), R *= 0.5;
-    if (cl_len(x.x, x.y, x.z) >= 0.5 * R && unit(x, &u) && !(cl_dot(u, d) > 0)) *n = u;
+    if (!(cl_len(x.x, x.y, x.z) >= 0.5 * R) || !unit(x, &u)) return st;
+    if (!unit(d, &w) || !(cl_dot(u, w) < -0x1p-40)) return CL_TOI_SEPARATED;
+    *n = u;
+    return st;
+}
+
+/* The sweep result of a state, its t and n (t = 1, n = 0 when SEPARATED), and the contact's rank
+ * (1 face, 2 edge, 3 corner; 0 unless TOUCHING). */
+static cl_sweep result(cl_toi_state st, double t, cl_vec3 n, int rank)
+{
+    cl_sweep r;
+    r.state = st;
+    r.t = st == CL_TOI_SEPARATED ? 1 : t;
+    r.n = st == CL_TOI_TOUCHING ? n : cl_v3(0, 0, 0);
+    r.rank = st == CL_TOI_TOUCHING ? (rank < 1 ? 1 : rank) : 0;
+    return r;
+}
+
+/* Decides the start of a sweep of rounded shapes (radii sum R) by the closest points p, q of
+ * their cores: inside when nearer than R (then OVERLAPPED), else decided outside (a piece around
+ * t = 0 is then a contact at 0, for accept to judge). Nothing for R == 0. */
+static void decide_at(span *sp, cl_vec3 p, cl_vec3 q, double R)
+{
+    cl_vec3 x = cl_sub(p, q);
+    if (!(R > 0)) return;
+    if (!cl_vfinite(x)) x = cl_halfsub(p, q), R *= 0.5;
+    if (cl_len(x.x, x.y, x.z) < R) sp->inside = 1;
+    sp->decided = 1;
 }
 
 /* p moved by t * d. */
@@ -816,15 +853,17 @@ static double sweep_scale(const cl_vec3 *v, int n, double r)
     return m > DBL_MAX ? 0x1p1023 : pow2_near(m);
 }
 
-/// Sweep of capsule a moved by d against static capsule b.
-cl_toi_state cl_sweep_capsule_capsule(const cl_capsule *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
+/// Sweep of capsule a moved by d against static capsule b (rank 1: rounded shapes meet as faces).
+cl_sweep cl_sweep_capsule_capsule(const cl_capsule *a, cl_vec3 d, const cl_capsule *b)
 {
     span sp = empty();
     cl_toi_state st;
-    cl_vec3 v[5], s0, s1, e0, e1, dd;
-    double k;
+    cl_vec3 v[5], s0, s1, e0, e1, dd, n, p, q;
+    double k, t, u, w;
     v[0] = a->a; v[1] = a->b; v[2] = b->a; v[3] = b->b; v[4] = d;
     k = 2 * sweep_scale(v, 5, a->r + b->r);
+    cl_segment_segment(a->a, a->b, b->a, b->b, &u, &w, &p, &q);
+    decide_at(&sp, p, q, a->r + b->r);
     /* K = b's segment - a's segment, rounded by the radii sum (values / k, relative to a's start) */
     e0 = cl_mul(cl_halfsub(b->a, a->a), 2 / k);
     e1 = cl_mul(cl_halfsub(b->b, a->a), 2 / k);
@@ -832,53 +871,50 @@ cl_toi_state cl_sweep_capsule_capsule(const cl_capsule *a, cl_vec3 d, const cl_c
     s1 = cl_mul(cl_halfsub(a->a, a->b), 2 / k);
     dd = cl_mul(d, 1 / k);
     piece_parallelogram(&sp, dd, e0, e1, s0, s1, (a->r / k + b->r / k), 0);
-    st = finish(&sp, t, n);
+    st = finish(&sp, &t, &n);
     if (st == CL_TOI_TOUCHING) {
-        double u, w;
-        cl_vec3 p, q;
-        cl_segment_segment(at(a->a, d, *t), at(a->b, d, *t), b->a, b->b, &u, &w, &p, &q);
-        refine(st, p, q, a->r + b->r, d, n);
+        cl_segment_segment(at(a->a, d, t), at(a->b, d, t), b->a, b->b, &u, &w, &p, &q);
+        st = accept(st, p, q, a->r + b->r, d, &n);
     }
-    return st;
+    return result(st, t, n, 1);
 }
 
-/// Sweep of capsule a moved by d against static sphere s.
-cl_toi_state cl_sweep_capsule_sphere(const cl_capsule *a, cl_vec3 d, const cl_sphere *s, double *t, cl_vec3 *n)
+/// Sweep of capsule a moved by d against static sphere s (rank 1).
+cl_sweep cl_sweep_capsule_sphere(const cl_capsule *a, cl_vec3 d, const cl_sphere *s)
 {
     span sp = empty();
     cl_toi_state st;
-    cl_vec3 v[4];
-    double k;
+    cl_vec3 v[4], n;
+    double k, t, u;
     v[0] = a->a; v[1] = a->b; v[2] = s->c; v[3] = d;
     k = 2 * sweep_scale(v, 4, a->r + s->r);
+    decide_at(&sp, cl_closest_on_segment(s->c, a->a, a->b, &u), s->c, a->r + s->r);
     piece_capsule(&sp, cl_mul(d, 1 / k), cl_mul(cl_halfsub(s->c, a->a), 2 / k), cl_mul(cl_halfsub(s->c, a->b), 2 / k),
                   a->r / k + s->r / k);
-    st = finish(&sp, t, n);
-    if (st == CL_TOI_TOUCHING) {
-        double u;
-        refine(st, cl_closest_on_segment(s->c, at(a->a, d, *t), at(a->b, d, *t), &u), s->c, a->r + s->r, d, n);
-    }
-    return st;
+    st = finish(&sp, &t, &n);
+    if (st == CL_TOI_TOUCHING)
+        st = accept(st, cl_closest_on_segment(s->c, at(a->a, d, t), at(a->b, d, t), &u), s->c, a->r + s->r, d, &n);
+    return result(st, t, n, 1);
 }
 
-/// Sweep of sphere s moved by d against static capsule b.
-cl_toi_state cl_sweep_sphere_capsule(const cl_sphere *s, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
+/// Sweep of sphere s moved by d against static capsule b (rank 1).
+cl_sweep cl_sweep_sphere_capsule(const cl_sphere *s, cl_vec3 d, const cl_capsule *b)
 {
     span sp = empty();
     cl_toi_state st;
-    cl_vec3 v[4];
-    double k;
+    cl_vec3 v[4], n, c;
+    double k, t, u;
     v[0] = b->a; v[1] = b->b; v[2] = s->c; v[3] = d;
     k = 2 * sweep_scale(v, 4, b->r + s->r);
+    decide_at(&sp, s->c, cl_closest_on_segment(s->c, b->a, b->b, &u), b->r + s->r);
     piece_capsule(&sp, cl_mul(d, 1 / k), cl_mul(cl_halfsub(b->a, s->c), 2 / k), cl_mul(cl_halfsub(b->b, s->c), 2 / k),
                   b->r / k + s->r / k);
-    st = finish(&sp, t, n);
+    st = finish(&sp, &t, &n);
     if (st == CL_TOI_TOUCHING) {
-        double u;
-        cl_vec3 c = at(s->c, d, *t);
-        refine(st, c, cl_closest_on_segment(c, b->a, b->b, &u), b->r + s->r, d, n);
+        c = at(s->c, d, t);
+        st = accept(st, c, cl_closest_on_segment(c, b->a, b->b, &u), b->r + s->r, d, &n);
     }
-    return st;
+    return result(st, t, n, 1);
 }
 
 /* The frame's box as centre (world, relative to origin o, divided by k), axes and half sizes / k. */
@@ -896,17 +932,13 @@ static void box_of(const frame *f, cl_vec3 o, double k, cl_vec3 *c, cl_vec3 u[3]
     *c = cl_add(cl_mul(cl_halfsub(f->o, o), 2 / k), off);
 }
 
-/* Decides the start of a sweep between the segment ab rounded by r > 0 and the frame's box by
- * their closest points: inside when nearer than r (then OVERLAPPED), else decided outside. */
+/* decide_at for the segment ab rounded by r and the frame's box. */
 static void decide(span *sp, const frame *f, cl_vec3 a, cl_vec3 b, double r)
 {
-    cl_vec3 p, q, x;
+    cl_vec3 p, q;
     if (!(r > 0)) return;
-    (void)frame_closest(f, a, b, cl_v3(0, 0, 0), &p, &q);
-    x = cl_sub(p, q);
-    if (!cl_vfinite(x)) x = cl_halfsub(p, q), r *= 0.5;
-    if (cl_len(x.x, x.y, x.z) < r) sp->inside = 1;
-    sp->decided = 1;
+    (void)frame_closest(f, a, b, cl_v3(0, 0, 0), &p, &q, NULL);
+    decide_at(sp, p, q, r);
 }
 
 /* A capsule and a box at time t of a sweep (the capsule moving, or the box when box_moves). */
@@ -925,24 +957,35 @@ static int on_surface(const void *ctx, double t)
     const sweepctx *x = (const sweepctx *)ctx;
     cl_vec3 p, q, v;
     if (x->box_moves) {
-        (void)frame_closest(x->f, x->c->a, x->c->b, cl_mul(x->d, t), &p, &q);
+        (void)frame_closest(x->f, x->c->a, x->c->b, cl_mul(x->d, t), &p, &q, NULL);
         v = cl_halfsub(q, p);  /* the moving box's point from the capsule's */
     } else {
-        (void)frame_closest(x->f, at(x->c->a, x->d, t), at(x->c->b, x->d, t), cl_v3(0, 0, 0), &p, &q);
+        (void)frame_closest(x->f, at(x->c->a, x->d, t), at(x->c->b, x->d, t), cl_v3(0, 0, 0), &p, &q, NULL);
         v = cl_halfsub(p, q);
     }
     return cl_len(v.x, v.y, v.z) >= x->c->r * 0.5 * (1 - 1e-9) && cl_dot(v, x->d) < 0;
 }
 
+/* The rank of a contact of a segment rounded by r with the frame's box: nout, the axes the
+ * segment's closest point lies outside of; for r == 0 (where the two meet at the contact) the
+ * frame components of the unit normal n that are not rounding noise. */
+static int box_rank(const frame *f, double r, int nout, cl_vec3 n)
+{
+    int i, k = 0;
+    if (r > 0) return nout;
+    for (i = 0; i < 3; i++) k += fabs(f->world ? cl_comp(n, i) : cl_dot(n, f->u[i])) > 0x1p-30;
+    return k;
+}
+
 /* Sweep of capsule a moved by d against the frame's box. */
-static cl_toi_state capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f, double *t, cl_vec3 *n)
+static cl_sweep capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f)
 {
     span sp = empty();
     sweepctx ctx;
     cl_toi_state st;
-    cl_vec3 v[6], c, u[3];
-    double h[3], k;
-    int i;
+    cl_vec3 v[6], c, u[3], n, p, q;
+    double h[3], k, t;
+    int i, nout = 0;
     v[0] = a->a; v[1] = a->b; v[2] = d; v[3] = f->o;
     v[4] = cl_v3(f->lo[0], f->lo[1], f->lo[2]); v[5] = cl_v3(f->hi[0], f->hi[1], f->hi[2]);
     k = 2 * sweep_scale(v, 6, a->r);
@@ -953,38 +996,38 @@ static cl_toi_state capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f
     ctx.f = f; ctx.c = a; ctx.d = d; ctx.box_moves = 0;
     pieces_box_segment(&sp, cl_mul(d, 1 / k), c, u, h, cl_v3(0, 0, 0), cl_mul(cl_halfsub(a->a, a->b), 2 / k), a->r / k,
                        on_surface, &ctx);
-    st = finish(&sp, t, n);
+    st = finish(&sp, &t, &n);
     if (st == CL_TOI_TOUCHING) {
-        cl_vec3 p, q;
-        (void)frame_closest(f, at(a->a, d, *t), at(a->b, d, *t), cl_v3(0, 0, 0), &p, &q);
-        refine(st, p, q, a->r, d, n);
+        (void)frame_closest(f, at(a->a, d, t), at(a->b, d, t), cl_v3(0, 0, 0), &p, &q, &nout);
+        st = accept(st, p, q, a->r, d, &n);
     }
-    return st;
+    return result(st, t, n, box_rank(f, a->r, nout, n));
 }
 
-/// Sweep of capsule a moved by d against static AABB b.
-cl_toi_state cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b, double *t, cl_vec3 *n)
+/// Sweep of capsule a moved by d against static AABB b (rank: the box's axes the segment's
+/// closest point lies outside of at the contact).
+cl_sweep cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b)
 {
     frame f = aabb_frame(b);
-    return capsule_frame(a, d, &f, t, n);
+    return capsule_frame(a, d, &f);
 }
 
-/// Sweep of capsule a moved by d against static OBB b.
-cl_toi_state cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b, double *t, cl_vec3 *n)
+/// Sweep of capsule a moved by d against static OBB b (rank as for an AABB, in its frame).
+cl_sweep cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b)
 {
     frame f = obb_frame(b);
-    return capsule_frame(a, d, &f, t, n);
+    return capsule_frame(a, d, &f);
 }
 
 /* Sweep of the frame's box moved by d against static capsule b. */
-static cl_toi_state frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
+static cl_sweep frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b)
 {
     span sp = empty();
     sweepctx ctx;
     cl_toi_state st;
-    cl_vec3 v[6], c, u[3];
-    double h[3], k;
-    int i;
+    cl_vec3 v[6], c, u[3], n, p, q;
+    double h[3], k, t;
+    int i, nout = 0;
     v[0] = b->a; v[1] = b->b; v[2] = d; v[3] = f->o;
     v[4] = cl_v3(f->lo[0], f->lo[1], f->lo[2]); v[5] = cl_v3(f->hi[0], f->hi[1], f->hi[2]);
     k = 2 * sweep_scale(v, 6, b->r);
@@ -995,25 +1038,25 @@ static cl_toi_state frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b
     ctx.f = f; ctx.c = b; ctx.d = d; ctx.box_moves = 1;
     pieces_box_segment(&sp, cl_mul(d, 1 / k), cl_mul(c, -1.0), u, h, cl_v3(0, 0, 0),
                        cl_mul(cl_halfsub(b->b, b->a), 2 / k), b->r / k, on_surface, &ctx);
-    st = finish(&sp, t, n);
+    st = finish(&sp, &t, &n);
     if (st == CL_TOI_TOUCHING) {
-        cl_vec3 p, q;
-        (void)frame_closest(f, b->a, b->b, cl_mul(d, *t), &p, &q);
-        refine(st, q, p, b->r, d, n);
+        (void)frame_closest(f, b->a, b->b, cl_mul(d, t), &p, &q, &nout);
+        st = accept(st, q, p, b->r, d, &n);
     }
-    return st;
+    return result(st, t, n, box_rank(f, b->r, nout, n));
 }
 
-/// Sweep of AABB a moved by d against static capsule b.
-cl_toi_state cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
+/// Sweep of AABB a moved by d against static capsule b (rank: the box's axes the segment's
+/// closest point lies outside of at the contact).
+cl_sweep cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b)
 {
     frame f = aabb_frame(a);
-    return frame_capsule(&f, d, b, t, n);
+    return frame_capsule(&f, d, b);
 }
 
-/// Sweep of OBB a moved by d against static capsule b.
-cl_toi_state cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n)
+/// Sweep of OBB a moved by d against static capsule b (rank as for an AABB, in its frame).
+cl_sweep cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b)
 {
     frame f = obb_frame(a);
-    return frame_capsule(&f, d, b, t, n);
+    return frame_capsule(&f, d, b);
 }

@@ -41,7 +41,7 @@ typedef struct cl_hit { double t; cl_vec3 n; } cl_hit;
 /// "Adding a shape kind" lists every place a new kind goes.
 /// CL_MESH, outside the table (a World item only, never a query shape or a mover): a placed mesh,
 /// dispatched by the cl_shape functions to meshworld.c.
-typedef enum cl_kind { CL_AABB = 0, CL_OBB = 1, CL_SPHERE = 2, CL_KINDS, CL_MESH = 64 } cl_kind;
+typedef enum cl_kind { CL_AABB = 0, CL_OBB = 1, CL_SPHERE = 2, CL_CAPSULE = 3, CL_KINDS, CL_MESH = 64 } cl_kind;
 
 struct cl_mesh;
 /// A placed mesh (meshworld.c): the mesh (mesh.h, not owned) with a translation c and orthonormal
@@ -52,7 +52,7 @@ typedef struct cl_pmesh { cl_vec3 c; cl_vec3 u[3]; const struct cl_mesh *m; } cl
 /// A tagged shape, used by the generic dispatchers and the World.
 typedef struct cl_shape {
     cl_kind kind;
-    union { cl_aabb aabb; cl_obb obb; cl_sphere sphere; cl_pmesh mesh; } u;
+    union { cl_aabb aabb; cl_obb obb; cl_sphere sphere; cl_capsule capsule; cl_pmesh mesh; } u;
 } cl_shape;
 
 /// Result of cl_toi: interiors already intersect, first contact during the step, or none.
@@ -363,22 +363,25 @@ CL_API int cl_penetration_capsule_obb(const cl_capsule *c, const cl_obb *b, doub
 /* Exact sweeps of the first shape moved by d (t in [0, 1]) against the static second, as
  * cl_sweep_shapes (world.h): OVERLAPPED (t = 0, n = 0) when the open interiors meet at the start;
  * TOUCHING with the first contact t in [0, 1) and the unit normal n out of the static shape when
- * they come to meet; else SEPARATED (t = 1, n = 0). Resting or grazing contact does not block.
- * Interiors are open 3D sets (no flat-axis rule; a capsule with r == 0 only meets boxes' interiors). */
+ * they come to meet, with the contact's rank; else SEPARATED (t = 1, n = 0). Resting or grazing
+ * contact does not block. Interiors are open 3D sets (no flat-axis rule; a capsule with r == 0
+ * only meets boxes' interiors). Rank: 1 against a capsule or sphere; against a box, the box's axes
+ * on whose slabs the segment's closest point lies outside at the contact (1 a face, 2 an edge, 3 a
+ * corner, as a sphere's; for r == 0 the axes the normal is not perpendicular to). */
 /// Capsule a moved by d against capsule b.
-CL_API cl_toi_state cl_sweep_capsule_capsule(const cl_capsule *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_sweep cl_sweep_capsule_capsule(const cl_capsule *a, cl_vec3 d, const cl_capsule *b);
 /// Capsule a moved by d against sphere s.
-CL_API cl_toi_state cl_sweep_capsule_sphere(const cl_capsule *a, cl_vec3 d, const cl_sphere *s, double *t, cl_vec3 *n);
+CL_API cl_sweep cl_sweep_capsule_sphere(const cl_capsule *a, cl_vec3 d, const cl_sphere *s);
 /// Sphere s moved by d against capsule b.
-CL_API cl_toi_state cl_sweep_sphere_capsule(const cl_sphere *s, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_sweep cl_sweep_sphere_capsule(const cl_sphere *s, cl_vec3 d, const cl_capsule *b);
 /// Capsule a moved by d against AABB b.
-CL_API cl_toi_state cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b, double *t, cl_vec3 *n);
+CL_API cl_sweep cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b);
 /// Capsule a moved by d against OBB b.
-CL_API cl_toi_state cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b, double *t, cl_vec3 *n);
+CL_API cl_sweep cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b);
 /// AABB a moved by d against capsule b.
-CL_API cl_toi_state cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_sweep cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b);
 /// OBB a moved by d against capsule b.
-CL_API cl_toi_state cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b, double *t, cl_vec3 *n);
+CL_API cl_sweep cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b);
 
 /* ---- penetration (penetration.c) ---- */
 /* The minimum translation of a out of b: moving a by depth * n (unit n, out of b toward a) leaves

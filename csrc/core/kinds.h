@@ -1,8 +1,8 @@
 /* collide core: the shape kinds in one table. cl_kinds has one row per kind (what the kind
  * provides: bounds, containment, raycast, closest point, plane side, its position points);
  * cl_pair_overlaps, cl_pair_sweep and cl_pair_penetration have one entry per ordered pair of
- * kinds. The geometry itself lives in the kind's own file (aabb.c, obb.c, sphere.c; the sweeps
- * in sweep.c, the pushes in penetration.c); the entries here only adapt it to payload pointers (and swap the arguments of mirrored pairs).
+ * kinds. The geometry itself lives in the kind's own file (aabb.c, obb.c, sphere.c, capsule.c; the
+ * other kinds' sweeps in sweep.c, their pushes in penetration.c); the entries here only adapt it to payload pointers (and swap the arguments of mirrored pairs).
  * The tables are static in this header, so a caller with a constant kind (the binding's
  * methods, the FFI fast functions) gets a direct call through the inlined adapter; the
  * dispatchers on cl_shape (kinds.c) index them. Adding a kind: README.md, "Adding a shape kind". */
@@ -22,7 +22,8 @@
 
 /// Every kind once, for code that needs a case per kind at compile time (a copy of a payload
 /// of known size): X(cl_kind constant, payload type, cl_shape union member).
-#define CL_KIND_LIST(X) X(CL_AABB, cl_aabb, aabb) X(CL_OBB, cl_obb, obb) X(CL_SPHERE, cl_sphere, sphere)
+#define CL_KIND_LIST(X) \
+    X(CL_AABB, cl_aabb, aabb) X(CL_OBB, cl_obb, obb) X(CL_SPHERE, cl_sphere, sphere) X(CL_CAPSULE, cl_capsule, capsule)
 
 /* ---- rows: one adapter per kind and operation (the payload as the kind's struct) ---- */
 
@@ -50,6 +51,14 @@ static CLK_INLINE int clk_sphere_raycast(const void *s, const cl_ray *r, double 
 static CLK_INLINE cl_vec3 clk_sphere_closest(const void *s, cl_vec3 p) { return cl_sphere_closest((const cl_sphere *)s, p); }
 static CLK_INLINE int clk_sphere_plane(const void *s, cl_vec3 n, double d) { return cl_sphere_plane((const cl_sphere *)s, n, d); }
 
+static CLK_INLINE cl_aabb clk_capsule_aabb(const void *s) { return cl_capsule_aabb((const cl_capsule *)s); }
+static CLK_INLINE int clk_capsule_contains(const void *s, cl_vec3 p) { return cl_capsule_contains((const cl_capsule *)s, p); }
+static CLK_INLINE int clk_capsule_raycast(const void *s, const cl_ray *r, double maxt, cl_hit *out) {
+    return cl_capsule_raycast((const cl_capsule *)s, r, maxt, out);
+}
+static CLK_INLINE cl_vec3 clk_capsule_closest(const void *s, cl_vec3 p) { return cl_capsule_closest((const cl_capsule *)s, p); }
+static CLK_INLINE int clk_capsule_plane(const void *s, cl_vec3 n, double d) { return cl_capsule_plane((const cl_capsule *)s, n, d); }
+
 /* The kind table: payload size, position points, then the operations. */
 static const cl_kindops cl_kinds[CL_KINDS] = {
     { sizeof(cl_aabb), 2, { offsetof(cl_aabb, min), offsetof(cl_aabb, max) },
@@ -58,6 +67,8 @@ static const cl_kindops cl_kinds[CL_KINDS] = {
       clk_obb_aabb, clk_obb_contains, clk_obb_raycast, clk_obb_closest, clk_obb_plane },
     { sizeof(cl_sphere), 1, { offsetof(cl_sphere, c), 0 },
       clk_sphere_aabb, clk_sphere_contains, clk_sphere_raycast, clk_sphere_closest, clk_sphere_plane },
+    { sizeof(cl_capsule), 2, { offsetof(cl_capsule, a), offsetof(cl_capsule, b) },
+      clk_capsule_aabb, clk_capsule_contains, clk_capsule_raycast, clk_capsule_closest, clk_capsule_plane },
 };
 
 /* ---- pair overlaps: each unordered pair has one test; the mirrored entry swaps ---- */
@@ -83,13 +94,29 @@ static CLK_INLINE int clk_ov_sphere_obb(const void *a, const void *b) { return c
 static CLK_INLINE int clk_ov_sphere_sphere(const void *a, const void *b) {
     return cl_sphere_overlaps_sphere((const cl_sphere *)a, (const cl_sphere *)b);
 }
+static CLK_INLINE int clk_ov_capsule_aabb(const void *a, const void *b) {
+    return cl_capsule_overlaps_aabb((const cl_capsule *)a, (const cl_aabb *)b);
+}
+static CLK_INLINE int clk_ov_capsule_obb(const void *a, const void *b) {
+    return cl_capsule_overlaps_obb((const cl_capsule *)a, (const cl_obb *)b);
+}
+static CLK_INLINE int clk_ov_capsule_sphere(const void *a, const void *b) {
+    return cl_capsule_overlaps_sphere((const cl_capsule *)a, (const cl_sphere *)b);
+}
+static CLK_INLINE int clk_ov_capsule_capsule(const void *a, const void *b) {
+    return cl_capsule_overlaps_capsule((const cl_capsule *)a, (const cl_capsule *)b);
+}
+static CLK_INLINE int clk_ov_aabb_capsule(const void *a, const void *b) { return clk_ov_capsule_aabb(b, a); }
+static CLK_INLINE int clk_ov_obb_capsule(const void *a, const void *b) { return clk_ov_capsule_obb(b, a); }
+static CLK_INLINE int clk_ov_sphere_capsule(const void *a, const void *b) { return clk_ov_capsule_sphere(b, a); }
 
 /* [kind of a][kind of b] */
 static const cl_overlapfn cl_pair_overlaps[CL_KINDS][CL_KINDS] = {
-    /*            AABB            OBB            Sphere */
-    /* AABB   */ { clk_ov_aabb_aabb,   clk_ov_aabb_obb,   clk_ov_aabb_sphere },
-    /* OBB    */ { clk_ov_obb_aabb,    clk_ov_obb_obb,    clk_ov_obb_sphere },
-    /* Sphere */ { clk_ov_sphere_aabb, clk_ov_sphere_obb, clk_ov_sphere_sphere },
+    /*             AABB                 OBB                 Sphere                 Capsule */
+    /* AABB    */ { clk_ov_aabb_aabb,    clk_ov_aabb_obb,    clk_ov_aabb_sphere,    clk_ov_aabb_capsule },
+    /* OBB     */ { clk_ov_obb_aabb,     clk_ov_obb_obb,     clk_ov_obb_sphere,     clk_ov_obb_capsule },
+    /* Sphere  */ { clk_ov_sphere_aabb,  clk_ov_sphere_obb,  clk_ov_sphere_sphere,  clk_ov_sphere_capsule },
+    /* Capsule */ { clk_ov_capsule_aabb, clk_ov_capsule_obb, clk_ov_capsule_sphere, clk_ov_capsule_capsule },
 };
 
 /* ---- pair sweeps (mover a moved by d, static b); a box mover against a sphere is the sphere
@@ -137,17 +164,41 @@ static CLK_INLINE cl_sweep clk_sw_aabb_sphere(const void *a, cl_vec3 d, const vo
 static CLK_INLINE cl_sweep clk_sw_obb_sphere(const void *a, cl_vec3 d, const void *b) {
     return cl_sweep_flip(clk_sw_sphere_obb(b, cl_v3(-d.x, -d.y, -d.z), a));
 }
+/* Capsule pairs: capsule.c sweeps each direction itself (a world-axis OBB as its box there too). */
+static CLK_INLINE cl_sweep clk_sw_capsule_aabb(const void *a, cl_vec3 d, const void *b) {
+    return cl_sweep_capsule_aabb((const cl_capsule *)a, d, (const cl_aabb *)b);
+}
+static CLK_INLINE cl_sweep clk_sw_capsule_obb(const void *a, cl_vec3 d, const void *b) {
+    return cl_sweep_capsule_obb((const cl_capsule *)a, d, (const cl_obb *)b);
+}
+static CLK_INLINE cl_sweep clk_sw_capsule_sphere(const void *a, cl_vec3 d, const void *b) {
+    return cl_sweep_capsule_sphere((const cl_capsule *)a, d, (const cl_sphere *)b);
+}
+static CLK_INLINE cl_sweep clk_sw_capsule_capsule(const void *a, cl_vec3 d, const void *b) {
+    return cl_sweep_capsule_capsule((const cl_capsule *)a, d, (const cl_capsule *)b);
+}
+static CLK_INLINE cl_sweep clk_sw_aabb_capsule(const void *a, cl_vec3 d, const void *b) {
+    return cl_sweep_aabb_capsule((const cl_aabb *)a, d, (const cl_capsule *)b);
+}
+static CLK_INLINE cl_sweep clk_sw_obb_capsule(const void *a, cl_vec3 d, const void *b) {
+    return cl_sweep_obb_capsule((const cl_obb *)a, d, (const cl_capsule *)b);
+}
+static CLK_INLINE cl_sweep clk_sw_sphere_capsule(const void *a, cl_vec3 d, const void *b) {
+    return cl_sweep_sphere_capsule((const cl_sphere *)a, d, (const cl_capsule *)b);
+}
 
 /* [kind of the mover a][kind of the static b] */
 static const cl_sweepfn cl_pair_sweep[CL_KINDS][CL_KINDS] = {
-    /*            AABB            OBB            Sphere */
-    /* AABB   */ { clk_sw_aabb_aabb,   clk_sw_aabb_obb,   clk_sw_aabb_sphere },
-    /* OBB    */ { clk_sw_obb_aabb,    clk_sw_obb_obb,    clk_sw_obb_sphere },
-    /* Sphere */ { clk_sw_sphere_aabb, clk_sw_sphere_obb, clk_sw_sphere_sphere },
+    /*             AABB                 OBB                 Sphere                 Capsule */
+    /* AABB    */ { clk_sw_aabb_aabb,    clk_sw_aabb_obb,    clk_sw_aabb_sphere,    clk_sw_aabb_capsule },
+    /* OBB     */ { clk_sw_obb_aabb,     clk_sw_obb_obb,     clk_sw_obb_sphere,     clk_sw_obb_capsule },
+    /* Sphere  */ { clk_sw_sphere_aabb,  clk_sw_sphere_obb,  clk_sw_sphere_sphere,  clk_sw_sphere_capsule },
+    /* Capsule */ { clk_sw_capsule_aabb, clk_sw_capsule_obb, clk_sw_capsule_sphere, clk_sw_capsule_capsule },
 };
 
 /* ---- pair penetrations (push of a out of b); a box out of a sphere is the sphere's push
- * reversed, and a box pair with an OBB the OBB pair test ---- */
+ * reversed (anything out of a capsule the capsule's), and a box pair with an OBB the OBB pair
+ * test ---- */
 
 static CLK_INLINE int clk_pe_aabb_aabb(const void *a, const void *b, double *depth, cl_vec3 *n) {
     return cl_penetration_aabb_aabb((const cl_aabb *)a, (const cl_aabb *)b, depth, n);
@@ -183,13 +234,35 @@ static CLK_INLINE int clk_pe_aabb_sphere(const void *a, const void *b, double *d
 static CLK_INLINE int clk_pe_obb_sphere(const void *a, const void *b, double *depth, cl_vec3 *n) {
     return clk_pe_flip(clk_pe_sphere_obb(b, a, depth, n), n);
 }
+static CLK_INLINE int clk_pe_capsule_aabb(const void *a, const void *b, double *depth, cl_vec3 *n) {
+    return cl_penetration_capsule_aabb((const cl_capsule *)a, (const cl_aabb *)b, depth, n);
+}
+static CLK_INLINE int clk_pe_capsule_obb(const void *a, const void *b, double *depth, cl_vec3 *n) {
+    return cl_penetration_capsule_obb((const cl_capsule *)a, (const cl_obb *)b, depth, n);
+}
+static CLK_INLINE int clk_pe_capsule_sphere(const void *a, const void *b, double *depth, cl_vec3 *n) {
+    return cl_penetration_capsule_sphere((const cl_capsule *)a, (const cl_sphere *)b, depth, n);
+}
+static CLK_INLINE int clk_pe_capsule_capsule(const void *a, const void *b, double *depth, cl_vec3 *n) {
+    return cl_penetration_capsule_capsule((const cl_capsule *)a, (const cl_capsule *)b, depth, n);
+}
+static CLK_INLINE int clk_pe_aabb_capsule(const void *a, const void *b, double *depth, cl_vec3 *n) {
+    return clk_pe_flip(clk_pe_capsule_aabb(b, a, depth, n), n);
+}
+static CLK_INLINE int clk_pe_obb_capsule(const void *a, const void *b, double *depth, cl_vec3 *n) {
+    return clk_pe_flip(clk_pe_capsule_obb(b, a, depth, n), n);
+}
+static CLK_INLINE int clk_pe_sphere_capsule(const void *a, const void *b, double *depth, cl_vec3 *n) {
+    return clk_pe_flip(clk_pe_capsule_sphere(b, a, depth, n), n);
+}
 
 /* [kind of a][kind of b] */
 static const cl_penetrationfn cl_pair_penetration[CL_KINDS][CL_KINDS] = {
-    /*            AABB                OBB                Sphere */
-    /* AABB   */ { clk_pe_aabb_aabb,   clk_pe_aabb_obb,   clk_pe_aabb_sphere },
-    /* OBB    */ { clk_pe_obb_aabb,    clk_pe_obb_obb,    clk_pe_obb_sphere },
-    /* Sphere */ { clk_pe_sphere_aabb, clk_pe_sphere_obb, clk_pe_sphere_sphere },
+    /*             AABB                 OBB                 Sphere                 Capsule */
+    /* AABB    */ { clk_pe_aabb_aabb,    clk_pe_aabb_obb,    clk_pe_aabb_sphere,    clk_pe_aabb_capsule },
+    /* OBB     */ { clk_pe_obb_aabb,     clk_pe_obb_obb,     clk_pe_obb_sphere,     clk_pe_obb_capsule },
+    /* Sphere  */ { clk_pe_sphere_aabb,  clk_pe_sphere_obb,  clk_pe_sphere_sphere,  clk_pe_sphere_capsule },
+    /* Capsule */ { clk_pe_capsule_aabb, clk_pe_capsule_obb, clk_pe_capsule_sphere, clk_pe_capsule_capsule },
 };
 
 /// The first position point of s (an AABB's min corner, a centre otherwise): its placement.

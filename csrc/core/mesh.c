@@ -530,10 +530,16 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
  * triangle i overlaps it. */
 typedef struct squery { cl_shape s; cl_capsule cap; int capsule; cl_aabb box; double sc; } squery;
 
+static void squery_capsule(const cl_mesh *m, const cl_capsule *cp, squery *q);
+
 /* Sets up q for s; 0 if the kind is not supported. */
 static int squery_make(const cl_mesh *m, const cl_shape *s, squery *q)
 {
     double mx;
+    if (s->kind == CL_CAPSULE) {
+        squery_capsule(m, &s->u.capsule, q);
+        return 1;
+    }
     q->s = *s;
     q->capsule = 0;
     switch (s->kind) {

@@ -69,8 +69,8 @@ CL_API size_t cl_mesh_query_each(const cl_mesh *m, const cl_shape *s, cl_mesh_vi
 /// Writes the indices of the triangles overlapping the shape, ascending, into out[0..cap-1] and
 /// returns their number; when that exceeds cap, out holds an unspecified part of them.
 CL_API size_t cl_mesh_query(const cl_mesh *m, const cl_shape *s, unsigned *out, size_t cap);
-/// Capsules (until cl_shape holds them): cl_mesh_query_each, cl_mesh_overlaps and cl_mesh_query for
-/// the capsule cp (cl_tri_overlaps_capsule: the triangle within r of the segment).
+/// cl_mesh_query_each, cl_mesh_overlaps and cl_mesh_query for the capsule cp (the same as for a
+/// cl_shape of kind CL_CAPSULE; cl_tri_overlaps_capsule: the triangle within r of the segment).
 CL_API size_t cl_mesh_capsule_each(const cl_mesh *m, const cl_capsule *cp, cl_mesh_visit visit, void *ud);
 CL_API int cl_mesh_overlaps_capsule(const cl_mesh *m, const cl_capsule *cp);
 CL_API size_t cl_mesh_query_capsule(const cl_mesh *m, const cl_capsule *cp, unsigned *out, size_t cap);

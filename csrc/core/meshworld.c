@@ -39,8 +39,8 @@ static cl_vec3 point_out(const cl_pmesh *pm, cl_vec3 p)
     return cl_add(pm->c, dir_out(pm, p));
 }
 
-/* Sets *out to shape s (AABB, OBB or Sphere) in the mesh's frame: an AABB stays one when the axes
- * are the world axes, else it becomes an OBB. */
+/* Sets *out to shape s (AABB, OBB, Sphere or Capsule) in the mesh's frame: an AABB stays one when
+ * the axes are the world axes, else it becomes an OBB. */
 static void shape_in(const cl_pmesh *pm, const cl_shape *s, cl_shape *out)
 {
     int i;
@@ -62,6 +62,12 @@ static void shape_in(const cl_pmesh *pm, const cl_shape *s, cl_shape *out)
         out->u.obb.c = point_in(pm, s->u.obb.c);
         out->u.obb.h = s->u.obb.h;
         for (i = 0; i < 3; i++) out->u.obb.u[i] = dir_in(pm, s->u.obb.u[i]);
+        return;
+    case CL_CAPSULE:
+        out->kind = CL_CAPSULE;
+        out->u.capsule.a = point_in(pm, s->u.capsule.a);
+        out->u.capsule.b = point_in(pm, s->u.capsule.b);
+        out->u.capsule.r = s->u.capsule.r;
         return;
     default:
         out->kind = CL_SPHERE;
@@ -336,6 +342,8 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     msweep ms;
     cl_shape l, q;
     shape_in(pm, s, &l);
+    ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
+    if (l.kind == CL_CAPSULE) return ms.best;  /* capsule movers on meshes: not yet (README) */
     mover_of(&ms, &l);
     ms.m = pm->m;
     ms.d = dir_in(pm, d);
@@ -371,6 +379,7 @@ int cl_pmesh_penetration(const cl_pmesh *pm, const cl_shape *s, double *depth, c
     msweep ms;
     cl_shape l;
     shape_in(pm, s, &l);
+    if (l.kind == CL_CAPSULE) return 0;  /* capsule pushes out of meshes: not yet (README) */
     mover_of(&ms, &l);
     ms.m = pm->m;
     ms.found = 0;

@@ -10,6 +10,7 @@
 #include <math.h>
 #include "world.h"
 #include "kinds.h"
+#include "vec.h"
 
 static double v3dot(cl_vec3 a, cl_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static cl_vec3 v3sub(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
@@ -118,34 +119,6 @@ cl_sweep cl_sweep_obb_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
     return finish(lo, hi, n, rank);
 }
 
-/* Returns 1 and the open interval of t where |m + t w|^2 < rr (a = w.w, b = m.w, c = m.m - rr),
- * 0 when never: a graze, where the path's closest approach to the centre is r, never enters.
- * That approach is tested on its own, as the length of m + t w at t = -b/a: the discriminant
- * b*b - a*c cancels, and c = m.m - rr already loses the digits that tell a graze from a dip when
- * |m| is near r (a sphere rolling over the corner two floor tiles share hit it: the seams rule).
- * Dips below 2^-40 of rr are grazes. */
-static int quad_interval(const double m[3], const double w[3], double rr, double *t0,
-                         double *t1) {
-    double a = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
-    double b = m[0] * w[0] + m[1] * w[1] + m[2] * w[2];
-    double c = m[0] * m[0] + m[1] * m[1] + m[2] * m[2] - rr;
-    double disc, s, q;
-    if (a == 0) {
-        if (c < 0) { *t0 = -HUGE_VAL; *t1 = HUGE_VAL; return 1; }
-        return 0;
-    }
-    disc = b * b - a * c;
-    if (!(disc > 0)) return 0;
-    if (c >= 0) {
-        double tc = -b / a, p0 = m[0] + tc * w[0], p1 = m[1] + tc * w[1], p2 = m[2] + tc * w[2];
-        if (p0 * p0 + p1 * p1 + p2 * p2 >= rr - ldexp(rr, -40)) return 0;
-    }
-    s = sqrt(disc);
-    if (b >= 0) { q = -(b + s); *t0 = q / a; *t1 = c / q; }
-    else { q = s - b; *t0 = c / q; *t1 = q / a; }
-    return 1;
-}
-
 /* Folds a piece's open interval (t0, t1) into the running first entry / overlap flag. */
 static void piece(double t0, double t1, double *first, int *inside) {
     if (t0 < 0 && t1 > 0) *inside = 1;
@@ -222,7 +195,7 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
                 double mv[3], wv[3];
                 mv[0] = p[j] - (s1 ? hi[j] : lo[j]); mv[1] = p[m] - (s2 ? hi[m] : lo[m]); mv[2] = 0;
                 wv[0] = v[j]; wv[1] = v[m]; wv[2] = 0;
-                if (!quad_interval(mv, wv, r * r, &t0, &t1)) continue;
+                if (!cl_quad_interval(mv, wv, r * r, &t0, &t1)) continue;
                 t0 = t0 > l ? t0 : l;
                 t1 = t1 < h ? t1 : h;
                 if (t0 < t1) piece(t0, t1, &first, &inside);
@@ -235,7 +208,7 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
                 double mv[3];
                 mv[0] = p[0] - (s1 ? hi[0] : lo[0]); mv[1] = p[1] - (s2 ? hi[1] : lo[1]);
                 mv[2] = p[2] - (s3 ? hi[2] : lo[2]);
-                if (quad_interval(mv, v, r * r, &t0, &t1)) piece(t0, t1, &first, &inside);
+                if (cl_quad_interval(mv, v, r * r, &t0, &t1)) piece(t0, t1, &first, &inside);
             }
     if (inside) return finish(-1, 1, cl_v3(0, 0, 0), 0);
     if (!(first < 1)) return separated();
@@ -294,7 +267,7 @@ cl_sweep cl_sweep_sphere_sphere(const cl_sphere *a, cl_vec3 d, const cl_sphere *
     double rr = a->r + b->r, t0, t1, mv[3], wv[3];
     mv[0] = m.x; mv[1] = m.y; mv[2] = m.z;
     wv[0] = d.x; wv[1] = d.y; wv[2] = d.z;
-    if (!quad_interval(mv, wv, rr * rr, &t0, &t1)) return separated();
+    if (!cl_quad_interval(mv, wv, rr * rr, &t0, &t1)) return separated();
     if (t0 < 0 && t1 > 0) return finish(-1, 1, cl_v3(0, 0, 0), 0);
     if (!(t0 >= 0 && t0 < 1)) return separated();
     q = cl_v3(m.x + t0 * d.x, m.y + t0 * d.y, m.z + t0 * d.z);

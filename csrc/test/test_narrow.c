@@ -47,6 +47,8 @@ static double vlen(cl_vec3 a) { return sqrt(dot(a, a)); }
 static cl_vec3 vunit(cl_vec3 a) { return vmul(a, 1.0 / vlen(a)); }
 static int veq(cl_vec3 a, double x, double y, double z) { return a.x == x && a.y == y && a.z == z; }
 static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
+/* The state of sweep r, with its t and n written out. */
+static cl_toi_state unpack(cl_sweep r, double *t, cl_vec3 *n) { *t = r.t; *n = r.n; return r.state; }
 
 /* ---- fixed-seed PRNG (xorshift64*) ---- */
 static unsigned long long rng_state = 0x2545F4914F6CDD1DULL;
@@ -594,24 +596,24 @@ static void test_capsule_fixed(void)
            "capsule/sphere: touching overlaps, no penetration");
 
     bx = box(-1, -3, -1, 5, -1, 1);
-    ENSURE(cl_sweep_capsule_aabb(&c, cl_v3(3, 0, 0), &bx, &t, &n) == CL_TOI_SEPARATED,
+    ENSURE(unpack(cl_sweep_capsule_aabb(&c, cl_v3(3, 0, 0), &bx), &t, &n) == CL_TOI_SEPARATED,
            "capsule sweep: resting on a floor and sliding along it does not block");
-    ENSURE(cl_sweep_capsule_aabb(&c, cl_v3(0, -1, 0), &bx, &t, &n) == CL_TOI_TOUCHING && t == 0 && veq(n, 0, 1, 0),
+    ENSURE(unpack(cl_sweep_capsule_aabb(&c, cl_v3(0, -1, 0), &bx), &t, &n) == CL_TOI_TOUCHING && t == 0 && veq(n, 0, 1, 0),
            "capsule sweep: resting on a floor and pushing into it touches at 0");
     bx = box(6, -1, -1, 7, 1, 1);
-    ENSURE(cl_sweep_capsule_aabb(&c, cl_v3(4, 0, 0), &bx, &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, -1, 0, 0),
+    ENSURE(unpack(cl_sweep_capsule_aabb(&c, cl_v3(4, 0, 0), &bx), &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, -1, 0, 0),
            "capsule sweep: the cap meets a wall a quarter of the way");
-    ENSURE(cl_sweep_aabb_capsule(&bx, cl_v3(-4, 0, 0), &c, &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, 1, 0, 0),
+    ENSURE(unpack(cl_sweep_aabb_capsule(&bx, cl_v3(-4, 0, 0), &c), &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, 1, 0, 0),
            "box sweep against a capsule: the same contact seen from the box");
     bx = box(1, 2, -1, 3, 3, 1);
-    ENSURE(cl_sweep_capsule_aabb(&c, cl_v3(0, 4, 0), &bx, &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, 0, -1, 0),
+    ENSURE(unpack(cl_sweep_capsule_aabb(&c, cl_v3(0, 4, 0), &bx), &t, &n) == CL_TOI_TOUCHING && t == 0.25 && veq(n, 0, -1, 0),
            "capsule sweep: the side meets a box's face");
     d = cap(cl_v3(2, 5, -3), cl_v3(2, 5, 3), 1);
-    ENSURE(cl_sweep_capsule_capsule(&c, cl_v3(0, 6, 0), &d, &t, &n) == CL_TOI_TOUCHING && near(t, 0.5, 1e-15) && veq(n, 0, -1, 0),
+    ENSURE(unpack(cl_sweep_capsule_capsule(&c, cl_v3(0, 6, 0), &d), &t, &n) == CL_TOI_TOUCHING && near(t, 0.5, 1e-15) && veq(n, 0, -1, 0),
            "capsule/capsule sweep: crossing capsules meet side to side");
     s = sph(-3, 0, 0, 1);
-    ENSURE(cl_sweep_capsule_sphere(&c, cl_v3(-2, 0, 0), &s, &t, &n) == CL_TOI_TOUCHING && t == 0.5 && veq(n, 1, 0, 0) &&
-           cl_sweep_sphere_capsule(&s, cl_v3(2, 0, 0), &c, &t, &n) == CL_TOI_TOUCHING && t == 0.5 && veq(n, -1, 0, 0),
+    ENSURE(unpack(cl_sweep_capsule_sphere(&c, cl_v3(-2, 0, 0), &s), &t, &n) == CL_TOI_TOUCHING && t == 0.5 && veq(n, 1, 0, 0) &&
+           unpack(cl_sweep_sphere_capsule(&s, cl_v3(2, 0, 0), &c), &t, &n) == CL_TOI_TOUCHING && t == 0.5 && veq(n, -1, 0, 0),
            "capsule/sphere sweeps both ways");
 }
 
@@ -754,14 +756,14 @@ static cl_vec3 ref_normal(const gctx *g0, double t, double tol)
 static cl_toi_state sweep_of(const tshape *m, cl_vec3 d, const tshape *f, double *t, cl_vec3 *n)
 {
     if (m->kind == 3) {
-        if (f->kind == 3) return cl_sweep_capsule_capsule(&m->c, d, &f->c, t, n);
-        if (f->s.kind == CL_AABB) return cl_sweep_capsule_aabb(&m->c, d, &f->s.u.aabb, t, n);
-        if (f->s.kind == CL_OBB) return cl_sweep_capsule_obb(&m->c, d, &f->s.u.obb, t, n);
-        return cl_sweep_capsule_sphere(&m->c, d, &f->s.u.sphere, t, n);
+        if (f->kind == 3) return unpack(cl_sweep_capsule_capsule(&m->c, d, &f->c), t, n);
+        if (f->s.kind == CL_AABB) return unpack(cl_sweep_capsule_aabb(&m->c, d, &f->s.u.aabb), t, n);
+        if (f->s.kind == CL_OBB) return unpack(cl_sweep_capsule_obb(&m->c, d, &f->s.u.obb), t, n);
+        return unpack(cl_sweep_capsule_sphere(&m->c, d, &f->s.u.sphere), t, n);
     }
-    if (m->s.kind == CL_AABB) return cl_sweep_aabb_capsule(&m->s.u.aabb, d, &f->c, t, n);
-    if (m->s.kind == CL_OBB) return cl_sweep_obb_capsule(&m->s.u.obb, d, &f->c, t, n);
-    return cl_sweep_sphere_capsule(&m->s.u.sphere, d, &f->c, t, n);
+    if (m->s.kind == CL_AABB) return unpack(cl_sweep_aabb_capsule(&m->s.u.aabb, d, &f->c), t, n);
+    if (m->s.kind == CL_OBB) return unpack(cl_sweep_obb_capsule(&m->s.u.obb, d, &f->c), t, n);
+    return unpack(cl_sweep_sphere_capsule(&m->s.u.sphere, d, &f->c), t, n);
 }
 
 static void test_capsule_sweep_random(void)
