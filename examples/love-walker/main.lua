@@ -15,8 +15,10 @@
 --                      save a PNG of its last frame, check it, quit (exit 1 when a check fails)
 --   --frames N         smoke test: N frames of scripted input, then quit
 --   --scenery N        number of scenery boxes (default 2000)
+--   --player KIND      the player's shape: box (default; an AABB 0.7 x 1.8 x 0.7 m) or capsule
+--                      (radius 0.35 m, 1.8 m tall)
 
-local opts = { scenery = 2000 }
+local opts = { scenery = 2000, player = "box" }
 local collide, cl, obj, level
 
 local FAR = 70                          -- the far plane: scenery beyond it is culled
@@ -41,7 +43,7 @@ local function parseargs(args)
   local i = 1
   while args[i] do
     local a = args[i]
-    if a == "--so" or a == "--screenshot" then
+    if a == "--so" or a == "--screenshot" or a == "--player" then
       opts[a:sub(3)] = assert(args[i + 1], a .. " needs a value"); i = i + 2
     elseif a == "--frames" or a == "--scenery" then
       opts[a:sub(3)] = assert(tonumber(args[i + 1]), a .. " needs a number"); i = i + 2
@@ -49,6 +51,7 @@ local function parseargs(args)
       error("unknown option " .. a)
     end
   end
+  if opts.player ~= "box" and opts.player ~= "capsule" then error("--player must be box or capsule") end
 end
 
 -- Loads collide (from --so, require, or the repository's LuaJIT build), collide.love and collide.obj.
@@ -68,10 +71,9 @@ end
 
 ---------------------------------------------------------------- the level and the player
 
--- Returns the player's shape with its feet at x, y, z: a capsule, or a box where this build has
--- no collide.Capsule.
+-- Returns the player's shape with its feet at x, y, z: a capsule or a box (--player).
 local function playershape(x, y, z)
-  if collide.Capsule then
+  if opts.player == "capsule" then
     return collide.Capsule(x, y + RADIUS, z, x, y + HEIGHT - RADIUS, z, RADIUS)
   end
   return collide.AABB(x - RADIUS, y, z - RADIUS, x + RADIUS, y + HEIGHT, z + RADIUS)
@@ -449,7 +451,7 @@ local function drawoverlay()
   local x, y, z = feet()
   local lines = {
     ("level.obj: %d triangles, player %s   collide %s"):format(mesh:count(),
-      collide.type(world:shape(player)) == "AABB" and "box (no collide.Capsule in this build)" or "capsule",
+      opts.player,
       collide._VERSION),
     ("feet (%.2f, %.2f, %.2f)   %s   move %.3f ms"):format(x, y, z,
       grounded and ("on %s, slope %.1f deg"):format(ground.name, math.deg(math.acos(math.min(1, gny))))
