@@ -11,8 +11,9 @@
 --
 -- Command line (all optional; the test modes exit by themselves):
 --   --so PATH          load collide.so from PATH (default: require "collide", then the repository's build)
---   --screenshot PATH  play the scripted walk (up the steps, across the platform, down the ramp),
---                      save a PNG of its last frame, check it, quit (exit 1 when a check fails)
+--   --screenshot PATH  play the scripted walk up the ramp, save a PNG of the frame on its middle,
+--                      check it and the rest of the walk (onto the platform, down the steps and
+--                      back up), quit (exit 1 when a check fails)
 --   --frames N         smoke test: N frames of scripted input, then quit
 --   --scenery N        number of scenery boxes (default 2000)
 --   --player KIND      the player's shape: box (default; an AABB 0.7 x 1.8 x 0.7 m) or capsule
@@ -24,7 +25,7 @@ local collide, cl, obj, level
 local FAR = 70                          -- the far plane: scenery beyond it is culled
 local SPEED, GRAVITY, JUMP = 3, 20, 7   -- m/s, m/s^2, m/s
 local RADIUS, HEIGHT = 0.35, 1.8        -- the player's capsule: radius, total height
-local START = { 7, 0, -2 }              -- the player's feet at the start, east of the steps
+local START = { 0, 0, 7.5 }             -- the player's feet at the start, south of the ramp
 local PLAYER_RGB = { 1, 0.55, 0.1 }
 local PICK_RGB = { 1, 0.1, 0.9 }
 
@@ -36,7 +37,7 @@ local pick                               -- the mouse ray's hit: { t=, x=, y=, z
 local cull = { planes = {}, out = {}, n = 0, total = 0, ms = 0 }
 local gfx = {}                           -- LÖVE shader and meshes
 local frame, movems = 0, 0
-local walk = { maxfeet = -math.huge, worst = 0, frames = 0 } -- the scripted walk's record
+local walk = { feet = {}, worst = 0, frames = 0 } -- the scripted walk's record: feet y per frame
 
 -- Returns the options parsed from LÖVE's argument list; raises on an unknown option.
 local function parseargs(args)
@@ -264,12 +265,13 @@ end
 
 ---------------------------------------------------------------- input and update
 
--- The scripted walk: { dx, dz, frames } legs at SPEED: west up the steps onto the platform,
--- then south down the ramp to its middle (z = 2).
-local SCRIPT = { { -1, 0, 140 }, { 0, 1, 80 } }
-local SCRIPT_FRAMES = 220
+-- The scripted walk: { dx, dz, frames } legs at SPEED: north up the ramp to its middle (z = 2;
+-- the screenshot is taken there, at frame SHOT_FRAME), on up onto the platform, east down the
+-- steps to the floor, and back west up the steps onto the platform (frame SCRIPT_FRAMES).
+local SCRIPT = { { 0, -1, 110 }, { 0, -1, 80 }, { 1, 0, 140 }, { -1, 0, 140 } }
+local SHOT_FRAME, SCRIPT_FRAMES = 110, 470
 -- The point the scripted mouse points at: on the ramp, beside the player's path.
-local PICK_AT = { -1.3, 0, 3.3 }
+local PICK_AT = { -1.3, 0, 3.6 }
 
 -- Returns the walk direction (x, z, unit or zero) and whether to jump this frame.
 local function input()
@@ -342,10 +344,9 @@ local function support()
   return 0
 end
 
-function love.update(dt)
+-- Advances the game by dt seconds: the player's input and move, the camera, picking and culling.
+local function tick(dt)
   frame = frame + 1
-  if opts.screenshot or opts.frames then dt = 1 / 60 end
-  dt = math.min(dt, 1 / 30)
   local k = love.keyboard.isDown
   if not (opts.screenshot or opts.frames) then
     if k("q") then cam:orbit(-1.5 * dt, 0) end
@@ -368,7 +369,7 @@ function love.update(dt)
     state.vy = 0
   end
   if opts.screenshot and frame <= SCRIPT_FRAMES then
-    walk.maxfeet = math.max(walk.maxfeet, y)
+    walk.feet[frame] = y
     if state.grounded then
       walk.frames = walk.frames + 1
       local s = support()
@@ -378,6 +379,11 @@ function love.update(dt)
   cam:lookat(x, y + 1.2, z)
   updatepick()
   updatecull()
+end
+
+function love.update(dt)
+  if opts.screenshot or opts.frames then dt = 1 / 60 end
+  tick(math.min(dt, 1 / 30))
 end
 
 -- Sets the shader's model transform: scale by sx, sy, sz, then move by x, y, z.
@@ -473,7 +479,7 @@ local check -- the screenshot check, defined below
 function love.draw()
   drawscene()
   drawoverlay()
-  if opts.screenshot and frame >= SCRIPT_FRAMES and not opts.captured then
+  if opts.screenshot and frame >= SHOT_FRAME and not opts.captured then
     opts.captured = true
     love.graphics.captureScreenshot(function(img) love.event.quit(check(img)) end)
   elseif opts.frames and frame >= opts.frames then
@@ -563,21 +569,40 @@ function checks.matrix()
   return ok, ("camera:viewprojection agrees with camera:project to %.1e px: %s"):format(worst, ok and "ok" or "FAIL")
 end
 
+-- At the screenshot: the player walked from the floor up the ramp and stands on its middle,
+-- grounded with the ramp's normal, having rested exactly on the level in every grounded frame.
 function checks.walk()
   local x, y, z = feet()
   local grounded, ground, nx, ny, nz = character:grounded()
   local r = level.RAMP
   local run = r.zlow - r.zhigh
   local len = math.sqrt(run * run + r.height * r.height)
-  local onramp = grounded and math.abs(nx) < 1e-9 and math.abs(ny - run / len) < 1e-9
+  local onramp = grounded and ground == levelitem and math.abs(nx) < 1e-9 and math.abs(ny - run / len) < 1e-9
     and math.abs(nz - r.height / len) < 1e-9
-  local climbed = walk.maxfeet >= level.PLATFORM_Y - 1e-9
+  local onfloor = math.abs(walk.feet[1]) < 1e-9
   local mid = math.abs(z - 2) < 0.05 and math.abs(x) < 0.05
-  local ok = onramp and climbed and mid and walk.worst == 0 and support() == 0
-  return ok, ("walk: climbed to %.3f m (platform %.2f), ends at (%.3f, %.4f, %.3f) grounded %s on %s, "
+  local ok = onfloor and onramp and mid and walk.worst == 0 and support() == 0
+  return ok, ("walk: from the floor (feet %.4f) up the ramp to (%.3f, %.4f, %.3f), grounded %s on %s, "
     .. "normal (%.3f, %.3f, %.3f); resting exactly on the level in %d of %d grounded frames: %s"):format(
-    walk.maxfeet, level.PLATFORM_Y, x, y, z, tostring(grounded), ground and ground.name or "nothing",
-    nx or 0, ny or 0, nz or 0, walk.frames - walk.worst, walk.frames, ok and "ok" or "FAIL")
+    walk.feet[1], x, y, z, tostring(grounded), ground and ground.name or "nothing", nx or 0, ny or 0,
+    nz or 0, walk.frames - walk.worst, walk.frames, ok and "ok" or "FAIL")
+end
+
+-- After the screenshot, the rest of the scripted walk (no drawing): onto the platform, down the
+-- steps to the floor and back up them; the player must end grounded on the platform, having
+-- been on the floor in between and rested exactly on the level in every grounded frame.
+function checks.stairs()
+  while frame < SCRIPT_FRAMES do tick(1 / 60) end
+  local x, y, z = feet()
+  local grounded = character:grounded()
+  local lowest = math.huge
+  for f = SHOT_FRAME + 80, SHOT_FRAME + 220 do lowest = math.min(lowest, walk.feet[f]) end
+  local ok = grounded and math.abs(y - level.PLATFORM_Y) < 1e-9 and math.abs(lowest) < 1e-9
+    and math.abs(walk.feet[SHOT_FRAME + 80] - level.PLATFORM_Y) < 1e-9 and walk.worst == 0 and math.abs(x) < 0.05
+  return ok, ("stairs: on the platform at frame %d (feet %.4f), down the steps to %.4f, back up to "
+    .. "(%.3f, %.4f, %.3f) grounded %s; resting exactly on the level in %d of %d grounded frames: %s"):format(
+    SHOT_FRAME + 80, walk.feet[SHOT_FRAME + 80], lowest, x, y, z, tostring(grounded),
+    walk.frames - walk.worst, walk.frames, ok and "ok" or "FAIL")
 end
 
 function checks.player(img)
@@ -675,7 +700,7 @@ function check(img)
   fh:close()
   print("collide walker: saved " .. opts.screenshot)
   local all = true
-  for _, name in ipairs { "levelfile", "matrix", "walk", "player", "pick", "culling" } do
+  for _, name in ipairs { "levelfile", "matrix", "walk", "player", "pick", "culling", "stairs" } do
     local ok, line = checks[name](img)
     print("  " .. line)
     all = all and ok
