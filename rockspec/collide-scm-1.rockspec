@@ -28,7 +28,7 @@ build = {
         "csrc/core/sphere.c",
         "csrc/core/sweep.c", "csrc/core/tree.c", "csrc/core/world.c", "csrc/core/world_move.c",
         "csrc/core/world_pairs.c", "csrc/core/world_query.c", "csrc/core/world_resolve.c", "csrc/core/world_tree.c", "csrc/core/tri.c", "csrc/core/mesh.c", "csrc/core/trisweep.c", "csrc/core/meshworld.c",
-        "csrc/bind/aabb.c", "csrc/bind/bump.c", "csrc/bind/capsule.c", "csrc/bind/character.c", "csrc/bind/common.c", "csrc/bind/ffi.c", "csrc/bind/funcs.c",
+        "csrc/bind/aabb.c", "csrc/bind/bump.c", "csrc/bind/capsule.c", "csrc/bind/character.c", "csrc/bind/common.c", "csrc/bind/ffi.c", "csrc/bind/ffi_world.c", "csrc/bind/funcs.c",
         "csrc/bind/mesh.c", "csrc/bind/module.c", "csrc/bind/obb.c", "csrc/bind/planes.c", "csrc/bind/polygon.c", "csrc/bind/ray.c", "csrc/bind/sphere.c",
         "csrc/bind/world.c", "csrc/bind/world_items.c", "csrc/bind/world_move.c",
         "csrc/bind/world_query.c", "csrc/bind/world_resolve.c", "csrc/bind/world_results.c",

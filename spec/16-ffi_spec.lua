@@ -479,3 +479,240 @@ describe("mesh:raycast's FFI wrapper", function()
     assert(ok, e)
   end)
 end)
+
+-- ------------------------------------------------------------------ World methods
+-- world:move, query, querypoint and raycast (csrc/bind/ffi_world.c): the same random calls on two
+-- equal worlds, one through the wrappers and one through the classic C methods
+-- (collide._classic.World), with filters (which take the classic path: results must still agree),
+-- out tables (reused across calls, with extra entries, holes and foreign values), bad arguments and
+-- item changes between calls. Compared: results (items rawequal, numbers bit for bit, tables entry
+-- by entry), errors, which returned or inner tables are the caller's own or reused ones, the out
+-- tables' whole contents after the call, and every item's shape afterwards.
+local WN = os.getenv("COLLIDE_QUICK") and 40 or 160   -- worlds per JIT mode (x WCALLS calls each)
+local WCALLS = 40
+local CW = collide._classic and collide._classic.World
+
+-- A shape on a small grid (touching faces and corners are common), as a constructor call.
+local function gridshape()
+  local x, y, z = math.floor(rnd() * 8) - 4, math.floor(rnd() * 8) - 4, math.floor(rnd() * 3) - 1
+  local r = rnd()
+  if r < 0.6 then
+    return collide.AABB(x, y, z, x + 1 + math.floor(rnd() * 2), y + 1 + math.floor(rnd() * 2), z + 1)
+  elseif r < 0.8 then
+    return collide.Sphere(x + 0.5, y + 0.5, z + 0.5, pick { 0.5, 1, 0.25 })
+  end
+  local a = pick { 0, math.pi / 4, 0.3 }
+  return collide.OBB(x + 0.5, y + 0.5, z + 0.5, 0.5, 0.5, 0.5, math.cos(a), math.sin(a), 0, -math.sin(a), math.cos(a), 0, 0, 0, 1)
+end
+
+-- Compares two values produced by the two worlds: same number bits, rawequal items, tables by
+-- identity class (ids[t] numbers each table the first time it is met) and contents.
+local function samev(a, b, ida, idb, depth)
+  if type(a) ~= type(b) then return false end
+  if type(a) == "number" then return same(a, b) end
+  if type(a) ~= "table" then return rawequal(a, b) end
+  if ida.map[a] == nil then ida.n = ida.n + 1; ida.map[a] = ida.n end
+  if idb.map[b] == nil then idb.n = idb.n + 1; idb.map[b] = idb.n end
+  if ida.map[a] ~= idb.map[b] then return false end
+  if depth > 2 then return true end
+  for k, v in pairs(a) do if not samev(v, rawget(b, k), ida, idb, depth + 1) then return false end end
+  for k in pairs(b) do if rawget(a, k) == nil then return false end end
+  return true
+end
+
+local function worldcase(mode)
+  it("world:move, query, querypoint and raycast give the classic results, errors and effects (" .. mode .. ")", function()
+    assert.is_table(CW)
+    for _, name in ipairs { "move", "query", "querypoint", "raycast" } do
+      local m = getmetatable(collide.World()).__index[name]
+      assert.are.equal("Lua", debug.getinfo(m, "S").what, name)
+      assert.are.equal("C", debug.getinfo(CW[name], "S").what, name)
+    end
+    local problems, calls = {}, 0
+    local shared = { {}, {}, {}, "s1", "s2", "s3", 1, 2, 3, 4, 5, 6, 7, 2.5, true, false, -1, 0, 100000, 1e300 }
+    for wi = 1, WN do
+      local wa, wb = collide.World(), collide.World()
+      local W = getmetatable(wa).__index
+      local items, nitems = {}, 0
+      for _ = 1, math.floor(rnd() * 24) do
+        local it, s = pick(shared), gridshape()
+        if not wa:has(it) then
+          wa:add(it, s); wb:add(it, s)
+          nitems = nitems + 1; items[nitems] = it
+        end
+      end
+      local outa, outb = {}, {}        -- reused out tables (the classic and the wrapper's worlds)
+      local ida, idb = { n = 0, map = {} }, { n = 0, map = {} }
+      for ci = 1, WCALLS do
+        local r = rnd()
+        -- item changes between calls, the same on both
+        if r < 0.08 and nitems > 0 then
+          local it = items[math.floor(rnd() * nitems) + 1]
+          if wa:has(it) then wa:remove(it); wb:remove(it) end
+        elseif r < 0.15 then
+          local it, s = pick(shared), gridshape()
+          if not wa:has(it) then wa:add(it, s); wb:add(it, s); nitems = nitems + 1; items[nitems] = it
+          else wa:update(it, s); wb:update(it, s) end
+        end
+        -- the out table: none, the reused one (sometimes with extra entries or holes), or a bad value
+        local oa, ob
+        local ro = rnd()
+        if ro < 0.45 then
+          oa, ob = outa, outb
+          if rnd() < 0.2 then
+            local k = #oa + 1 + math.floor(rnd() * 3)
+            local extra = pick { "x", 7, "tbl" }
+            if extra == "tbl" then oa[k], ob[k] = {}, {} else oa[k], ob[k] = extra, extra end
+            if rnd() < 0.5 then oa[k + 2], ob[k + 2] = true, true end
+          end
+          if rnd() < 0.15 then   -- many tables to drop: more than a pool keeps
+            for k = #oa + 1, #oa + 12 + math.floor(rnd() * 12) do oa[k], ob[k] = {}, {} end
+          end
+        elseif ro < 0.55 then    -- a fresh one: spare tables from the pools fill it
+          oa, ob = {}, {}
+        elseif ro < 0.6 then
+          local bad = pick { "out", 5, true, collide.AABB(0, 0, 0, 1, 1, 1) }
+          oa, ob = bad, bad
+        end
+        -- the filter: mostly none; some that reject, some that call the world (locked errors)
+        local fa, fb
+        local rf = rnd()
+        if rf < 0.15 then
+          local keep = rnd()
+          local function mk(w)
+            return function(a, b)
+              local v = b == nil and a or b
+              if keep < 0.1 then w:add({}, collide.AABB(0, 0, 0, 1, 1, 1)) end
+              if keep < 0.2 then return w:querypoint(0.5, 0.5, 0.5) and "cross" end
+              if type(v) == "string" then return keep < 0.6 and "touch" or false end
+              return pick { "slide", "cross", "touch", "bounce", false, nil }
+            end
+          end
+          -- the two filters must answer alike: same pick sequence (reseeded per call)
+          local s0 = seed
+          fa = mk(wa)
+          local fa0 = fa
+          fa = function(...) local s1 = seed; seed = s0; local res = fa0(...); s0 = seed; seed = s1; return res end
+          local s0b = s0
+          local fb0 = mk(wb)
+          fb = function(...) local s1 = seed; seed = s0b; local res = fb0(...); s0b = seed; seed = s1; return res end
+        elseif rf < 0.18 then
+          fa = pick { "f", 3, {} }; fb = fa
+        end
+        -- the call
+        local name = pick { "move", "move", "query", "querypoint", "raycast" }
+        local args
+        local wself = rnd() < 0.97 and "w" or pick { "other", "destroyed", "shape", "nil" }
+        if name == "move" then
+          local it = rnd() < 0.85 and nitems > 0 and items[math.floor(rnd() * nitems) + 1]
+                     or pick { "nope", 0 / 0, {}, 42 }
+          local d = { math.floor(rnd() * 7) - 3, math.floor(rnd() * 7) - 3, math.floor(rnd() * 3) - 1 }
+          if rnd() < 0.3 then d[1], d[2] = d[1] + rnd(), d[2] - rnd() end
+          if rnd() < 0.06 then d[math.floor(rnd() * 3) + 1] = pick { 0 / 0, 1 / 0, "1", "a", nil, {} } end
+          args = { it, d[1], d[2], d[3], fa, oa, n = 6 }
+        elseif name == "query" then
+          local s = rnd() < 0.9 and gridshape() or pick { collide.Ray(0, 0, 0, 1, 0, 0), "box", 5,
+            collide.Polygon { 0, 0, 1, 0, 0, 1 } }
+          args = { s, fa, oa, n = 3 }
+        elseif name == "querypoint" then
+          local p = { math.floor(rnd() * 9) - 4 + (rnd() < 0.5 and 0.5 or 0), math.floor(rnd() * 9) - 4,
+                      math.floor(rnd() * 3) - 1 + (rnd() < 0.5 and 0.5 or 0) }
+          if rnd() < 0.06 then p[math.floor(rnd() * 3) + 1] = pick { 0 / 0, -1 / 0, "1", "a", nil, {} } end
+          args = { p[1], p[2], p[3], fa, oa, n = 5 }
+        else
+          local o = { math.floor(rnd() * 9) - 4, math.floor(rnd() * 9) - 4 + 0.5 * math.floor(rnd() * 2), math.floor(rnd() * 3) - 1 + 0.5 }
+          local d = { math.floor(rnd() * 3) - 1, math.floor(rnd() * 3) - 1, rnd() < 0.7 and 0 or math.floor(rnd() * 3) - 1 }
+          if d[1] == 0 and d[2] == 0 and d[3] == 0 then d[1] = 1 end
+          local ray = rnd() < 0.93 and collide.Ray(o[1], o[2], o[3], d[1], d[2], d[3]) or pick { collide.AABB(0, 0, 0, 1, 1, 1), "r" }
+          local maxt = rnd() < 0.5 and nil or pick { 0, 1, 2.5, 10, 1 / 0, -1, 0 / 0, "2" }
+          args = { ray, maxt, fa, n = 3 }
+        end
+        local n = args.n
+        if rnd() < 0.05 then n = math.floor(rnd() * n) end       -- missing arguments
+        local argsb = { unpack(args, 1, n) }
+        if name == "move" and n >= 5 then argsb[5] = fb end
+        if name == "move" and n >= 6 then argsb[6] = ob end
+        if name == "query" and n >= 2 then argsb[2] = fb end
+        if name == "query" and n >= 3 then argsb[3] = ob end
+        if name == "querypoint" and n >= 4 then argsb[4] = fb end
+        if name == "querypoint" and n >= 5 then argsb[5] = ob end
+        if name == "raycast" and n >= 3 then argsb[3] = fb end
+        local sa, sb = wa, wb
+        if wself == "other" then sa, sb = collide.World(), collide.World()
+        elseif wself == "destroyed" then sa, sb = collide.World(), collide.World(); sa:destroy(); sb:destroy()
+        elseif wself == "shape" then sa = collide.AABB(0, 0, 0, 1, 1, 1); sb = sa
+        elseif wself == "nil" then sa, sb = nil, nil end
+        local ra = { pcall(W[name], sa, unpack(args, 1, n)) }
+        local rb = { pcall(CW[name], sb, unpack(argsb, 1, n)) }
+        calls = calls + 1
+        local problem
+        if #ra ~= #rb then problem = "different result counts"
+        else
+          for i = 1, math.max(#ra, #rb) do
+            local a, b = ra[i], rb[i]
+            if type(a) == "table" and (rawequal(a, oa) or rawequal(b, ob)) and not (rawequal(a, oa) and rawequal(b, ob)) then
+              problem = "result " .. i .. ": out table returned by one only"
+            elseif not samev(a, b, ida, idb, 0) then
+              problem = "result " .. i .. " differs: " .. show(a) .. " vs " .. show(b)
+            end
+          end
+        end
+        if not problem and type(oa) == "table" and not samev(oa, ob, ida, idb, 0) then problem = "out tables differ" end
+        if not problem then
+          for i = 1, nitems do
+            local it = items[i]
+            if wa:has(it) ~= wb:has(it) then problem = "membership differs"
+            elseif wa:has(it) then
+              local x, y = state(wa:shape(it)), state(wb:shape(it))
+              for k = 1, math.max(#x, #y) do if not same(x[k], y[k]) then problem = "shape of an item differs" end end
+            end
+          end
+        end
+        if problem then
+          problems[#problems + 1] = ("world %d call %d %s(%s): %s"):format(wi, ci, name, n, problem)
+          if #problems >= 5 then break end
+        end
+      end
+      if #problems >= 5 then break end
+    end
+    assert.are.equal("", table.concat(problems, "\n"))
+    assert.is_true(calls >= WN * WCALLS)
+  end)
+end
+
+describe("FFI World wrappers: move's spare collision tables", function()
+  it("are kept and handed out as the classic move does (up to 16 per world)", function()
+    -- out tables holding 20 collision tables, dropped by a move without collisions, then moves
+    -- with one collision into fresh out tables: the first 16 get the dropped tables back
+    local function run(move)
+      local w = collide.World()
+      w:add("floor", collide.AABB(-100, -1, 0, 100, 0, 1))
+      w:add("p", collide.AABB(0, 0, 0, 1, 1, 1))
+      local out, seen, got = {}, {}, {}
+      for i = 1, 20 do out[i] = {}; seen[out[i]] = i end
+      move(w, "p", 0, 1, 0, nil, out)                 -- no collision: the 20 tables dropped
+      for k = 1, 20 do
+        local o = {}
+        move(w, "p", 0, -2, 0, nil, o)                -- lands on the floor: one collision
+        move(w, "p", 0, 1, 0)
+        got[k] = seen[o[1]] or 0
+        assert.are.equal("floor", o[1].other)
+      end
+      return table.concat(got, " ")
+    end
+    local W = getmetatable(collide.World()).__index
+    local a, b = run(W.move), run(CW.move)
+    assert.are.equal(b, a)
+    assert.is_truthy(b:find("^1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 0 0 0 0$") or b:find(" 0 0 0 0$"), b)
+  end)
+end)
+
+describe("FFI World wrappers vs the classic C methods, JIT on:", function()
+  worldcase("JIT on")
+end)
+
+describe("FFI World wrappers vs the classic C methods, interpreter:", function()
+  setup(function() jit.off() end)
+  teardown(function() jit.on() end)
+  worldcase("JIT off")
+end)

@@ -48,6 +48,9 @@
 
 #ifdef CL_LUAJIT
 
+/* ffi_world.c: installs the World methods' fast path (module at mod, its _classic set). */
+CL_API void lw_open_ffi(lua_State *L, int mod);
+
 /* Orthonormality tolerance of OBB axes, the same as obb.c's AXES_TOL (API.md). */
 #define FFI_AXES_TOL 1e-6
 /* Polygons with more coordinates than this take the classic path (the wrapper's buffer stays small). */
@@ -783,6 +786,7 @@ void cl_open_ffi(lua_State *L) {
             }
         }
         lua_settop(L, mod);  /* drops the chunk (and its arguments) or its result or error message */
+        if (on) lw_open_ffi(L, mod);  /* ffi_world.c: the World methods */
     }
     lua_pushboolean(L, on);
     lua_setfield(L, mod, "_ffi");

@@ -86,6 +86,9 @@ typedef struct pslot {
 } pslot;
 
 typedef struct lworld {
+    /* &lw_world_key, first: the LuaJIT FFI fast path (ffi_world.c) reads it from a userdata
+     * wearing the World metatable before it trusts the rest (see ffi.c's header on the tag) */
+    const char *tag;
     cl_world w;
     int alive;
     int lock;
@@ -134,6 +137,8 @@ enum { HPOOLMAX = 256 };                /* spare raycastall hit tables kept per 
 
 /* world.c: registry keys (their addresses): the World metatable; the cached body closures */
 CL_API extern const char lw_world_key, lw_bodies_key;
+/* ffi_world.c: installs the LuaJIT FFI fast path of the World methods (module at mod) */
+CL_API void lw_open_ffi(lua_State *L, int mod);
 /* world.c: run with the filter argument given (see run below) */
 CL_API int lw_runfiltered(lua_State *L, int body, const char *fname);
 /* world_items.c: the World at index idx (alive or destroyed), or NULL when it is anything else */

@@ -114,6 +114,7 @@ static int w_new(lua_State *L) {
     }
     af = lua_getallocf(L, &ud);
     lw = (lworld *)w_newuserdata(L, sizeof(lworld));
+    lw->tag = &lw_world_key;
     lw->af = af;
     lw->aud = ud;
     lw->grown = 0;

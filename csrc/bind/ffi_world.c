@@ -1,0 +1,497 @@
+/* collide Lua binding: the LuaJIT FFI fast path of the World (built only against LuaJIT headers):
+ * world:move, world:query, world:querypoint and world:raycast without a filter.
+ *
+ * As for the shapes (ffi.c, whose header explains the FFI conventions and the safety argument),
+ * each method gets a plain C entry point below taking the World userdata as a pointer to its
+ * payload (the lworld, whose first field is the tag &lw_world_key) and numbers as doubles, and an
+ * embedded Lua chunk (below; run by cl_open_ffi once the shapes' chunk is installed) replaces the
+ * method by a Lua wrapper that LuaJIT compiles into a direct call.
+ *
+ * What C cannot do, the wrapper does in Lua: items are arbitrary Lua values, so the wrapper maps an
+ * item to its id through the World's own item -> id table U[0] and ids back to items through U
+ * (U[id + 1]), the user value of the World (read once per world with debug.getfenv, taken when
+ * collide is loaded, and cached in a weak table); it builds the result tables exactly as the
+ * classic functions do (world_results.c, world_move.c: raw sets, out tables cleared past the
+ * results, the spare collision tables of move's out tables through lworld.npool, read and written
+ * through the FFI at its offset). Filters are Lua functions that the classic path calls with the
+ * world locked: a call given a filter takes the classic path, as does any irregular call (a
+ * fast function returns -1 without changing anything; the classic function then raises the exact
+ * classic error): wrong types, non-finite numbers, an item not in the world, a locked or destroyed
+ * world, more results than the wrapper's buffers hold (which grow for the next call).
+ *
+ * Reentrancy: a Lua allocation while the wrapper builds its tables may run a finalizer that uses
+ * collide. The ids and collisions sit in buffers shared by the wrappers, so a wrapper building
+ * results marks them busy and any fast call meanwhile takes the classic path; a finalizer that
+ * changes this world (its lworld.gen moves) raises the classic error "world used by a finalizer
+ * while 'f' built its results", and a move is then not committed (the classic move commits after
+ * building its tables too: world_move.c's redo).
+ *
+ * Known difference: a user value replaced with debug.setfenv after the wrapper first met the
+ * world is not seen by the wrapper (it keeps the tables the World made; the classic path reads
+ * the new one). Entries changed inside those tables are seen by both. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lworld.h"
+
+#ifdef CL_LUAJIT
+
+/* 1 if x, y and z are all finite (as cl_checkvec). */
+static int fin3w(double x, double y, double z) { return (x - x) + (y - y) + (z - z) == 0; }
+
+/* The live World whose payload is ud (any lock state), else NULL (NULL ud: a closed Lua file
+ * wearing the World metatable, whose FILE * the FFI passes). */
+static lworld *liveworld(void *ud) {
+    lworld *lw = (lworld *)ud;
+    return lw != NULL && lw->tag == &lw_world_key && lw->alive ? lw : NULL;
+}
+
+/* Copies the shape of any kind at the shape userdata payload sud into *s; 0 if it is not one. */
+static int toshape(const void *sud, cl_shape *s) {
+    const cl_udhead *h = (const cl_udhead *)sud;
+    size_t k;
+    if (h == NULL) return 0;
+    k = (size_t)((uintptr_t)h->tag - (uintptr_t)cl_class_tags);   /* huge unless a tag of ours */
+    switch (k) {
+#define COPY(K, T, m) case K: s->u.m = *(const T *)(const void *)(h + 1); break;
+    CL_KIND_LIST(COPY)
+#undef COPY
+    default: return 0;
+    }
+    s->kind = (cl_kind)k;
+    return 1;
+}
+
+/* Copies the n result ids of the last query into ids when n <= cap; returns n (>= 0), or -1
+ * when the core ran out of memory (the classic call then raises it). */
+static int putres(const lworld *lw, int n, int32_t *ids, int cap) {
+    if (n >= 0 && n <= cap) memcpy(ids, lw->w.res, (size_t)n * sizeof(int32_t));
+    return n < 0 ? -1 : n;
+}
+
+/* world:querypoint(x, y, z): the number n of items containing the point, their ids in ids[0..n-1]
+ * if n <= cap (else nothing copied: the wrapper takes the classic path); -1 if irregular. */
+static int fw_querypoint(void *ud, double x, double y, double z, int32_t *ids, int cap) {
+    lworld *lw = liveworld(ud);
+    if (lw == NULL || !fin3w(x, y, z)) return -1;
+    lw->gen++;
+    return putres(lw, cl_world_querypoint(&lw->w, cl_v3(x, y, z)), ids, cap);
+}
+
+/* world:query(shape): as fw_querypoint, for the items overlapping the shape at sud. */
+static int fw_query(void *ud, const void *sud, int32_t *ids, int cap) {
+    lworld *lw = liveworld(ud);
+    cl_shape s;
+    if (lw == NULL || !toshape(sud, &s)) return -1;
+    lw->gen++;
+    return putres(lw, cl_world_query(&lw->w, &s), ids, cap);
+}
+
+/* world:raycast(ray, maxt): 0 (no hit) or 1 with t, nx, ny, nz, id in out[0..4]; -1 if irregular. */
+static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
+    lworld *lw = liveworld(ud);
+    const cl_udhead *h = (const cl_udhead *)rud;
+    cl_whit hit;
+    int st;
+    if (lw == NULL || h == NULL || h->tag != &cl_class_tags[CL_K_RAY] || !(maxt >= 0)) return -1;
+    st = cl_world_raycast(&lw->w, (const cl_ray *)(const void *)(h + 1), maxt, -1, -1, &hit);
+    if (st <= 0) return st < 0 ? -1 : 0;
+    out[0] = hit.t;
+    out[1] = hit.n.x;
+    out[2] = hit.n.y;
+    out[3] = hit.n.z;
+    out[4] = hit.item;
+    return 1;
+}
+
+/* world:move(item, dx, dy, dz) for the item's id did, without a filter: the collision count n
+ * with ax, ay, az in out[0..2] and each collision as other id, type, t, nx, ny, nz in
+ * cols[6i..6i+5]. n = 0: the move is committed (as domove does). n > 0: nothing committed, the
+ * end shape kept in lworld's redo fields (lworld.redo stays 0) for fw_commit. -1 if irregular
+ * (an id that is no live item, a locked world, a pending classic redo, a non-finite delta, out
+ * of memory), -2 (world unchanged, the count in out[3]) when n > cap. */
+static int fw_move(void *ud, double did, double dx, double dy, double dz, double *out, double *cols, int cap) {
+    lworld *lw = liveworld(ud);
+    int id, n, i;
+    cl_vec3 a;
+    if (lw == NULL || lw->lock || lw->redo || !(did >= 0 && did < (double)lw->w.cap) || !fin3w(dx, dy, dz))
+        return -1;
+    id = (int)did;
+    if ((double)id != did || !liveid(lw, id)) return -1;
+    lw->gen++;
+    n = cl_world_move(&lw->w, id, cl_v3(dx, dy, dz), NULL, NULL, 0, &a);
+    if (n < 0) return -1;
+    out[0] = a.x;
+    out[1] = a.y;
+    out[2] = a.z;
+    if (n == 0) {
+        cl_world_update(&lw->w, id, &lw->w.mend);
+        lw->gen++;
+        return 0;
+    }
+    if (n > cap) {
+        out[3] = n;
+        return -2;
+    }
+    for (i = 0; i < n; i++) {
+        const cl_col *c = &lw->w.cols[i];
+        double *o = cols + 6 * i;
+        o[0] = c->other;
+        o[1] = (double)c->type;
+        o[2] = c->t;
+        o[3] = c->n.x;
+        o[4] = c->n.y;
+        o[5] = c->n.z;
+    }
+    lw->redoid = id;
+    lw->redoseq = lw->w.items[id].seq;
+    lw->redoshape = lw->w.mend;
+    return n;
+}
+
+/* Commits the move fw_move left pending if the world's gen is still gen (nothing changed it
+ * while the wrapper built the tables): 1; else 0 (nothing done; the wrapper raises). */
+static int fw_commit(void *ud, double gen) {
+    lworld *lw = liveworld(ud);
+    if (lw == NULL || (double)lw->gen != gen || lw->w.items[lw->redoid].proxy == CL_NULLNODE ||
+        lw->w.items[lw->redoid].seq != lw->redoseq)
+        return 0;
+    cl_world_update(&lw->w, lw->redoid, &lw->redoshape);
+    lw->gen++;
+    return 1;
+}
+
+/* The World's gen (any state; ud is a World: its fast call just succeeded). */
+static double fw_gen(void *ud) {
+    return (double)((const lworld *)ud)->gen;
+}
+
+/* The World's count of spare collision tables (lworld.npool), set to set first when set >= 0. */
+static int fw_npool(void *ud, int set) {
+    lworld *lw = (lworld *)ud;
+    if (set >= 0) lw->npool = set;
+    return lw->npool;
+}
+
+/* The fast functions by name (light userdata pointing at the .fn fields, as in ffi.c). */
+typedef void (*anyfnw)(void);
+static const struct { const char *name; anyfnw fn; } wfast[] = {
+    { "querypoint", (anyfnw)fw_querypoint }, { "query", (anyfnw)fw_query },
+    { "raycast", (anyfnw)fw_raycast }, { "move", (anyfnw)fw_move }, { "commit", (anyfnw)fw_commit },
+    { "gen", (anyfnw)fw_gen }, { "npool", (anyfnw)fw_npool },
+};
+
+/* The Lua chunk (run by lw_open_ffi), pieces of under 4095 characters as in ffi.c. */
+static const char *const wchunk[] = {
+/* CHUNK BEGIN */
+    "-- collide.ffi.world (embedded in csrc/bind/ffi_world.c): replaces world:move, query, querypoint and\n"
+    "-- raycast by Lua wrappers calling the C fast functions through the LuaJIT FFI when no filter is\n"
+    "-- given. Arguments: the module, the World metatable, the shape kinds' metatables as a set, the Ray\n"
+    "-- metatable, the fast functions by name, debug.getmetatable, debug.getfenv and the classic table.\n"
+    "-- Replaces nothing unless all was built. Nothing here allocates on a warm call with out tables,\n"
+    "-- interpreted too (no cdata is made: every FFI call returns a number).\n"
+    "local M, MW, KINDMT, MR, FAST, getmetatable, getfenv, classic = ...\n"
+    "local ffi = require \"ffi\"\n"
+    "local type, rawget, rawset, rawequal, error, setmetatable = type, rawget, rawset, rawequal, error, setmetatable\n"
+    "local HUGE = math.huge\n"
+    "local ok, tnew = pcall(require, \"table.new\")\n"
+    "if not ok or type(tnew) ~= \"function\" then tnew = function() return {} end end\n"
+    "local anyfnp = ffi.typeof(\"void (**)(void)\")\n"
+    "local function cfn(name, params, ret)\n"
+    "  return ffi.cast((ret or \"int\") .. \" (*)(\" .. params .. \")\", ffi.cast(anyfnp, FAST[name])[0])\n"
+    "end\n"
+    "local FQP = cfn(\"querypoint\", \"void *, double, double, double, int32_t *, int\")\n"
+    "local FQ = cfn(\"query\", \"void *, const void *, int32_t *, int\")\n"
+    "local FRC = cfn(\"raycast\", \"void *, const void *, double, double *\")\n"
+    "local FMV = cfn(\"move\", \"void *, double, double, double, double, double *, double *, int\")\n"
+    "local FCM = cfn(\"commit\", \"void *, double\")\n"
+    "local FGEN = cfn(\"gen\", \"void *\", \"double\")\n"
+    "local FNP = cfn(\"npool\", \"void *, int\")\n"
+    "local ivla, dvla = ffi.typeof(\"int32_t[?]\"), ffi.typeof(\"double[?]\")\n"
+    "-- Light userdata share one metatable: checking that it is not the World's keeps them from C (ffi.c).\n"
+    "local LUD = FAST.move\n"
+    "local OUT = dvla(8)\n"
+    "local IDS, IDCAP = ivla(256), 256\n"
+    "local COLS, COLCAP = dvla(6 * 64), 64\n"
+    "local RESP = { [0] = \"ignore\", \"slide\", \"touch\", \"cross\", \"bounce\" }\n"
+    "local POOLMAX = 16   -- world.c's POOLMAX (lworld.h)\n"
+    "-- the user value U of each World met (see ffi_world.c), by World; weak keys\n"
+    "local UV = setmetatable({}, { __mode = \"k\" })\n"
+    "-- true while a wrapper reads the shared buffers after a Lua allocation: fast calls then go classic\n"
+    "local busy = false\n"
+    "local W = MW.__index\n"
+    "if type(W) ~= \"table\" then return end\n"
+    "local C = {}\n"
+    "for _, name in ipairs { \"move\", \"query\", \"querypoint\", \"raycast\" } do\n"
+    "  if type(W[name]) ~= \"function\" then return end\n"
+    "  C[name] = W[name]\n"
+    "end\n"
+    "\n"
+    "-- U of the World w (a World's payload, its metatable checked), cached; nil if it is no table.\n"
+    "local function items(w)\n"
+    "  local U = getfenv(w)\n"
+    "  if type(U) ~= \"table\" then return nil end\n"
+    "  UV[w] = U\n"
+    "  return U\n"
+    "end\n"
+    "\n"
+    "-- world_results.c's lw_cleartail: t[i] = nil for i > n up to the border and past any hole.\n"
+    "local function cleartail(t, n)\n"
+    "  local len = #t\n"
+    "  for i = n + 1, len do rawset(t, i, nil) end\n"
+    "  local i = (len > n and len or n) + 1\n"
+    "  while rawget(t, i) ~= nil do\n"
+    "    rawset(t, i, nil)\n"
+    "    i = i + 1\n"
+    "  end\n"
+    "end\n"
+    "\n"
+    "-- 1..n of t holds x (rawequal).\n"
+    "local function inprefix(t, n, x)\n"
+    "  for i = 1, n do\n"
+    "    if rawequal(rawget(t, i), x) then return true end\n"
+    "  end\n"
+    "  return false\n"
+    "end\n"
+    "\n"
+    "-- world_results.c's lw_poolinner for move's pool U[-2]: the table at out[i], else a spare or a\n"
+    "-- new one, stored there.\n"
+    "local function poolinner(w, U, t, i)\n"
+    "  local x = rawget(t, i)\n"
+    "  if type(x) == \"table\" then return x end\n"
+    "  local np = FNP(w, -1)\n"
+    "  if np > 0 then\n"
+    "    np = np - 1\n"
+    "    FNP(w, np)\n"
+    "    local P = rawget(U, -2)\n"
+    "    if type(P) == \"table\" then x = rawget(P, np + 1) else x = nil end\n"
+    "    if type(x) ~= \"table\" then x = tnew(0, 6) end\n"
+    "  else\n"
+    "    x = tnew(0, 6)\n"
+    "  end\n"
+    "  rawset(t, i, x)\n"
+    "  return x\n"
+    "end\n"
+    "\n"
+    "-- world_results.c's lw_pooltail for move's pool U[-2] (at most POOLMAX spares).\n"
+    "local function pooltail(w, U, t, n)\n"
+    "  local len = #t\n"
+    "  local i = n + 1\n"
+    "  while true do\n"
+    "    local x = rawget(t, i)\n",
+    "    if i > len and x == nil then break end\n"
+    "    if FNP(w, -1) < POOLMAX and type(x) == \"table\" and not inprefix(t, n, x) then\n"
+    "      local P = rawget(U, -2)\n"
+    "      if type(P) == \"table\" then\n"
+    "        local np = FNP(w, -1)\n"
+    "        if not inprefix(P, np, x) then\n"
+    "          rawset(P, np + 1, x)\n"
+    "          FNP(w, np + 1)\n"
+    "        end\n"
+    "      end\n"
+    "    end\n"
+    "    rawset(t, i, nil)\n"
+    "    i = i + 1\n"
+    "  end\n"
+    "end\n"
+    "\n"
+    "-- Raises the classic error of a World changed by a finalizer while fname built its results.\n"
+    "local function changed(fname)\n"
+    "  busy = false\n"
+    "  error(\"world used by a finalizer while '\" .. fname .. \"' built its results\", 0)\n"
+    "end\n"
+    "\n"
+    "-- The item list of IDS[0..n-1] (into out, or a new table), as lw_pushitemlist without a filter.\n"
+    "local function itemlist(w, U, n, out, fname)\n"
+    "  busy = true\n"
+    "  local gen = FGEN(w)\n"
+    "  local t = out\n"
+    "  if t == nil then t = tnew(n, 0) end\n"
+    "  for i = 1, n do rawset(t, i, rawget(U, IDS[i - 1] + 1)) end\n"
+    "  if FGEN(w) ~= gen then changed(fname) end\n"
+    "  busy = false\n"
+    "  if out ~= nil then cleartail(t, n) end\n"
+    "  return t, n\n"
+    "end\n"
+    "\n"
+    "-- Grows IDS to hold n ids (the wrapper then takes the classic path for this call).\n"
+    "local function growids(n)\n"
+    "  local c = IDCAP\n"
+    "  while c < n do c = 2 * c end\n"
+    "  IDS, IDCAP = ivla(c), c\n"
+    "end\n"
+    "\n"
+    "local function querypoint(...)\n"
+    "  local w, x, y, z, f, out = ...\n"
+    "  if f == nil and not busy and type(w) == \"userdata\" and getmetatable(w) == MW and getmetatable(LUD) ~= MW\n"
+    "     and type(x) == \"number\" and type(y) == \"number\" and type(z) == \"number\"\n"
+    "     and (out == nil or type(out) == \"table\") then\n"
+    "    local U = UV[w] or items(w)\n"
+    "    if U then\n"
+    "      local n = FQP(w, x, y, z, IDS, IDCAP)\n"
+    "      if n >= 0 then\n"
+    "        if n <= IDCAP then return itemlist(w, U, n, out, \"querypoint\") end\n"
+    "        growids(n)\n"
+    "      end\n"
+    "    end\n"
+    "  end\n"
+    "  return C.querypoint(...)\n"
+    "end\n"
+    "\n"
+    "local function query(...)\n"
+    "  local w, s, f, out = ...\n"
+    "  if f == nil and not busy and type(w) == \"userdata\" and getmetatable(w) == MW and getmetatable(LUD) ~= MW\n"
+    "     and type(s) == \"userdata\" and KINDMT[getmetatable(s)] and getmetatable(LUD) ~= getmetatable(s)\n"
+    "     and (out == nil or type(out) == \"table\") then\n"
+    "    local U = UV[w] or items(w)\n"
+    "    if U then\n"
+    "      local n = FQ(w, s, IDS, IDCAP)\n"
+    "      if n >= 0 then\n"
+    "        if n <= IDCAP then return itemlist(w, U, n, out, \"query\") end\n"
+    "        growids(n)\n"
+    "      end\n"
+    "    end\n"
+    "  end\n"
+    "  return C.query(...)\n"
+    "end\n"
+    "\n"
+    "local function raycast(...)\n"
+    "  local w, r, maxt, f = ...\n"
+    "  if f == nil and type(w) == \"userdata\" and getmetatable(w) == MW and getmetatable(LUD) ~= MW\n"
+    "     and type(r) == \"userdata\" and getmetatable(r) == MR and getmetatable(LUD) ~= MR\n"
+    "     and (maxt == nil or type(maxt) == \"number\") then\n"
+    "    local U = UV[w] or items(w)\n"
+    "    if U then\n"
+    "      local st = FRC(w, r, maxt or HUGE, OUT)\n"
+    "      if st > 0 then return rawget(U, OUT[4] + 1), OUT[0], OUT[1], OUT[2], OUT[3] end\n"
+    "      if st == 0 then return nil end\n"
+    "    end\n"
+    "  end\n"
+    "  return C.raycast(...)\n"
+    "end\n"
+    "\n"
+    "local function move(...)\n"
+    "  local w, item, dx, dy, dz, f, out = ...\n"
+    "  if f == nil and not busy and type(w) == \"userdata\" and getmetatable(w) == MW and getmetatable(LUD) ~= MW\n"
+    "     and type(dx) == \"number\" and type(dy) == \"number\" and type(dz) == \"number\"\n"
+    "     and (out == nil or type(out) == \"table\") then\n"
+    "    local U = UV[w] or items(w)\n"
+    "    local U0 = U and rawget(U, 0)\n"
+    "    if type(U0) == \"table\" then\n"
+    "      local id = rawget(U0, item)\n"
+    "      if type(id) == \"number\" then\n"
+    "        local n = FMV(w, id, dx, dy, dz, OUT, COLS, COLCAP)\n"
+    "        if n == 0 then\n"
+    "          local t = out\n"
+    "          if t == nil then\n"
+    "            t = rawget(U, -1)        -- the spare empty table (committed already: nothing allocates)\n"
+    "            if type(t) == \"table\" then cleartail(t, 0) else t = {} end\n"
+    "          else\n"
+    "            pooltail(w, U, t, 0)\n"
+    "          end\n"
+    "          return OUT[0], OUT[1], OUT[2], t, 0\n"
+    "        elseif n > 0 then\n",
+    "          busy = true\n"
+    "          local ax, ay, az = OUT[0], OUT[1], OUT[2]\n"
+    "          local gen = FGEN(w)\n"
+    "          local t = out\n"
+    "          if t == nil then t = tnew(n, 0) end\n"
+    "          for i = 1, n do\n"
+    "            local c\n"
+    "            if out ~= nil then c = poolinner(w, U, t, i) else c = tnew(0, 6) end\n"
+    "            local k = 6 * (i - 1)\n"
+    "            rawset(c, \"other\", rawget(U, COLS[k] + 1))\n"
+    "            rawset(c, \"type\", RESP[COLS[k + 1]])\n"
+    "            rawset(c, \"t\", COLS[k + 2])\n"
+    "            rawset(c, \"nx\", COLS[k + 3])\n"
+    "            rawset(c, \"ny\", COLS[k + 4])\n"
+    "            rawset(c, \"nz\", COLS[k + 5])\n"
+    "            if out == nil then rawset(t, i, c) end\n"
+    "          end\n"
+    "          if out ~= nil then pooltail(w, U, t, n) end\n"
+    "          if FCM(w, gen) == 0 then changed(\"move\") end\n"
+    "          busy = false\n"
+    "          return ax, ay, az, t, n\n"
+    "        elseif n == -2 then\n"
+    "          local c = COLCAP\n"
+    "          while c < OUT[3] do c = 2 * c end\n"
+    "          COLS, COLCAP = dvla(6 * c), c\n"
+    "        end\n"
+    "      end\n"
+    "    end\n"
+    "  end\n"
+    "  return C.move(...)\n"
+    "end\n"
+    "\n"
+    "classic.World = C\n"
+    "W.querypoint, W.query, W.raycast, W.move = querypoint, query, raycast, move\n"
+/* CHUNK END */
+};
+
+/* lua_load reader over the chunk's pieces. */
+static const char *readwchunk(lua_State *L, void *data, size_t *size) {
+    size_t *i = (size_t *)data;
+    (void)L;
+    if (*i >= sizeof(wchunk) / sizeof(wchunk[0])) return NULL;
+    *size = strlen(wchunk[*i]);
+    return wchunk[(*i)++];
+}
+
+/* Pushes package.loaded.debug[name] (from the registry) when it is a C function and returns 1;
+ * else returns 0 with nothing pushed. */
+static int pushdebugfn(lua_State *L, const char *name) {
+    int ok = 0;
+    lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "debug");
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, name);
+            ok = lua_iscfunction(L, -1);
+            if (ok) lua_replace(L, -3);
+            else lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    if (!ok) lua_pop(L, 1);
+    return ok;
+}
+
+/* Runs the chunk with (module, World metatable, shape kind metatables as a set, Ray metatable,
+ * fast functions, debug.getmetatable, debug.getfenv, classic table). Leaves the classic methods in place on any failure (the chunk replaces them only
+ * at its end). The module at mod has _classic (the shapes' chunk ran). */
+void lw_open_ffi(lua_State *L, int mod) {
+    size_t piece = 0, i;
+    int top = lua_gettop(L), k;
+    luaL_checkstack(L, 16, "collide: stack overflow");
+    lua_getfield(L, mod, "_classic");
+    if (!lua_istable(L, -1) || lua_load(L, readwchunk, &piece, "=collide.ffi.world") != 0) {
+        lua_settop(L, top);
+        return;
+    }
+    lua_insert(L, -2);                                  /* chunk, classic */
+    lua_pushvalue(L, mod);
+    cl_rawgetp(L, LUA_REGISTRYINDEX, &lw_world_key);
+    lua_createtable(L, 0, CL_KINDS);
+    for (k = 0; k < CL_KINDS; k++) {
+        luaL_getmetatable(L, cl_classes[k].mt);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, -3);
+    }
+    luaL_getmetatable(L, cl_classes[CL_K_RAY].mt);
+    lua_createtable(L, 0, (int)(sizeof(wfast) / sizeof(wfast[0])));
+    for (i = 0; i < sizeof(wfast) / sizeof(wfast[0]); i++) {
+        lua_pushlightuserdata(L, (void *)&wfast[i].fn);
+        lua_setfield(L, -2, wfast[i].name);
+    }
+    if (!pushdebugfn(L, "getmetatable") || !pushdebugfn(L, "getfenv")) {
+        lua_settop(L, top);
+        return;
+    }
+    lua_pushvalue(L, top + 2);                          /* classic */
+    lua_remove(L, top + 2);
+    if (lua_pcall(L, 8, 0, 0) != 0) lua_pop(L, 1);     /* the message: classic methods stay */
+    lua_settop(L, top);
+}
+
+#endif
