@@ -492,10 +492,16 @@ local WN = os.getenv("COLLIDE_QUICK") and 40 or 160   -- worlds per JIT mode (x 
 local WCALLS = 40
 local CW = collide._classic and collide._classic.World
 
--- A shape on a small grid (touching faces and corners are common), as a constructor call.
-local function gridshape()
+-- A mesh (a floor of two triangles and a slanted one) for mesh items, when collide has them.
+local MESH = collide.Mesh and collide.Mesh({ -4, -4, 0, 4, -4, 0, 4, 4, 0, -4, 4, 0, 0, 0, 2 },
+  { 1, 2, 3, 1, 3, 4, 1, 2, 5 })
+
+-- A shape on a small grid (touching faces and corners are common), as a constructor call; or,
+-- when mesh is true, sometimes { MESH, placement... } (a mesh item's add arguments).
+local function gridshape(mesh)
   local x, y, z = math.floor(rnd() * 8) - 4, math.floor(rnd() * 8) - 4, math.floor(rnd() * 3) - 1
   local r = rnd()
+  if mesh and MESH and r < 0.1 then return { MESH, 0, 0, z } end
   if r < 0.6 then
     return collide.AABB(x, y, z, x + 1 + math.floor(rnd() * 2), y + 1 + math.floor(rnd() * 2), z + 1)
   elseif r < 0.8 then
@@ -534,10 +540,16 @@ local function worldcase(mode)
       local wa, wb = collide.World(), collide.World()
       local W = getmetatable(wa).__index
       local items, nitems = {}, 0
+      local function add(w, it, s)
+        if type(s) == "table" then w:add(it, unpack(s)) else w:add(it, s) end
+      end
+      local function update(w, it, s)
+        if type(s) == "table" then w:update(it, unpack(s)) else w:update(it, s) end
+      end
       for _ = 1, math.floor(rnd() * 24) do
-        local it, s = pick(shared), gridshape()
+        local it, s = pick(shared), gridshape(true)
         if not wa:has(it) then
-          wa:add(it, s); wb:add(it, s)
+          add(wa, it, s); add(wb, it, s)
           nitems = nitems + 1; items[nitems] = it
         end
       end
@@ -550,9 +562,9 @@ local function worldcase(mode)
           local it = items[math.floor(rnd() * nitems) + 1]
           if wa:has(it) then wa:remove(it); wb:remove(it) end
         elseif r < 0.15 then
-          local it, s = pick(shared), gridshape()
-          if not wa:has(it) then wa:add(it, s); wb:add(it, s); nitems = nitems + 1; items[nitems] = it
-          else wa:update(it, s); wb:update(it, s) end
+          local it, s = pick(shared), gridshape(true)
+          if not wa:has(it) then add(wa, it, s); add(wb, it, s); nitems = nitems + 1; items[nitems] = it
+          else update(wa, it, s); update(wb, it, s) end
         end
         -- the out table: none, the reused one (sometimes with extra entries or holes), or a bad value
         local oa, ob
@@ -663,7 +675,8 @@ local function worldcase(mode)
             local it = items[i]
             if wa:has(it) ~= wb:has(it) then problem = "membership differs"
             elseif wa:has(it) then
-              local x, y = state(wa:shape(it)), state(wb:shape(it))
+              local x, y = state(wa:shape(it)) or {}, state(wb:shape(it)) or {}
+              if collide.type(wa:shape(it)) ~= collide.type(wb:shape(it)) then problem = "shape kind differs" end
               for k = 1, math.max(#x, #y) do if not same(x[k], y[k]) then problem = "shape of an item differs" end end
             end
           end

@@ -88,29 +88,41 @@ static int fw_query(void *ud, const void *sud, int32_t *ids, int cap) {
     return putres(lw, cl_world_query(&lw->w, &s), ids, cap);
 }
 
-/* world:raycast(ray, maxt): 0 (no hit) or 1 with t, nx, ny, nz, id in out[0..4]; -1 if irregular. */
+/* world:raycast(ray, maxt): 0 (no hit), 1 with t, nx, ny, nz, id in out[0..4], or 2 (a mesh item)
+ * with also the triangle in out[5] as world_query.c's lw_raycast reports it (its raytri + 1: the
+ * mesh's own raycast names the triangle); -1 if irregular. */
 static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
     lworld *lw = liveworld(ud);
     const cl_udhead *h = (const cl_udhead *)rud;
+    const cl_ray *r;
+    const cl_shape *s;
     cl_whit hit;
     int st;
     if (lw == NULL || h == NULL || h->tag != &cl_class_tags[CL_K_RAY] || !(maxt >= 0)) return -1;
-    st = cl_world_raycast(&lw->w, (const cl_ray *)(const void *)(h + 1), maxt, -1, -1, &hit);
+    r = (const cl_ray *)(const void *)(h + 1);
+    st = cl_world_raycast(&lw->w, r, maxt, -1, -1, &hit);
     if (st <= 0) return st < 0 ? -1 : 0;
     out[0] = hit.t;
     out[1] = hit.n.x;
     out[2] = hit.n.y;
     out[3] = hit.n.z;
     out[4] = hit.item;
-    return 1;
+    s = cl_world_shape(&lw->w, hit.item);
+    if (s->kind != CL_MESH) return 1;
+    {
+        cl_hit mh;
+        size_t tri;
+        out[5] = cl_pmesh_raycast(&s->u.mesh, r, maxt, &mh, &tri) ? (double)tri + 1 : 0;
+    }
+    return 2;
 }
 
 /* world:move(item, dx, dy, dz) for the item's id did, without a filter: the collision count n
  * with ax, ay, az in out[0..2] and each collision as other id, type, t, nx, ny, nz in
  * cols[6i..6i+5]. n = 0: the move is committed (as domove does). n > 0: nothing committed, the
  * end shape kept in lworld's redo fields (lworld.redo stays 0) for fw_commit. -1 if irregular
- * (an id that is no live item, a locked world, a pending classic redo, a non-finite delta, out
- * of memory), -2 (world unchanged, the count in out[3]) when n > cap. */
+ * (an id that is no live item or a mesh item, a locked world, a pending classic redo, a
+ * non-finite delta, out of memory), -2 (world unchanged, the count in out[3]) when n > cap. */
 static int fw_move(void *ud, double did, double dx, double dy, double dz, double *out, double *cols, int cap) {
     lworld *lw = liveworld(ud);
     int id, n, i;
@@ -118,7 +130,7 @@ static int fw_move(void *ud, double did, double dx, double dy, double dz, double
     if (lw == NULL || lw->lock || lw->redo || !(did >= 0 && did < (double)lw->w.cap) || !fin3w(dx, dy, dz))
         return -1;
     id = (int)did;
-    if ((double)id != did || !liveid(lw, id)) return -1;
+    if ((double)id != did || !liveid(lw, id) || cl_world_shape(&lw->w, id)->kind == CL_MESH) return -1;
     lw->gen++;
     n = cl_world_move(&lw->w, id, cl_v3(dx, dy, dz), NULL, NULL, 0, &a);
     if (n < 0) return -1;
@@ -364,7 +376,8 @@ static const char *const wchunk[] = {
     "    local U = UV[w] or items(w)\n"
     "    if U then\n"
     "      local st = FRC(w, r, maxt or HUGE, OUT)\n"
-    "      if st > 0 then return rawget(U, OUT[4] + 1), OUT[0], OUT[1], OUT[2], OUT[3] end\n"
+    "      if st == 1 then return rawget(U, OUT[4] + 1), OUT[0], OUT[1], OUT[2], OUT[3] end\n"
+    "      if st == 2 then return rawget(U, OUT[4] + 1), OUT[0], OUT[1], OUT[2], OUT[3], OUT[5] end\n"
     "      if st == 0 then return nil end\n"
     "    end\n"
     "  end\n"
@@ -387,11 +400,11 @@ static const char *const wchunk[] = {
     "          if t == nil then\n"
     "            t = rawget(U, -1)        -- the spare empty table (committed already: nothing allocates)\n"
     "            if type(t) == \"table\" then cleartail(t, 0) else t = {} end\n"
-    "          else\n"
+    "          else\n",
     "            pooltail(w, U, t, 0)\n"
     "          end\n"
     "          return OUT[0], OUT[1], OUT[2], t, 0\n"
-    "        elseif n > 0 then\n",
+    "        elseif n > 0 then\n"
     "          busy = true\n"
     "          local ax, ay, az = OUT[0], OUT[1], OUT[2]\n"
     "          local gen = FGEN(w)\n"
