@@ -854,7 +854,11 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     struct cl_tbuild *b = t->bld;
     cl_tnode *old = t->nodes, *p;
     int i;
-    if (!b || !build_run(b->lv, b->n, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work)) return 0;
+    if (!b) return 0;
+    if (b->ns > 0) {        /* building; a call that finishes the build leaves the install to the next */
+        build_run(b->lv, b->n, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work);
+        return 0;
+    }
     /* install: the leaves take their present boxes and payloads from their old nodes */
     p = b->p;
     for (i = 0; i < b->k; i++)

@@ -134,9 +134,10 @@ CL_API int cl_tree_rebuild(cl_tree *t);
 /// CL_ENOMEM (nothing started; two arrays of 32 bytes per leaf and a pool of the tree's size).
 CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
-/// build is about leaves * (log2(leaves) + 2)); once built, installs it: the leaves get new node
-/// indices (the caller re-reads them), their present boxes, and every internal box is refitted.
-/// Returns 1 if it installed the new tree, else 0. Never allocates or fails.
+/// build is about leaves * (log2(leaves) + 2)); the call after the one that finished the build
+/// installs it (so no call pays for both): the leaves get new node indices (the caller re-reads
+/// them), their present boxes, and every internal box is refitted. Returns 1 if it installed the
+/// new tree, else 0. Never allocates or fails.
 CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
 /// Cancels the rebuild under way, if any, and frees its memory.
 CL_API void cl_tree_rebuild_cancel(cl_tree *t);
