@@ -386,10 +386,14 @@ function love.update(dt)
   tick(math.min(dt, 1 / 30))
 end
 
+local offset, scale = {}, {} -- reused, so that drawing makes no garbage
+
 -- Sets the shader's model transform: scale by sx, sy, sz, then move by x, y, z.
 local function setmodel(x, y, z, sx, sy, sz)
-  gfx.shader:send("offset", { x, y, z })
-  gfx.shader:send("scale", { sx, sy, sz })
+  offset[1], offset[2], offset[3] = x, y, z
+  scale[1], scale[2], scale[3] = sx, sy, sz
+  gfx.shader:send("offset", offset)
+  gfx.shader:send("scale", scale)
 end
 
 -- Draws the 3D scene with the depth buffer on.
