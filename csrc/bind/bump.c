@@ -55,7 +55,38 @@ typedef struct bcore {
     double cellsize;
     double *ghost;      /* cell rects (l, t, r, b) emptied since the last collection */
     int nghost, ghostcap;
+    unsigned char *intf; /* per slot: which of x, y, w, h (bits 1, 2, 4, 8) were given as integers */
+    int intcap;
 } bcore;
+
+/* Lua 5.3+ number subtypes, as bump's answers have them: a value is pushed as an integer where
+ * bump's Lua arithmetic on the values it was given would give one. Integer flags: 1 x, 2 y, 4 w, 8 h
+ * of a rect; ISINT(L, i): the value at i is an integer. */
+#if LUA_VERSION_NUM >= 503
+#define ISINT(L, i) lua_isinteger((L), (i))
+#else
+#define ISINT(L, i) ((void)(L), (void)(i), 0)
+#endif
+
+/* Pushes v, as an integer when isint (and v is integral and fits) on Lua 5.3+. */
+static void pushnum(lua_State *L, double v, int isint) {
+#if LUA_VERSION_NUM >= 503
+    if (isint && v >= -9.2e18 && v <= 9.2e18 && v == floor(v)) {
+        lua_pushinteger(L, (lua_Integer)v);
+        return;
+    }
+#else
+    (void)isint;
+#endif
+    lua_pushnumber(L, v);
+}
+
+/* Integer flags of the numbers at idx..idx+n-1 (bit k for idx + k). */
+static int intflags(lua_State *L, int idx, int n) {
+    int k, f = 0;
+    for (k = 0; k < n; k++) f |= ISINT(L, idx + k) ? 1 << k : 0;
+    return f;
+}
 
 
 enum { R_CUSTOM = 0, R_TOUCH = 1, R_CROSS = 2, R_SLIDE = 3, R_BOUNCE = 4 };
@@ -122,6 +153,9 @@ static int core_gc(lua_State *L) {
     if (c->ghostcap) bgrow(L, c->ghost, (size_t)c->ghostcap * 4 * sizeof(double), 0);
     c->ghost = NULL;
     c->ghostcap = c->nghost = 0;
+    if (c->intcap) bgrow(L, c->intf, (size_t)c->intcap, 0);
+    c->intf = NULL;
+    c->intcap = 0;
     return 0;
 }
 
@@ -321,8 +355,9 @@ static int project(lua_State *L, bcore *c, bscratch *s, int own, const double r[
 }
 
 /* Sets t[k] = {x = v[0], y = v[1]} (n = 2) or {x, y, w, h} (n = 4) for the table at t (absolute
- * index); with reuse, fills the table already at t[k] if there is one. */
-static void setnums(lua_State *L, int t, const char *k, const double *v, int n, int reuse) {
+ * index), v[i] an integer where bit i of flags is set; with reuse, fills the table already at t[k]
+ * if there is one. */
+static void setnums(lua_State *L, int t, const char *k, const double *v, int n, int flags, int reuse) {
     static const char *const names[4] = {"x", "y", "w", "h"};
     int i;
     if (reuse) {
@@ -334,7 +369,7 @@ static void setnums(lua_State *L, int t, const char *k, const double *v, int n, 
     }
     if (!reuse) lua_createtable(L, 0, n);
     for (i = 0; i < n; i++) {
-        lua_pushnumber(L, v[i]);
+        pushnum(L, v[i], flags >> i & 1);
         lua_setfield(L, -2, names[i]);
     }
     if (reuse) lua_pop(L, 1);
@@ -342,11 +377,11 @@ static void setnums(lua_State *L, int t, const char *k, const double *v, int n, 
 }
 
 /* setnums of the pair (x, y). */
-static void setxy(lua_State *L, int t, const char *k, double x, double y, int reuse) {
+static void setxy(lua_State *L, int t, const char *k, double x, double y, int flags, int reuse) {
     double v[2];
     v[0] = x;
     v[1] = y;
-    setnums(L, t, k, v, 2, reuse);
+    setnums(L, t, k, v, 2, flags, reuse);
 }
 
 /* Moves t[k] (a slide or bounce table of a reused collision) to the spare list U[-2], t[k] = nil. */
@@ -367,14 +402,14 @@ static void tospare(lua_State *L, int u, int t, const char *k) {
     lua_pop(L, 1);
 }
 
-/* Sets t[k] = {x = x, y = y} with a table from the spare list U[-2] when there is one. */
-static void setxyspare(lua_State *L, int u, int t, const char *k, double x, double y) {
+/* Sets t[k] = {x = x, y = y} (flags as setnums) with a table from the spare list U[-2] when there is one. */
+static void setxyspare(lua_State *L, int u, int t, const char *k, double x, double y, int flags) {
     int n;
     uvtable(L, u, -2);
     n = (int)lua_rawlen(L, -1);
     if (n == 0) {
         lua_pop(L, 1);
-        setxy(L, t, k, x, y, 0);
+        setxy(L, t, k, x, y, flags, 0);
         return;
     }
     lua_rawgeti(L, -1, n);
@@ -382,14 +417,49 @@ static void setxyspare(lua_State *L, int u, int t, const char *k, double x, doub
     lua_rawseti(L, -3, n);
     lua_setfield(L, t, k);
     lua_pop(L, 1);
-    setxy(L, t, k, x, y, 1);
+    setxy(L, t, k, x, y, flags, 1);
+}
+
+/* Returns bump's "abs(a - x) < abs(b - x) and a or b" flag: fa or fb, as nearest picks a or b. */
+static int nearestf(double x, double a, int fa, double b, int fb) {
+    return fabs(a - x) < fabs(b - x) ? fa : fb;
+}
+
+/* Which numbers of collision k are integers in bump's arithmetic (rect.detectCollision) when the
+ * rect r (flags rf) moves to (gx, gy) (flags gf: 1 gx, 2 gy) against o (flags of): bits 1 ti,
+ * 2 touch.x, 4 touch.y, 8 move.x, 16 move.y (the normal is always an integer). ti and touch are
+ * integers only for an item already overlapping and standing still. */
+static int colflags(const double *r, int rf, const double *o, int of, double gx, double gy, int gf,
+                    const cl_bcol *k) {
+    int x1 = rf & 1, y1 = rf >> 1 & 1, w1 = rf >> 2 & 1, h1 = rf >> 3 & 1;
+    int x2 = of & 1, y2 = of >> 1 & 1, w2 = of >> 2 & 1, h2 = of >> 3 & 1;
+    int dxf = (gf & 1) & x1, dyf = (gf >> 1 & 1) & y1, f = dxf << 3 | dyf << 4;
+    double d0 = o[0] - r[0] - r[2], d1 = o[1] - r[1] - r[3], dw = r[2] + o[2], dh = r[3] + o[3];
+    int d0f = x2 & x1 & w1, d1f = y2 & y1 & h1, dwf = w1 & w2, dhf = h1 & h2;
+    double px, py;
+    int pxf, pyf, wif, hif;
+    if (!k->overlaps) return f;
+    px = fabs(d0) < fabs(d0 + dw) ? d0 : d0 + dw;
+    py = fabs(d1) < fabs(d1 + dh) ? d1 : d1 + dh;
+    pxf = nearestf(0, d0, d0f, d0 + dw, d0f & dwf);
+    pyf = nearestf(0, d1, d1f, d1 + dh, d1f & dhf);
+    /* math.min(w1, abs(px)): the second only when strictly smaller */
+    wif = fabs(px) < r[2] ? pxf : w1;
+    hif = fabs(py) < r[3] ? pyf : h1;
+    f |= wif & hif;
+    if (gx - r[0] == 0 && gy - r[1] == 0) {
+        if (fabs(px) < fabs(py)) pyf = 1;  /* py = 0 */
+        else pxf = 1;                      /* px = 0 */
+        f |= (x1 & pxf) << 1 | (y1 & pyf) << 2;
+    }
+    return f;
 }
 
 /* Pushes bump's col table for collision k: item at iidx, other at oidx, type at tidx, the item's
- * rectangle r moving by (dx, dy). With outi (an out table, else 0), the table at out[pos] is
+ * rectangle r (integer flags rf) moving by (dx, dy), number subtypes cf (colflags). With outi (an out table, else 0), the table at out[pos] is
  * filled instead of a new one when it is a table (its slide/bounce tables go to the spare list U[-2]). */
 static void pushcol(lua_State *L, bcore *c, const cl_bcol *k, int iidx, int oidx, int tidx, const double r[4],
-                    double dx, double dy, int u, int outi, int pos) {
+                    int rf, double dx, double dy, int cf, int u, int outi, int pos) {
     int t, reuse = 0;
     if (outi) {
         lua_rawgeti(L, outi, pos);
@@ -404,13 +474,13 @@ static void pushcol(lua_State *L, bcore *c, const cl_bcol *k, int iidx, int oidx
     }
     lua_pushboolean(L, k->overlaps);
     lua_setfield(L, t, "overlaps");
-    lua_pushnumber(L, k->ti);
+    pushnum(L, k->ti, cf & 1);
     lua_setfield(L, t, "ti");
-    setxy(L, t, "move", dx, dy, reuse);
-    setxy(L, t, "normal", k->nx, k->ny, reuse);
-    setxy(L, t, "touch", k->tx, k->ty, reuse);
-    setnums(L, t, "itemRect", r, 4, reuse);
-    setnums(L, t, "otherRect", c->b.rect + 4 * k->id, 4, reuse);
+    setxy(L, t, "move", dx, dy, cf >> 3 & 3, reuse);
+    setxy(L, t, "normal", k->nx, k->ny, 3, reuse);
+    setxy(L, t, "touch", k->tx, k->ty, cf >> 1 & 3, reuse);
+    setnums(L, t, "itemRect", r, 4, rf, reuse);
+    setnums(L, t, "otherRect", c->b.rect + 4 * k->id, 4, c->intf[k->id], reuse);
     lua_pushvalue(L, oidx);
     lua_setfield(L, t, "other");
     lua_pushvalue(L, iidx);
@@ -433,16 +503,19 @@ static void truncate(lua_State *L, int outi, int from) {
     }
 }
 
-/* Returns the number field k.x of the table field k of the table at t (0 when absent). */
-static double getxy(lua_State *L, int t, const char *k, const char *xy) {
+/* Returns the number field k.x of the table field k of the table at t (0 when absent); *isint
+ * says whether it is an integer. */
+static double getxy(lua_State *L, int t, const char *k, const char *xy, int *isint) {
     double v;
     lua_getfield(L, t, k);
+    *isint = 0;
     if (!lua_istable(L, -1)) {
         lua_pop(L, 1);
         return 0;
     }
     lua_getfield(L, -1, xy);
     v = (double)lua_tonumber(L, -1);
+    *isint = ISINT(L, -1);
     lua_pop(L, 2);
     return v;
 }
@@ -574,6 +647,13 @@ static int w_add(lua_State *L) {
         return lua_error(L);
     }
     checkrect(L, 3, r);
+    if (c->intcap <= c->b.count) {
+        int ncap = c->intcap ? 2 * c->intcap : 16;
+        unsigned char *f = (unsigned char *)bgrow(L, c->intf, (size_t)c->intcap, (size_t)ncap);
+        if (!f) return nomem(L);
+        c->intf = f;
+        c->intcap = ncap;
+    }
     if (lua_isnil(L, 2)) return luaL_error(L, "table index is nil");
     if (lua_type(L, 2) == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2))
         return luaL_error(L, "table index is NaN");
@@ -591,6 +671,7 @@ static int w_add(lua_State *L) {
         lua_rawset(L, -3);
         return nomem(L);
     }
+    c->intf[id] = (unsigned char)intflags(L, 3, 4);
     lua_pushvalue(L, 2);
     return 1;
 }
@@ -613,11 +694,13 @@ static int w_remove(lua_State *L) {
     return 0;
 }
 
-/* Moves slot id to (x, y, w, h), recording the cells it leaves for countCells. */
-static void doupdate(lua_State *L, bcore *c, int u, int id, const double *n) {
+/* Moves slot id to n (x, y, w, h; integer flags nf), recording the cells it leaves for countCells.
+ * As bump's update, nothing changes (number subtypes included) when n equals the rect. */
+static void doupdate(lua_State *L, bcore *c, int u, int id, const double *n, int nf) {
     double *r = c->b.rect + 4 * id;
     if (r[0] != n[0] || r[1] != n[1] || r[2] != n[2] || r[3] != n[3]) {
         double old[4];
+        c->intf[id] = (unsigned char)nf;
         if (cl_bump_update(&c->b, id, n[0], n[1], n[2], n[3], old)) addghost(L, c, u, old);
     }
 }
@@ -632,7 +715,8 @@ static int w_update(lua_State *L) {
     n[1] = checkn(L, 4, "y");
     n[2] = lua_toboolean(L, 5) ? checkpos(L, 5, "w") : c->b.rect[4 * id + 2];
     n[3] = lua_toboolean(L, 6) ? checkpos(L, 6, "h") : c->b.rect[4 * id + 3];
-    doupdate(L, c, u, id, n);
+    doupdate(L, c, u, id, n, intflags(L, 3, 2) | (lua_toboolean(L, 5) ? ISINT(L, 5) << 2 : c->intf[id] & 4) |
+                                 (lua_toboolean(L, 6) ? ISINT(L, 6) << 3 : c->intf[id] & 8));
     return 0;
 }
 
@@ -641,7 +725,7 @@ static int w_getrect(lua_State *L) {
     bcore *c = getcore(L, 2);
     int ci = lua_gettop(L), u = pushuv(L, ci), id = findid(L, u, 2), i;
     if (id < 0) return notadded(L, 2);
-    for (i = 0; i < 4; i++) lua_pushnumber(L, c->b.rect[4 * id + i]);
+    for (i = 0; i < 4; i++) pushnum(L, c->b.rect[4 * id + i], c->intf[id] >> i & 1);
     return 4;
 }
 
@@ -804,11 +888,13 @@ static int checkmove(lua_State *L, int domove) {
     double r0[4], pr[4], gx, gy, dx = 0, dy = 0, tx = 0, ty = 0, nx = 0;
     double vgx = 0, vgy = 0;   /* the goal slots' numbers, when hasgx/hasgy (else nil or false) */
     int hasgx, hasgy;
+    int r0f, prf, tf = 0, gxf, gyf; /* integer flags of r0, pr, the touch (1 x, 2 y), the goal */
     c = qopen(L, 6, fi, &u);
     outi = outarg(L, 6);
     id = findid(L, u, 2);
     if (id < 0) return notadded(L, 2);
     memcpy(r0, c->b.rect + 4 * id, sizeof r0);
+    r0f = prf = c->intf[id];
     calls = c->calls;
     hasgx = readgoal(L, c, 0, gxi, "goalX", &vgx);
     hasgy = readgoal(L, c, 0, gyi, "goalY", &vgy);
@@ -863,11 +949,13 @@ static int checkmove(lua_State *L, int domove) {
         lua_pop(L, 1);
         gx = hasgx ? vgx : r0[0];
         gy = hasgy ? vgy : r0[1];
+        gxf = hasgx ? ISINT(L, gxi) : r0f & 1;
+        gyf = hasgy ? ISINT(L, gyi) : r0f >> 1 & 1;
         if (kind == R_TOUCH) {
             lua_pop(L, 1);
-            lua_pushnumber(L, tx);
+            pushnum(L, tx, tf & 1);
             lua_replace(L, gxi);
-            lua_pushnumber(L, ty);
+            pushnum(L, ty, tf >> 1 & 1);
             lua_replace(L, gyi);
             hasgx = hasgy = 1;
             vgx = tx;
@@ -876,36 +964,43 @@ static int checkmove(lua_State *L, int domove) {
         } else if (kind == R_CROSS) {
             lua_pop(L, 1);
             memcpy(pr, r0, sizeof pr);
+            prf = r0f;
         } else if (kind == R_SLIDE || kind == R_BOUNCE) {
             lua_pop(L, 1);
             if (kind == R_SLIDE) {
                 if (dx != 0 || dy != 0) {
-                    if (nx != 0) gx = tx;
-                    else gy = ty;
+                    if (nx != 0) gx = tx, gxf = tf & 1;
+                    else gy = ty, gyf = tf >> 1 & 1;
                 }
-                setxyspare(L, u, coli, "slide", gx, gy);
+                setxyspare(L, u, coli, "slide", gx, gy, gxf | gyf << 1);
             } else {
                 double bx = tx, by = ty;
+                int bxf = tf & 1, byf = tf >> 1 & 1;
                 if (dx != 0 || dy != 0) {
                     double bnx = gx - tx, bny = gy - ty;
                     if (nx == 0) bny = -bny;
                     else bnx = -bnx;
                     bx = tx + bnx;
                     by = ty + bny;
+                    bxf &= gxf;
+                    byf &= gyf;
                 }
-                setxyspare(L, u, coli, "bounce", bx, by);
+                setxyspare(L, u, coli, "bounce", bx, by, bxf | byf << 1);
                 gx = bx;
                 gy = by;
+                gxf = bxf;
+                gyf = byf;
             }
-            lua_pushnumber(L, gx);
+            pushnum(L, gx, gxf);
             lua_replace(L, gxi);
-            lua_pushnumber(L, gy);
+            pushnum(L, gy, gyf);
             lua_replace(L, gyi);
             hasgx = hasgy = 1;
             vgx = gx;
             vgy = gy;
             pr[0] = tx;
             pr[1] = ty;
+            prf = (prf & 12) | tf;
         } else {
             /* custom: response(world, col, x,y,w,h, goalX, goalY, visitedFilter) */
             int i;
@@ -927,7 +1022,7 @@ static int checkmove(lua_State *L, int domove) {
             }
             lua_pushvalue(L, 1);
             lua_pushvalue(L, coli);
-            for (i = 0; i < 4; i++) lua_pushnumber(L, r0[i]);
+            for (i = 0; i < 4; i++) pushnum(L, r0[i], r0f >> i & 1);
             lua_pushvalue(L, gxi);
             lua_pushvalue(L, gyi);
             lua_pushvalue(L, vfi);
@@ -948,11 +1043,13 @@ static int checkmove(lua_State *L, int domove) {
                 if (!lua_istable(L, coli)) break;
                 lua_getfield(L, coli, "type");
                 lua_replace(L, typei);
-                tx = getxy(L, coli, "touch", "x");
-                ty = getxy(L, coli, "touch", "y");
-                nx = getxy(L, coli, "normal", "x");
-                dx = getxy(L, coli, "move", "x");
-                dy = getxy(L, coli, "move", "y");
+                tx = getxy(L, coli, "touch", "x", &i);
+                tf = i;
+                ty = getxy(L, coli, "touch", "y", &i);
+                tf |= i << 1;
+                nx = getxy(L, coli, "normal", "x", &i);
+                dx = getxy(L, coli, "move", "x", &i);
+                dy = getxy(L, coli, "move", "y", &i);
                 continue;
             }
             lua_pop(L, 3);
@@ -966,7 +1063,13 @@ static int checkmove(lua_State *L, int domove) {
         if (k < 0) break;
         dx = gx - pr[0];
         dy = gy - pr[1];
-        pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), pr, dx, dy, u, outi, len + 1);
+        {
+            const cl_bcol *cc = &s->cols[k];
+            int gf = (hasgx ? ISINT(L, gxi) : prf & 1) | (hasgy ? ISINT(L, gyi) : prf >> 1 & 1) << 1;
+            int cf = colflags(pr, prf, c->b.rect + 4 * cc->id, c->intf[cc->id], gx, gy, gf, cc);
+            pushcol(L, c, cc, 2, lua_gettop(L) - 1, lua_gettop(L), pr, prf, dx, dy, cf, u, outi, len + 1);
+            tf = cf >> 1 & 3;
+        }
         lua_replace(L, coli);
         lua_replace(L, typei);
         lua_pop(L, 1);
@@ -987,7 +1090,7 @@ static int checkmove(lua_State *L, int domove) {
             id = findid(L, u, 2);
             if (id < 0) return notadded(L, 2);
         }
-        doupdate(L, c, u, id, nr);
+        doupdate(L, c, u, id, nr, (c->intf[id] & 12) | ISINT(L, gxi) | ISINT(L, gyi) << 1);
     }
     if (outi) truncate(L, colsi, len + 1);
     lua_pushvalue(L, gxi);
@@ -1011,13 +1114,14 @@ static int w_move(lua_State *L) {
 static int w_project(lua_State *L) {
     bcore *c;
     bscratch *s;
-    int outi, u, id, own, n, k, len = 0, fi = 9, resi, nskip;
+    int outi, u, id, own, n, k, len = 0, fi = 9, resi, nskip, rf, gf;
     double r[4], gx, gy;
     c = qopen(L, 10, fi, &u);
     outi = outarg(L, 10);
     checkrect(L, 3, r);
-    gx = readgoal(L, c, 0, 7, "goalX", &gx) ? gx : r[0];
-    gy = readgoal(L, c, 0, 8, "goalY", &gy) ? gy : r[1];
+    rf = intflags(L, 3, 4);
+    gf = readgoal(L, c, 0, 7, "goalX", &gx) ? ISINT(L, 7) : (gx = r[0], rf & 1);
+    gf |= (readgoal(L, c, 0, 8, "goalY", &gy) ? ISINT(L, 8) : (gy = r[1], rf >> 1 & 1)) << 1;
     id = findid(L, u, 2);
     if (outi) lua_pushvalue(L, outi);
     else lua_newtable(L);
@@ -1032,8 +1136,9 @@ static int w_project(lua_State *L) {
         if (!cl_bump_live(&c->b, oid)) continue;
         pushitem(L, u, oid);
         if (pushtype(L, c, own, fi, 2)) {
-            pushcol(L, c, &s->cols[k], 2, lua_gettop(L) - 1, lua_gettop(L), r, gx - r[0], gy - r[1], u, outi,
-                    len + 1);
+            const cl_bcol *cc = &s->cols[k];
+            pushcol(L, c, cc, 2, lua_gettop(L) - 1, lua_gettop(L), r, rf, gx - r[0], gy - r[1],
+                    colflags(r, rf, c->b.rect + 4 * cc->id, c->intf[cc->id], gx, gy, gf, cc), u, outi, len + 1);
             lua_rawseti(L, resi, ++len);
         }
         lua_pop(L, 2);
@@ -1158,6 +1263,7 @@ static int segquery(lua_State *L, int withcoords) {
     double p[4];
     bcore *c = segopen(L, 7, cl_bump_segment, p, &s, &own, &u, &n);
     double dx = p[2] - p[0], dy = p[3] - p[1];
+    int pf = intflags(L, 2, 4);  /* x1, y1, x2, y2 */
     resi = u + 1;
     for (k = 0; k < n; k++) {
         const cl_bseg *g = &s->segs[k];
@@ -1175,17 +1281,19 @@ static int segquery(lua_State *L, int withcoords) {
             }
             lua_insert(L, -2);
             lua_setfield(L, -2, "item");
-            lua_pushnumber(L, g->ti1);
+            /* bump's ti1 and ti2 start as the integers 0 and 1 and become floats when changed */
+            int i1 = g->ti1 == 0, i2 = g->ti2 == 1;
+            pushnum(L, g->ti1, i1);
             lua_setfield(L, -2, "ti1");
-            lua_pushnumber(L, g->ti2);
+            pushnum(L, g->ti2, i2);
             lua_setfield(L, -2, "ti2");
-            lua_pushnumber(L, p[0] + dx * g->ti1);
+            pushnum(L, p[0] + dx * g->ti1, i1 && (pf & 5) == 5);
             lua_setfield(L, -2, "x1");
-            lua_pushnumber(L, p[1] + dy * g->ti1);
+            pushnum(L, p[1] + dy * g->ti1, i1 && (pf & 10) == 10);
             lua_setfield(L, -2, "y1");
-            lua_pushnumber(L, p[0] + dx * g->ti2);
+            pushnum(L, p[0] + dx * g->ti2, i2 && (pf & 5) == 5);
             lua_setfield(L, -2, "x2");
-            lua_pushnumber(L, p[1] + dy * g->ti2);
+            pushnum(L, p[1] + dy * g->ti2, i2 && (pf & 10) == 10);
             lua_setfield(L, -2, "y2");
         }
         lua_rawseti(L, resi, ++len);

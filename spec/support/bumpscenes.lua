@@ -18,10 +18,15 @@ local function prng(seed)
   end
 end
 
--- Returns the canonical text of a value for logs.
+-- Returns the canonical text of a value for logs (numbers in %.17g, integers marked "i" on Lua
+-- 5.3+, so that number subtypes are compared too).
+local mathtype = math.type
 local function fmt(v)
   local t = type(v)
-  if t == "number" then return string.format("%.17g", v) end
+  if t == "number" then
+    if mathtype and mathtype(v) == "integer" then return string.format("%di", v) end
+    return string.format("%.17g", v)
+  end
   if t == "table" then return v.name or "?" end
   return tostring(v)
 end
@@ -399,6 +404,7 @@ function scenes.querymap(bump, opts)
 end
 
 scenes.prng = prng
+scenes.fmt = fmt
 
 scenes.names = { "platformer", "crowd", "bullets", "querymap" }
 
