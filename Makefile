@@ -107,12 +107,13 @@ test-rockspec:
 	  -e 'local c = require "collide"; assert(c.AABB(0,0,0,1,1,1):contains(1,1,1)); require "collide.love"; print("rockspec: installed and loaded collide " .. c._VERSION)'
 
 # The plain-C test of the core: no Lua involved.
-check-core: build/check-core build/check-world build/check-inline build/check-mesh build/check-narrow
+check-core: build/check-core build/check-world build/check-inline build/check-mesh build/check-narrow build/check-trisweep
 	./build/check-core
 	./build/check-narrow
 	./build/check-world
 	./build/check-inline
 	./build/check-mesh
+	./build/check-trisweep
 
 build/check-core: csrc/test/test_core.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
@@ -121,6 +122,10 @@ build/check-core: csrc/test/test_core.c $(CORE_SRC) $(CORE_HDR)
 build/check-world: csrc/test/test_world.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_world.c $(CORE_SRC) -lm
+
+build/check-trisweep: csrc/test/test_trisweep.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_trisweep.c $(CORE_SRC) -lm
 
 build/check-mesh: csrc/test/test_mesh.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)

@@ -106,11 +106,13 @@ local function snap(o)
   local items, n = w.query(o, BIG)
   for i = 1, n do
     local it = items[i]
-    local okk, sh = pcall(w.shape, o, it)
+    local r = { pcall(w.shape, o, it) }
+    local okk, sh = r[1], r[2]
     if not okk then
       return "BROKEN: query returned " .. describe(it) .. " but shape() says: " .. tostring(sh)
     end
-    parts[#parts + 1] = tostring(it) .. "=" .. shapesnap(ctype(sh), sh)
+    -- a mesh item: its mesh and its placement
+    parts[#parts + 1] = tostring(it) .. "=" .. shapesnap(ctype(sh), sh) .. numstr(unpack(r, 3, 14))
   end
   parts[#parts + 1] = numstr(w.raycast(o, PROBE))
   return table.concat(parts, ";")
@@ -167,11 +169,26 @@ local function newray()
   return Ray(ox, oy, oz, dx, dy, dz)
 end
 
+-- A valid mesh item placement: a translation and orthonormal axes (or none, or the translation only).
+local C6, S6 = math.cos(0.6), math.sin(0.6)
+local AXES = { { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, { 0, 0, -1, 0, 1, 0, 1, 0, 0 }, { C6, S6, 0, -S6, C6, 0, 0, 0, 1 },
+  { 1, 0, 0, 0, C6, S6, 0, -S6, C6 } }
+local function placement()
+  local r = rnd(3)
+  if r == 1 then return {} end
+  local p = { smallnum(), smallnum(), smallnum() }
+  if r == 3 then for i, a in ipairs(pick(AXES)) do p[3 + i] = a end end
+  return p
+end
+
 local function newworld()
   local w = World(chance(0.5) and { margin = pick({ 0, 0.1, 2, 1e-9 }) } or nil)
   for i = 1, rnd(16) do
     local it = items[rnd(#items)]
-    if not M.World.has(w, it) and (mtype(it) ~= "float" or it == it) then M.World.add(w, it, newshape(nil, true)) end
+    if not M.World.has(w, it) and (mtype(it) ~= "float" or it == it) then
+      if chance(0.25) then M.World.add(w, it, pick(meshes), unpack(placement(), 1, 12))
+      else M.World.add(w, it, newshape(nil, true)) end
+    end
     if chance(0.3) then M.World.add(w, {}, newshape(nil, true)) end
     local _ = i
   end
@@ -212,6 +229,7 @@ end
 local function newcharacter(w)
   local its, n = M.World.query(w, BIG)
   local item = n > 0 and its[rnd(n)] or nil
+  if item ~= nil and ctype(M.World.shape(w, item)) == "Mesh" then item = nil end   -- mesh items do not move
   if item == nil then item = {}; M.World.add(w, item, newshape("AABB", true)) end
   local ok, c = pcall(Character, w, item, pick({ nil, {}, { step = 0.5, snap = 0.5 }, { up = { 0, -1, 0 } },
     { maxslope = 0.3, step = 2 }, { up = { 1, 1, 0 }, snap = 1e300 } }))
@@ -340,6 +358,8 @@ GEN = {
   n = function() return num() end,
   L = function() return pick({ nil, 0, 1, 2.5, 10, math.huge, 1e-300, -1, NAN, "3" }) end,
   S = function() return pick(shapes) end,
+  -- a World item's shape: a shape, or a mesh (its placement follows as optional numbers)
+  G = function() return chance(0.7) and pick(shapes) or pick(meshes) end,
   A = function() return chance(0.8) and shapes[rnd(4)] or pick(shapes) end,
   R = function() return pick(rays) end,
   P = function() return chance(0.8) and polygon() or pick(polygons) end,
@@ -414,7 +434,7 @@ local METHODS = {
     __tostring = "", __eq = "X" },
   Sphere = { center = "", radius = "", set = "nnnn", translate = n3, contains = n3, overlaps = "S",
     raycast = "R|L", closest = n3, plane = "nnnn", aabb = "", penetration = "S", __tostring = "", __eq = "X" },
-  World = { add = "IS", remove = "I", update = "IS", translate = "Innn", has = "I", count = "", shape = "I", query = "S|FT",
+  World = { add = "IG|nnnnnnnnnnnn", remove = "I", update = "IG|nnnnnnnnnnnn", translate = "Innn", has = "I", count = "", shape = "I", query = "S|FT",
     querypoint = "nnn|FT", queryplanes = "N|FT", raycast = "R|LF", raycastall = "R|LFT", pairs = "|T", sweep = "Snnn|F",
     move = "Innn|MT", check = "Innn|MT", resolve = "I|F", translatemany = "JKKK", destroy = "", __tostring = "",
     __gc = "", __close = "X" },
