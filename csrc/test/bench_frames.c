@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "world.h"
+#include "bench_common.h"
 
 #ifdef HAVE_BOX2D
 #include "box2d/collision.h"
@@ -56,42 +57,6 @@ static double now(void) {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
-
-static FILE *md;
-
-/* Writes a formatted line to stdout and to the markdown file. */
-static void out(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    if (md) {
-        va_start(ap, fmt);
-        vfprintf(md, fmt, ap);
-        va_end(ap);
-        fprintf(md, "\n");
-        fflush(md);
-    }
-}
-
-/* bench/lib.lua's rng (Park-Miller, a = a * 48271 mod 2^31 - 1). */
-typedef struct lrng {
-    unsigned long long a;
-} lrng;
-static lrng lrng_new(long seed) {
-    lrng r;
-    long a = seed % 2147483647;
-    if (a <= 0) a += 2147483646;
-    r.a = (unsigned long long)a;
-    return r;
-}
-static double lnext(lrng *r) {
-    r->a = r->a * 48271ULL % 2147483647ULL;
-    return (double)r->a / 2147483647.0;
-}
-static double luni(lrng *r, double lo, double hi) { return lo + (hi - lo) * lnext(r); }
 
 static int dcmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -142,9 +107,7 @@ static void mscene_make(mscene *s, int dims) {
     s->dims = dims;
     for (i = 0; i < NP; i++) {
         double p[3], h[3], vv[3];
-        for (k = 0; k < 3; k++) p[k] = luni(&g, 0, 100);
-        for (k = 0; k < 3; k++) h[k] = luni(&g, 0.5, 1.5);
-        for (k = 0; k < 3; k++) vv[k] = luni(&g, -0.05, 0.05);
+        lscene_box(&g, 100, p, h, vv);
         for (k = 0; k < 3; k++) {
             double sc = (dims == 2 && k < 2) ? 5 : 1;
             s->c[k][i] = p[k] * sc;

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "world.h"
+#include "bench_common.h"
 
 /* Returns a block from the C heap with lua_Alloc's contract. */
 static void *balloc(void *ud, void *p, size_t osize, size_t nsize) {
@@ -190,45 +191,8 @@ static void bench_move(void) {
 
 /* ---- the exact scenes of bench/world.lua (same PRNG, same generation order) ---- */
 
-/* bench/lib.lua's rng: Park-Miller minimal standard LCG (a = a * 48271 mod 2^31 - 1). */
-typedef struct lrng {
-    unsigned long long a;
-} lrng;
-
-static lrng lrng_new(long seed) {
-    lrng r;
-    long a = seed % 2147483647;
-    if (a <= 0) a += 2147483646;
-    r.a = (unsigned long long)a;
-    return r;
-}
-static double lnext(lrng *r) {
-    r->a = r->a * 48271ULL % 2147483647ULL;
-    return (double)r->a / 2147483647.0;
-}
-static double luni(lrng *r, double lo, double hi) { return lo + (hi - lo) * lnext(r); }
-static int lint(lrng *r, int lo, int hi) { return lo + (int)floor(lnext(r) * (hi - lo + 1)); }
-
 static int rounds = 9;          /* BENCH_ROUNDS, >= 7 */
 static double sample = 0.04;    /* seconds per timed run */
-static FILE *md;                /* markdown output (argv[1]) or NULL */
-
-/* Writes a formatted line to stdout and to the markdown file. */
-static void out(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    if (md) {
-        va_start(ap, fmt);
-        vfprintf(md, fmt, ap);
-        va_end(ap);
-        fprintf(md, "\n");
-        fflush(md);
-    }
-}
 
 /* A timed variant: fn(ctx, reps) performs reps * per operations. */
 typedef struct variant {
@@ -490,11 +454,12 @@ static void lua_pairs(double *collide_ms, double *whole_ms) {
     cl_world_init(&w, 0.1, balloc, NULL);
     c.w = &w;
     for (i = 0; i < LNP; i++) {
-        double hx, hy, hz;
+        double p[3], h[3], v[3], hx, hy, hz;
         cl_shape s;
-        c.px[i] = luni(&g, 0, LSIDE); c.py[i] = luni(&g, 0, LSIDE); c.pz[i] = luni(&g, 0, LSIDE);
-        hx = luni(&g, 0.5, 1.5); hy = luni(&g, 0.5, 1.5); hz = luni(&g, 0.5, 1.5);
-        c.vx[i] = luni(&g, -0.05, 0.05); c.vy[i] = luni(&g, -0.05, 0.05); c.vz[i] = luni(&g, -0.05, 0.05);
+        lscene_box(&g, LSIDE, p, h, v);
+        c.px[i] = p[0]; c.py[i] = p[1]; c.pz[i] = p[2];
+        hx = h[0]; hy = h[1]; hz = h[2];
+        c.vx[i] = v[0]; c.vy[i] = v[1]; c.vz[i] = v[2];
         c.qx[i] = c.px[i]; c.qy[i] = c.py[i]; c.qz[i] = c.pz[i];
         c.ux[i] = c.vx[i]; c.uy[i] = c.vy[i]; c.uz[i] = c.vz[i];
         s.kind = CL_AABB;
