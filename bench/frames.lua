@@ -36,17 +36,8 @@ end
 do
   local NP, SIDE = 10000, 100
   local NF = math.max(10, math.floor(tonumber(os.getenv("BENCH_FRAMES_N")) or 1000))
-  local pr = lib.rng(23)
-  local px, py, pz, vx, vy, vz = {}, {}, {}, {}, {}, {}
   local W = collide.World()
-  local box = collide.AABB(0, 0, 0, 1, 1, 1)
-  for i = 1, NP do
-    px[i], py[i], pz[i] = pr.uniform(0, SIDE), pr.uniform(0, SIDE), pr.uniform(0, SIDE)
-    local hx, hy, hz = pr.uniform(0.5, 1.5), pr.uniform(0.5, 1.5), pr.uniform(0.5, 1.5)
-    vx[i], vy[i], vz[i] = pr.uniform(-0.05, 0.05), pr.uniform(-0.05, 0.05), pr.uniform(-0.05, 0.05)
-    box:set(px[i] - hx, py[i] - hy, pz[i] - hz, px[i] + hx, py[i] + hy, pz[i] + hz)
-    W:add(i, box)
-  end
+  local px, py, pz, _, _, _, vx, vy, vz = lib.movingboxes(W, collide.AABB(0, 0, 0, 1, 1, 1), NP, SIDE)
   local pairsout = {}
   W:pairs(pairsout)
   local times, np, first = {}, 0, 0

@@ -153,4 +153,21 @@ function M.writer(path)
   end, f
 end
 
+-- Fills world W with bench/world.lua's moving-boxes scene (rng 23): np boxes (items 1..np, set on
+-- the AABB box and added) with centres in [0, side]^3, half sizes in [0.5, 1.5] and velocities in
+-- [-0.05, 0.05]^3, drawn in that order per box (csrc/test/bench_common.h's lscene_box draws the
+-- same). Returns the lists px, py, pz, hx, hy, hz, vx, vy, vz.
+function M.movingboxes(W, box, np, side)
+  local pr = M.rng(23)
+  local px, py, pz, hx, hy, hz, vx, vy, vz = {}, {}, {}, {}, {}, {}, {}, {}, {}
+  for i = 1, np do
+    px[i], py[i], pz[i] = pr.uniform(0, side), pr.uniform(0, side), pr.uniform(0, side)
+    hx[i], hy[i], hz[i] = pr.uniform(0.5, 1.5), pr.uniform(0.5, 1.5), pr.uniform(0.5, 1.5)
+    vx[i], vy[i], vz[i] = pr.uniform(-0.05, 0.05), pr.uniform(-0.05, 0.05), pr.uniform(-0.05, 0.05)
+    box:set(px[i] - hx[i], py[i] - hy[i], pz[i] - hz[i], px[i] + hx[i], py[i] + hy[i], pz[i] + hz[i])
+    W:add(i, box)
+  end
+  return px, py, pz, hx, hy, hz, vx, vy, vz
+end
+
 return M

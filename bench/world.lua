@@ -194,16 +194,8 @@ W:destroy()
 W = nil
 collectgarbage("collect")
 local NP, SIDE = tonumber(os.getenv("BENCH_PAIRS_N")) or 10000, 100
-local pr = lib.rng(23)
-local px, py, pz, hx, hy, hz, vx, vy, vz = {}, {}, {}, {}, {}, {}, {}, {}, {}
 local PW = collide.World()
-for i = 1, NP do
-  px[i], py[i], pz[i] = pr.uniform(0, SIDE), pr.uniform(0, SIDE), pr.uniform(0, SIDE)
-  hx[i], hy[i], hz[i] = pr.uniform(0.5, 1.5), pr.uniform(0.5, 1.5), pr.uniform(0.5, 1.5)
-  vx[i], vy[i], vz[i] = pr.uniform(-0.05, 0.05), pr.uniform(-0.05, 0.05), pr.uniform(-0.05, 0.05)
-  box:set(px[i] - hx[i], py[i] - hy[i], pz[i] - hz[i], px[i] + hx[i], py[i] + hy[i], pz[i] + hz[i])
-  PW:add(i, box)
-end
+local px, py, pz, hx, hy, hz, vx, vy, vz = lib.movingboxes(PW, box, NP, SIDE)
 local pairsout = {}
 local hastranslate = type(PW.translate) == "function"
 local hasbatch = type(PW.translatemany) == "function"
