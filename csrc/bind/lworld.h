@@ -11,7 +11,8 @@
  *   world_query.c    query, querypoint, raycast, raycastall, pairs, sweep
  *   world_move.c     move and check: the response callback, collision tables and their spares
  *   world_resolve.c  resolve (push-out of overlaps)
- *   character.c      collide.Character (its move's body is in world_move.c) */
+ *   character.c      collide.Character (its move's body is in world_move.c)
+ *   ffi_world.c      the LuaJIT FFI fast path of move, query, querypoint and raycast */
 #ifndef CL_LWORLD_H
 #define CL_LWORLD_H
 

@@ -1,0 +1,169 @@
+-- bench/ffiworld.lua: world:move, query, querypoint and raycast against bump.lua 3.1.7 doing the same
+-- work in the same run (issue 14: on LuaJIT each call at most 0.1x bump.lua's time), through the
+-- method users call (on LuaJIT the FFI wrappers of csrc/bind/ffi_world.c) and, on LuaJIT, through
+-- the classic C methods (collide._classic.World) as the before column. One 2D scene: 2,000 tiles of
+-- 8-40 units on a 2,000 x 2,000 field (cell size 64 for bump.lua), the same rectangles as collide
+-- AABBs with z in [0, 1]; items are tables, as in games. Variants interleaved round by round
+-- (bench/lib.lua); every ratio is the median of per-round ratios. Writes markdown to arg[1].
+-- Needs ../shared/peers/bump.lua/bump.lua (skipped with a note otherwise).
+local lib = require "lib"
+local collide = require "collide"
+local out, outf = lib.writer(arg[1])
+local fmt = lib.fmt
+
+local path = "../shared/peers/bump.lua/bump.lua"
+local f = io.open(path, "r")
+if not f then
+  out("#### World calls vs bump.lua (", lib.luaname(), ")")
+  out("")
+  out("skipped: ", path, " is absent")
+  return
+end
+f:close()
+local bump = dofile(path)
+
+local NT, SIZE, NQ = 2000, 2000, 1024
+local r = lib.rng(14)
+local B = bump.newWorld(64)
+local W = collide.World()
+for i = 1, NT do
+  local x, y = r.uniform(0, SIZE), r.uniform(0, SIZE)
+  local w, h = r.uniform(8, 40), r.uniform(8, 40)
+  local it = { id = i }
+  B:add(it, x, y, w, h)
+  W:add(it, collide.AABB(x, y, 0, x + w, y + h, 1))
+end
+-- movers: a free one far from the tiles, one sliding along a wall
+local free, slider, wall = { id = "free" }, { id = "slider" }, { id = "wall" }
+B:add(free, -500, -500, 10, 10); W:add(free, collide.AABB(-500, -500, 0, -490, -490, 1))
+B:add(wall, -1000, -200, 400, 20); W:add(wall, collide.AABB(-1000, -200, 0, -600, -180, 1))
+B:add(slider, -900, -210, 10, 10); W:add(slider, collide.AABB(-900, -210, 0, -890, -200, 1))
+
+-- inputs
+local PX, PY, QX, QY, QW, QH, SX, SY, SX2, SY2 = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+for k = 1, NQ do
+  PX[k], PY[k] = r.uniform(0, SIZE), r.uniform(0, SIZE)
+  QX[k], QY[k], QW[k], QH[k] = r.uniform(0, SIZE), r.uniform(0, SIZE), r.uniform(10, 60), r.uniform(10, 60)
+  SX[k], SY[k] = r.uniform(0, SIZE), r.uniform(0, SIZE)
+  local a = r.uniform(0, 2 * math.pi)
+  SX2[k], SY2[k] = SX[k] + 150 * math.cos(a), SY[k] + 150 * math.sin(a)
+end
+local box, ray = collide.AABB(0, 0, 0, 1, 1, 1), collide.Ray(0, 0, 0.5, 1, 0, 0)
+local CW = collide._classic and collide._classic.World
+local M = getmetatable(W).__index
+
+-- cross-check: the same answers (counts of items found, first items hit)
+local nb, nc, hitsame, hitn = 0, 0, 0, 0
+for k = 1, NQ do
+  local _, a = B:queryPoint(PX[k], PY[k])
+  local _, b = W:querypoint(PX[k], PY[k], 0.5)
+  nb, nc = nb + a, nc + b
+  local _, a2 = B:queryRect(QX[k], QY[k], QW[k], QH[k])
+  box:set(QX[k], QY[k], 0, QX[k] + QW[k], QY[k] + QH[k], 1)
+  local _, b2 = W:query(box)
+  nb, nc = nb + a2, nc + b2
+  local items = B:querySegment(SX[k], SY[k], SX2[k], SY2[k])
+  ray:set(SX[k], SY[k], 0.5, SX2[k] - SX[k], SY2[k] - SY[k], 0)
+  local it = W:raycast(ray, 150)
+  if items[1] or it then
+    hitn = hitn + 1
+    if items[1] == it then hitsame = hitsame + 1 end
+  end
+end
+
+-- variants: op -> { bump = fn, collide = fn, classic = fn (LuaJIT) }
+local qout = {}
+local function loops(body)
+  return function(n)
+    local s = 0
+    for _ = 1, n do
+      for k = 1, NQ do s = s + body(k) end
+    end
+    return s
+  end
+end
+local ops = {
+  { "querypoint(x, y, z) / queryPoint(x, y)",
+    bump = loops(function(k) local _, c = B:queryPoint(PX[k], PY[k]); return c end),
+    collide = loops(function(k) local _, c = W:querypoint(PX[k], PY[k], 0.5); return c end),
+    out = loops(function(k) local _, c = W:querypoint(PX[k], PY[k], 0.5, nil, qout); return c end),
+    classic = CW and loops(function(k) local _, c = CW.querypoint(W, PX[k], PY[k], 0.5); return c end) },
+  { "query(box) / queryRect (box:set per call)",
+    bump = loops(function(k) local _, c = B:queryRect(QX[k], QY[k], QW[k], QH[k]); return c end),
+    collide = loops(function(k)
+      box:set(QX[k], QY[k], 0, QX[k] + QW[k], QY[k] + QH[k], 1)
+      local _, c = W:query(box); return c end),
+    out = loops(function(k)
+      box:set(QX[k], QY[k], 0, QX[k] + QW[k], QY[k] + QH[k], 1)
+      local _, c = W:query(box, nil, qout); return c end),
+    classic = CW and loops(function(k)
+      box:set(QX[k], QY[k], 0, QX[k] + QW[k], QY[k] + QH[k], 1)
+      local _, c = CW.query(W, box); return c end) },
+  { "raycast(ray, 150) / querySegment, 150 units (ray:set per call)",
+    bump = loops(function(k) local _, c = B:querySegment(SX[k], SY[k], SX2[k], SY2[k]); return c end),
+    collide = loops(function(k)
+      ray:set(SX[k], SY[k], 0.5, SX2[k] - SX[k], SY2[k] - SY[k], 0)
+      return W:raycast(ray, 150) and 1 or 0 end),
+    classic = CW and loops(function(k)
+      ray:set(SX[k], SY[k], 0.5, SX2[k] - SX[k], SY2[k] - SY[k], 0)
+      return CW.raycast(W, ray, 150) and 1 or 0 end) },
+  { "move, nothing in the way (there and back)",
+    bump = loops(function(k)
+      local d = (k % 2 == 1) and 3 or -3
+      local x = B:getRect(free)
+      local _, _, _, c = B:move(free, x + d, -500); return c end),
+    collide = loops(function(k)
+      local _, _, _, _, c = W:move(free, (k % 2 == 1) and 3 or -3, 0, 0); return c end),
+    classic = CW and loops(function(k)
+      local _, _, _, _, c = CW.move(W, free, (k % 2 == 1) and 3 or -3, 0, 0); return c end) },
+  { "move, sliding along a wall (one collision)",
+    bump = loops(function(k)
+      local d = (k % 2 == 1) and 3 or -3
+      local x = B:getRect(slider)
+      local _, _, _, c = B:move(slider, x + d, -208); return c end),
+    collide = loops(function(k)
+      local _, _, _, _, c = W:move(slider, (k % 2 == 1) and 3 or -3, 2, 0); return c end),
+    out = loops(function(k)
+      local _, _, _, _, c = W:move(slider, (k % 2 == 1) and 3 or -3, 2, 0, nil, qout); return c end),
+    classic = CW and loops(function(k)
+      local _, _, _, _, c = CW.move(W, slider, (k % 2 == 1) and 3 or -3, 2, 0); return c end) },
+}
+
+out("#### World calls vs bump.lua 3.1.7 (", lib.luaname(), "): ns per call, ", NT, " tiles, bump cell size 64")
+out("")
+out("Methods as users call them", collide._ffi and " (the FFI wrappers: collide._ffi is true)" or
+    " (classic C methods: no FFI path here)", "; `classic` = collide._classic.World's C methods,",
+    " the same calls before the World fast path. Ratios: collide / bump.lua, medians of per-round ratios.")
+out("")
+out("| call | bump.lua ns | collide ns | collide / bump | with out table ns | out / bump | classic ns | classic / bump |")
+out("|---|---:|---:|---:|---:|---:|---:|---:|")
+local summary = {}
+for _, op in ipairs(ops) do
+  local vs = { { name = "bump", per = NQ, fn = op.bump }, { name = "collide", per = NQ, fn = op.collide } }
+  if op.out then vs[#vs + 1] = { name = "out", per = NQ, fn = op.out } end
+  if op.classic then vs[#vs + 1] = { name = "classic", per = NQ, fn = op.classic } end
+  local res = lib.compare(vs)
+  local function col(name)
+    if not res[name] then return "", "" end
+    return fmt(res[name].ns), string.format("%.3f", res.ratio(name, "bump"))
+  end
+  local cn, cr = col("collide")
+  local on, orr = col("out")
+  local kn, kr = col("classic")
+  out("| ", op[1], " | ", fmt(res.bump.ns), " | ", cn, " | ", cr, " | ", on, " | ", orr, " | ", kn, " | ", kr, " |")
+  summary[#summary + 1] = { op[1], res.ratio("collide", "bump"), res.out and res.ratio("out", "bump"),
+                            res.classic and res.ratio("classic", "bump") }
+end
+out("")
+out("Cross-check: items found by the point and box queries, bump.lua ", nb, ", collide ", nc,
+    " (borders: bump.lua's queries exclude touching edges); segment/ray: the same first item on ",
+    hitsame, " of ", hitn, " segments that hit something (bump.lua orders by where the segment enters).")
+out("")
+for _, s in ipairs(summary) do
+  out(("- %s: collide / bump.lua %.3f%s%s (target <= 0.1 on LuaJIT: %s)."):format(s[1], s[2],
+    s[3] and (", with an out table %.3f"):format(s[3]) or "",
+    s[4] and (", classic C method %.3f"):format(s[4]) or "",
+    ((s[3] and math.min(s[2], s[3]) or s[2]) <= 0.1) and "met" or "MISSED"))
+end
+out("")
+if outf then outf:close() end
