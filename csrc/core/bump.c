@@ -461,41 +461,49 @@ static void trav_init(double cs, double ct, double t1, double t2, double *step, 
     }
 }
 
-/* Marks (seen = 1) the hits whose grid cells contain cell (cx, cy). */
-static void trav_visit(cl_bseg *g, int n, double cx, double cy) {
-    int i;
-    for (i = 0; i < n; i++) {
+/* Marks (seen = 1) the hits among the unseen ones g[0..*m-1] whose grid cells contain cell
+ * (cx, cy), moving each to the end of that range and shrinking *m. */
+static void trav_visit(cl_bseg *g, int *m, double cx, double cy) {
+    int i = 0;
+    while (i < *m) {
         const double *c = g[i].cells;
-        if (c[0] <= cx && cx <= c[2] && c[1] <= cy && cy <= c[3]) g[i].seen = 1;
+        if (c[0] <= cx && cx <= c[2] && c[1] <= cy && cy <= c[3]) {
+            cl_bseg t = g[i];
+            t.seen = 1;
+            g[i] = g[--*m];
+            g[*m] = t;
+        } else {
+            i++;
+        }
     }
 }
 
 /* Walks the cells bump's grid_traverse visits for the segment, marking the hits found in them
- * (bump only tests the items of those cells). Stops after a generous number of steps where bump
- * would walk forever. */
+ * (bump only tests the items of those cells; the hits are reordered). Stops once every hit is
+ * found, and after a generous number of steps where bump would walk forever. */
 static void trav(const cl_bump *b, double x1, double y1, double x2, double y2, cl_bseg *g, int n) {
     double cs = b->cellsize;
-    int i;
+    int i, m = n;
     double cx1 = floor(x1 / cs) + 1, cy1 = floor(y1 / cs) + 1, cx2 = floor(x2 / cs) + 1, cy2 = floor(y2 / cs) + 1;
     double sx, sy, dx, dy, tx, ty, cx = cx1, cy = cy1, steps;
     trav_init(cs, cx1, x1, x2, &sx, &dx, &tx);
     trav_init(cs, cy1, y1, y2, &sy, &dy, &ty);
     steps = 4 * (fabs(cx2 - cx1) + fabs(cy2 - cy1)) + 64;
     for (i = 0; i < n; i++) memcpy(g[i].cells, b->cells + 4 * g[i].id, sizeof g[i].cells);
-    trav_visit(g, n, cx, cy);
-    while (fabs(cx - cx2) + fabs(cy - cy2) > 1 && steps-- > 0) {
+    trav_visit(g, &m, cx, cy);
+    while (m > 0 && fabs(cx - cx2) + fabs(cy - cy2) > 1 && steps-- > 0) {
         if (tx < ty) {
             tx += dx;
             cx += sx;
-            trav_visit(g, n, cx, cy);
+            trav_visit(g, &m, cx, cy);
         } else {
-            if (tx == ty) trav_visit(g, n, cx + sx, cy);
+            if (tx == ty) trav_visit(g, &m, cx + sx, cy);
             ty += dy;
             cy += sy;
-            trav_visit(g, n, cx, cy);
+            trav_visit(g, &m, cx, cy);
         }
     }
-    if (cx != cx2 || cy != cy2) trav_visit(g, n, cx2, cy2);
+    if (m > 0 && (cx != cx2 || cy != cy2)) trav_visit(g, &m, cx2, cy2);
 }
 
 /* Writes to out the items the segment meets inside (0, 1) (weight: entry along the infinite line;
