@@ -614,7 +614,7 @@ local function worldcase(mode)
         -- the call
         local name = pick { "move", "move", "query", "querypoint", "raycast" }
         local args
-        local wself = rnd() < 0.97 and "w" or pick { "other", "destroyed", "shape", "nil" }
+        local wself = rnd() < 0.96 and "w" or pick { "other", "destroyed", "shape", "nil", "file" }
         if name == "move" then
           local it = rnd() < 0.85 and nitems > 0 and items[math.floor(rnd() * nitems) + 1]
                      or pick { "nope", 0 / 0, {}, 42 }
@@ -624,7 +624,11 @@ local function worldcase(mode)
           args = { it, d[1], d[2], d[3], fa, oa, n = 6 }
         elseif name == "query" then
           local s = rnd() < 0.9 and gridshape() or pick { collide.Ray(0, 0, 0, 1, 0, 0), "box", 5,
-            collide.Polygon { 0, 0, 1, 0, 0, 1 } }
+            collide.Polygon { 0, 0, 1, 0, 0, 1 }, "file" }
+          if s == "file" then   -- a Lua file wearing a shape kind's metatable (the FFI passes its FILE *)
+            s = pick { openfile, closedfile }
+            debug.setmetatable(s, getmetatable(pick { SAMPLES.AABB, SAMPLES.OBB, SAMPLES.Sphere }))
+          end
           args = { s, fa, oa, n = 3 }
         elseif name == "querypoint" then
           local p = { math.floor(rnd() * 9) - 4 + (rnd() < 0.5 and 0.5 or 0), math.floor(rnd() * 9) - 4,
@@ -653,7 +657,11 @@ local function worldcase(mode)
         if wself == "other" then sa, sb = collide.World(), collide.World()
         elseif wself == "destroyed" then sa, sb = collide.World(), collide.World(); sa:destroy(); sb:destroy()
         elseif wself == "shape" then sa = collide.AABB(0, 0, 0, 1, 1, 1); sb = sa
-        elseif wself == "nil" then sa, sb = nil, nil end
+        elseif wself == "nil" then sa, sb = nil, nil
+        elseif wself == "file" then      -- a Lua file wearing the World metatable
+          sa = pick { openfile, closedfile }; sb = sa
+          debug.setmetatable(sa, getmetatable(wa))
+        end
         local ra = { pcall(W[name], sa, unpack(args, 1, n)) }
         local rb = { pcall(CW[name], sb, unpack(argsb, 1, n)) }
         calls = calls + 1

@@ -50,9 +50,11 @@ static lworld *liveworld(void *ud) {
 /* Copies the shape of any kind at the shape userdata payload sud into *s; 0 if it is not one. */
 static int toshape(const void *sud, cl_shape *s) {
     const cl_udhead *h = (const cl_udhead *)sud;
-    size_t k;
+    int k;
     if (h == NULL) return 0;
-    k = (size_t)((uintptr_t)h->tag - (uintptr_t)cl_class_tags);   /* huge unless a tag of ours */
+    /* the kind by equality with each tag, never by arithmetic on the word (as ffi.c's shapekind:
+     * a foreign payload's first word may hold bytes nobody wrote) */
+    for (k = 0; k < CL_KINDS && h->tag != &cl_class_tags[k]; k++) continue;
     switch (k) {
 #define COPY(K, T, m) case K: s->u.m = *(const T *)(const void *)(h + 1); break;
     CL_KIND_LIST(COPY)
