@@ -226,3 +226,35 @@ describe("world:queryplanes", function()
     end
   end)
 end)
+
+describe("world:queryplanes order", function()
+  it("is add order when removals let new items reuse slots (many results: the radix sort of the orders)", function()
+    local w, order, alive = collide.World(), {}, {}
+    for i = 1, 3000 do
+      w:add("a" .. i, collide.AABB(i % 97, 0, i % 89, i % 97 + 1, 1, i % 89 + 1))
+      alive["a" .. i] = true
+      order[#order + 1] = "a" .. i
+    end
+    for i = 1, 3000, 2 do w:remove("a" .. i); alive["a" .. i] = nil end
+    for i = 1, 1500 do
+      w:add("b" .. i, collide.AABB(i % 53, 0, i % 61, i % 53 + 2, 1, i % 61 + 2))
+      alive["b" .. i] = true
+      order[#order + 1] = "b" .. i
+    end
+    for _, planes in ipairs { { 0, 1, 0, 10 }, { 1, 0, 0, -40 }, { 0, 0, -1, 20, 1, 0, 0, -3 } } do
+      local exp = {}
+      for _, k in ipairs(order) do
+        local s = alive[k] and w:shape(k)
+        local keep = s ~= nil
+        for p = 1, #planes, 4 do
+          if keep and s:plane(planes[p], planes[p + 1], planes[p + 2], planes[p + 3]) < 0 then keep = false end
+        end
+        if keep then exp[#exp + 1] = k end
+      end
+      local r, n = w:queryplanes(planes)
+      assert.are.equal(#exp, n)
+      assert.is_true(n > 64)
+      assert.are.same(exp, r)
+    end
+  end)
+end)

@@ -254,6 +254,10 @@ CL_API int clw_qsnap_build(cl_world *w);
 CL_API int clw_collect_fbox(cl_world *w, const cl_fbox *qp);
 /* world_query.c: clw_collect_fbox over the box-query snapshot (valid, at least two leaves). */
 CL_API int clw_collect_snap(cl_world *w, const cl_fbox *qp);
+/* world_pairs.c: sorts a[0..n-1] by key (unique keys below 2^bits) with an LSD radix sort of
+ * 11-bit digits, tmp holding n scratch elements; digits equal in every key are skipped. Returns
+ * the buffer (a or tmp) that holds the sorted elements. */
+CL_API cl_kpair *clw_kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits);
 /* world_query.c: collects into w->tmp every item whose box may overlap box except skip; count
  * or CL_ENOMEM. */
 CL_API int clw_collect_box(cl_world *w, const cl_aabb *box, int skip);

@@ -185,10 +185,7 @@ static void pair_sort(cl_wpair *a, int n) {
     }
 }
 
-/* Sorts a[0..n-1] by key (unique keys below 2^bits) with an LSD radix sort of 11-bit digits,
- * tmp holding n scratch elements; digits equal in every key are skipped. Returns the buffer
- * (a or tmp) that holds the sorted elements. */
-static cl_kpair *kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits) {
+cl_kpair *clw_kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits) {
     /* as few passes as 11-bit digits need, the bits spread evenly over them (28 bits: three
      * digits of 10 bits rather than 11, 11 and 6: half the counters to clear and sum) */
     int npass = (bits + 10) / 11, width = npass > 0 ? (bits + npass - 1) / npass : 1;
@@ -258,7 +255,7 @@ int cl_world_pairs(cl_world *w) {
     if (keyed) {
         cl_kpair *src;
         /* the second half of kp (scratch) starts at np: kp holds 2 * ncp >= 2 * np entries */
-        src = kpair_sort(w->kp, w->kp + np, np, 2 * bits);
+        src = clw_kpair_sort(w->kp, w->kp + np, np, 2 * bits);
         for (i = 0; i < np; i++) {
             w->res[2 * i] = src[i].a;
             w->res[2 * i + 1] = src[i].b;

@@ -194,6 +194,28 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     return k;
 }
 
+/* Sorts the item ids ids[0..n-1] by add order: for many ids (while every order is below 2^31) by
+ * a radix sort of their orders with w->kp as scratch, else by the heap sort (the orders are
+ * unique, so both give the same order). CL_OK or CL_ENOMEM. */
+static int sort_by_seq(cl_world *w, int *ids, int n) {
+    cl_kpair *src;
+    int i, bits = 1;
+    if (n < 64 || !(w->nextseq < 0x1p31)) {
+        sort_elems(ids, n, sizeof(int), less_id, w);
+        return CL_OK;
+    }
+    ENSURE(w->kp, w->kpcap, 2 * n);
+    while (bits < 31 && (double)(1u << bits) <= w->nextseq) bits++;  /* every order below 2^bits */
+    for (i = 0; i < n; i++) {
+        w->kp[i].key = (unsigned long long)w->items[ids[i]].seq;
+        w->kp[i].a = ids[i];
+        w->kp[i].b = 0;
+    }
+    src = clw_kpair_sort(w->kp, w->kp + n, n, bits);
+    for (i = 0; i < n; i++) ids[i] = src[i].a;
+    return CL_OK;
+}
+
 /* Side of the float box b against plane p (p[0..2] the normal, p[3] the offset) for the plane
  * walk: -1 surely wholly behind, 1 surely wholly in front, 0 undecided. The box's extreme values
  * of n.x + d are summed in doubles and trusted only beyond a rounding allowance (2^-48 of the
@@ -273,7 +295,7 @@ int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
     }
     ENSURE(w->res, w->rescap, n);
     if (n > 0) memcpy(w->res, w->tmp, (size_t)n * sizeof(int));  /* (both may be NULL when n == 0) */
-    sort_elems(w->res, n, sizeof(int), less_id, w);
+    if (sort_by_seq(w, w->res, n) != CL_OK) return CL_ENOMEM;
     w->nres = n;
     return n;
 }
