@@ -16,6 +16,10 @@
 # ../shared/peers/box2d-v3 when that folder exists, else its columns are skipped with a note)
 # and runs bench/frames.lua (1,000-frame loop, bulk adds, memory, raycastall garbage) on each Lua;
 # BENCH_FRAMES_N (default 1000) frames, BENCH_BIG=0 skips the 1,000,000-item rows in Lua.
+# The mesh part (issue 16) builds build/bench-mesh (csrc/test/bench_mesh.c: build time, bytes per
+# triangle, rays per second in C, and bench/mesh.lua's camera rays from C for its Lua-minus-C
+# verdict), runs bench/mesh.lua on each Lua (raycast, frustum culling of bench/frustum.lua, the
+# capsule walk of bench/walk.lua) and bench/frustum.lua inside LÖVE (bench/love, headless).
 set -e
 cd "$(dirname "$0")/.."
 
@@ -42,9 +46,24 @@ for part in $PARTS; do
     rm -f "$OUT/mesh-c.md"
     if ! $CC -std=c99 -O2 -Wall -Wextra -pedantic -Icsrc/core -o build/bench-mesh \
            csrc/test/bench_mesh.c $(ls csrc/core/[a-z]*.c) -lm ||
-       ! ./build/bench-mesh "$OUT/mesh-c.md" >"$OUT/mesh-c.out" 2>"$OUT/mesh-c.err"; then
+       ! ./build/bench-mesh "$OUT/mesh-c.md" "$OUT/mesh-camera.ns" >"$OUT/mesh-c.out" 2>"$OUT/mesh-c.err"; then
       cat "$OUT/mesh-c.err" >&2
       { echo; echo "**build/bench-mesh failed:**"; echo; sed 's/^/    /' "$OUT/mesh-c.err"; echo; } >>"$OUT/mesh-c.md"
+    fi
+    # bench/mesh.lua compares its camera rays from Lua with the same rays from C
+    export BENCH_MESH_CNS="$OUT/mesh-camera.ns"
+    # frustum culling inside LÖVE (headless: bench/love/conf.lua turns window and graphics off)
+    rm -f "$OUT/mesh-love.md"
+    if command -v love >/dev/null 2>&1 && [ -f build/luajit/collide.so ]; then
+      echo "== bench/love (frustum culling inside LÖVE)"
+      ltmp=$(mktemp -d)
+      if ! XDG_RUNTIME_DIR="$ltmp" XDG_DATA_HOME="$ltmp" timeout 300 love bench/love --root "$(pwd)" \
+             --so "$(pwd)/build/luajit/collide.so" --out "$OUT/mesh-love.md" >"$OUT/mesh-love.out" 2>"$OUT/mesh-love.err"; then
+        { echo; echo "**bench/love failed:**"; echo; sed 's/^/    /' "$OUT/mesh-love.out" "$OUT/mesh-love.err"; echo; } >>"$OUT/mesh-love.md"
+      fi
+      rm -rf "$ltmp"
+    else
+      echo "(LÖVE not installed or build/luajit/collide.so missing: the LÖVE frustum table is skipped)" >"$OUT/mesh-love.md"
     fi
   fi
   if [ "$part" = world ]; then
@@ -131,6 +150,7 @@ fi
       cat "$OUT/frames-c.md"
     fi
     for v in $LUAS; do [ -f "$OUT/$part-$v.md" ] && cat "$OUT/$part-$v.md"; echo; done
+    if [ "$part" = mesh ] && [ -f "$OUT/mesh-love.md" ]; then cat "$OUT/mesh-love.md"; echo; fi
     if [ "$part" = world ] && [ -f "$OUT/core.md" ]; then
       echo "### C core (build/bench-world, the same scenes without Lua)"
       echo

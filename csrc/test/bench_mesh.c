@@ -4,7 +4,9 @@
  * across the whole terrain, and rays in random directions from random points above it). Times
  * are CPU time of the process (CLOCK_PROCESS_CPUTIME_ID), so other load on the machine slows
  * them less than wall-clock times. Writes a markdown table to argv[1] (or stdout).
- * Usage: build/bench-mesh [out.md] */
+ * Also casts bench/mesh.lua's camera rays on bench/mesh.lua's mesh (the same numbers: its PRNG,
+ * lib.rng, is replicated here) and writes the C time per ray in ns to argv[2], for mesh.lua's
+ * "Lua minus C" verdict. Usage: build/bench-mesh [out.md [camera.ns]] */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,58 @@ static int cmpd(const void *a, const void *b)
 
 #define G 362   /* cells per side: 2 * 362^2 = 262,088 triangles */
 #define NRAYS 1000000
+#define LUARAYS 4096  /* bench/mesh.lua's NR */
+
+/* bench/lib.lua's rng (Park-Miller, seed 20261125 as bench/mesh.lua): the next uniform in [lo, hi]. */
+static long long pm = 20261125;
+static double pmu(double lo, double hi)
+{
+    pm = (pm * 48271) % 2147483647;
+    return lo + (hi - lo) * ((double)pm / 2147483647);
+}
+
+/* Builds bench/mesh.lua's height field and camera rays the way it does, casts the rays (rounds of
+ * all of them, median of 9 rounds of about 0.05 s) and returns the C time per ray in ns. */
+static double luacamera(const unsigned *idx)
+{
+    size_t nv = (size_t)(G + 1) * (G + 1), nt = (size_t)2 * G * G;
+    cl_mesh m;
+    cl_ray *rays = (cl_ray *)malloc(LUARAYS * sizeof(cl_ray));
+    double ns[9], sink = 0;
+    int i, j, k, r, reps = 1;
+    if (rays == NULL || cl_mesh_init(&m, nv, nt, 1, al, NULL) != CL_OK) return -1;
+    for (j = 0; j <= G; j++)
+        for (i = 0; i <= G; i++) {
+            double *p = m.v + 3 * (j * (G + 1) + i);
+            p[0] = i;
+            p[1] = 3 * sin(i * 0.05) * cos(j * 0.07) + pmu(0, 0.3);
+            p[2] = j;
+        }
+    memcpy(m.idx, idx, 3 * nt * sizeof(unsigned));
+    if (cl_mesh_build(&m) != CL_OK) return -1;
+    for (k = 0; k < LUARAYS; k++) {
+        double ox = pmu(60, G - 60), oy = pmu(5.5, 13.5), oz = pmu(60, G - 60);
+        double tx = ox + pmu(-10, 10), tz = oz + pmu(-10, 10);
+        cl_ray_make(&rays[k], cl_v3(ox, oy, oz), cl_v3(tx - ox, -oy, tz - oz));
+    }
+    for (r = -1; r < 9; r++) {  /* round -1 calibrates */
+        double t0 = now(), dt;
+        int q;
+        for (q = 0; q < reps; q++)
+            for (k = 0; k < LUARAYS; k++) {
+                cl_hit h;
+                size_t tri;
+                if (cl_mesh_raycast(&m, &rays[k], HUGE_VAL, &h, &tri)) sink += h.t;
+            }
+        dt = now() - t0;
+        if (r < 0) reps = dt > 0 ? (int)(0.05 / dt) + 1 : 100;
+        else ns[r] = dt * 1e9 / ((double)reps * LUARAYS);
+    }
+    qsort(ns, 9, sizeof *ns, cmpd);
+    cl_mesh_free(&m);
+    free(rays);
+    return sink >= 0 ? ns[4] : -1;
+}
 
 int main(int argc, char **argv)
 {
@@ -139,6 +193,15 @@ int main(int argc, char **argv)
     fprintf(out, "\n(%lu of %d rays hit; tree: %lu nodes, height %d)\n", (unsigned long)hits, 3 * NRAYS,
             (unsigned long)m.nnodes, m.depth);
     cl_mesh_free(&m);
+    if (argc > 2) {
+        double ns = luacamera(idx);
+        FILE *f = fopen(argv[2], "w");
+        if (f == NULL || ns < 0) return 1;
+        fprintf(f, "%.2f\n", ns);
+        fclose(f);
+        fprintf(out, "\nbench/mesh.lua's %d camera rays on its mesh, from C: %.1f ns per ray (median of 9 rounds)\n",
+                LUARAYS, ns);
+    }
     free(v); free(idx); free(rays);
     if (out != stdout) fclose(out);
     return 0;
