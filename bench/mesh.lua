@@ -86,12 +86,32 @@ local r = lib.compare({
       return s
     end },
 })
--- the same rays from C (build/bench-mesh writes its time per ray to the file BENCH_MESH_CNS names)
-local cns
+-- the small case: one ray down onto a 2-triangle quad (C time small and steady: Lua's call cost shows)
+local quad = collide.Mesh({ 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1 }, { 1, 2, 3, 1, 3, 4 })
+local qray = collide.Ray(0.3, 1, 0.4, 0, -1, 0)
+local sq = lib.compare({
+  { name = "raycast", per = 100, fn = function(n)
+      local s = 0
+      for _ = 1, n do
+        for _ = 1, 100 do s = s + quad:raycast(qray) end
+      end
+      return s
+    end },
+  { name = "empty", per = 100, fn = function(n)
+      local s = 0
+      for _ = 1, n do
+        for _ = 1, 100 do s = s + ret5(dummy, qray) end
+      end
+      return s
+    end },
+})
+-- the same rays from C (build/bench-mesh writes its time per ray, then the quad's, to the file
+-- BENCH_MESH_CNS names)
+local cns, cquad
 do
   local path = os.getenv("BENCH_MESH_CNS")
   local f = path and io.open(path, "r")
-  if f then cns = tonumber(f:read("*l")); f:close() end
+  if f then cns = tonumber(f:read("*l")); cquad = tonumber(f:read("*l")); f:close() end
 end
 out("| mesh:raycast(ray), ", NR, " camera rays", collide._ffi and " (LuaJIT FFI fast path)" or "", " | ",
     lib.fmt(r.raycast.ns), " ns per ray (", lib.fmt(1e3 / r.raycast.ns, 3), " M rays/s) | Lua <= C + 2 x empty |")
@@ -103,6 +123,15 @@ if cns then
       " (Lua / (C + 2 x empty) = ", string.format("%.2f", r.raycast.ns / lim), ") |")
 else
   out("| the same rays from C | not measured (BENCH_MESH_CNS not set: run through bench/run.sh) | |")
+end
+out("| mesh:raycast(ray), one ray onto a 2-triangle quad | ", lib.fmt(sq.raycast.ns), " ns | Lua <= C + 2 x empty |")
+out("| empty C call, same arguments, 5 results | ", lib.fmt(sq.empty.ns), " ns | |")
+if cquad then
+  local lim = cquad + 2 * sq.empty.ns
+  out("| the same ray from C (build/bench-mesh) | ", lib.fmt(cquad), " ns | Lua ", lib.fmt(sq.raycast.ns),
+      " ns against C + 2 x empty = ", lib.fmt(lim), " ns: ", sq.raycast.ns <= lim and "met" or "MISSED",
+      " (Lua - C = ", lib.fmt(sq.raycast.ns - cquad), " ns = ", string.format("%.2f", (sq.raycast.ns - cquad) / sq.empty.ns),
+      " x empty) |")
 end
 out()
 

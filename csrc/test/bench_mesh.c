@@ -6,7 +6,8 @@
  * them less than wall-clock times. Writes a markdown table to argv[1] (or stdout).
  * Also casts bench/mesh.lua's camera rays on bench/mesh.lua's mesh (the same numbers: its PRNG,
  * lib.rng, is replicated here) and writes the C time per ray in ns to argv[2], for mesh.lua's
- * "Lua minus C" verdict. Usage: build/bench-mesh [out.md [camera.ns]] */
+ * "Lua minus C" verdict, then the C time of its small case (a ray onto a 2-triangle quad) on a second
+ * line. Usage: build/bench-mesh [out.md [camera.ns]] */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,37 @@ static double pmu(double lo, double hi)
 {
     pm = (pm * 48271) % 2147483647;
     return lo + (hi - lo) * ((double)pm / 2147483647);
+}
+
+/* The C time in ns of bench/mesh.lua's small case: one ray down onto a 2-triangle quad (median of
+ * 9 rounds of about 0.05 s): a C time small and steady enough to compare Lua's call costs with. */
+static double smallquad(void)
+{
+    static const double qv[12] = { 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1 };
+    static const unsigned qi[6] = { 0, 1, 2, 0, 2, 3 };
+    cl_mesh m;
+    cl_ray r;
+    double ns[9], sink = 0;
+    int k, q, reps = 1;
+    if (cl_mesh_init(&m, 4, 2, 1, al, NULL) != CL_OK) return -1;
+    memcpy(m.v, qv, sizeof qv);
+    memcpy(m.idx, qi, sizeof qi);
+    if (cl_mesh_build(&m) != CL_OK) return -1;
+    cl_ray_make(&r, cl_v3(0.3, 1, 0.4), cl_v3(0, -1, 0));
+    for (k = -1; k < 9; k++) {
+        double t0 = now(), dt;
+        for (q = 0; q < reps; q++) {
+            cl_hit h;
+            size_t tri;
+            if (cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri)) sink += h.t;
+        }
+        dt = now() - t0;
+        if (k < 0) reps = dt > 0 ? (int)(0.05 / dt) + 1 : 1000000;
+        else ns[k] = dt * 1e9 / reps;
+    }
+    qsort(ns, 9, sizeof *ns, cmpd);
+    cl_mesh_free(&m);
+    return sink > 0 ? ns[4] : -1;
 }
 
 /* Builds bench/mesh.lua's height field and camera rays the way it does, casts the rays (rounds of
@@ -194,13 +226,13 @@ int main(int argc, char **argv)
             (unsigned long)m.nnodes, m.depth);
     cl_mesh_free(&m);
     if (argc > 2) {
-        double ns = luacamera(idx);
+        double ns = luacamera(idx), small = smallquad();
         FILE *f = fopen(argv[2], "w");
-        if (f == NULL || ns < 0) return 1;
-        fprintf(f, "%.2f\n", ns);
+        if (f == NULL || ns < 0 || small < 0) return 1;
+        fprintf(f, "%.2f\n%.2f\n", ns, small);
         fclose(f);
-        fprintf(out, "\nbench/mesh.lua's %d camera rays on its mesh, from C: %.1f ns per ray (median of 9 rounds)\n",
-                LUARAYS, ns);
+        fprintf(out, "\nbench/mesh.lua's %d camera rays on its mesh, from C: %.1f ns per ray (median of 9 rounds); "
+                "one ray onto a 2-triangle quad: %.1f ns\n", LUARAYS, ns, small);
     }
     free(v); free(idx); free(rays);
     if (out != stdout) fclose(out);
