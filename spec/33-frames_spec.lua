@@ -138,6 +138,26 @@ describe("issue 14: items added in batches", function()
 end)
 
 describe("issue 14: raycastall with an out table", function()
+  it("makes no garbage in the first call after a full collection (its keys outlive the collection)", function()
+    -- "tri" is set to nil in every reused hit table, so no table kept it alive: a collection freed
+    -- it and the next call made the string again (28 bytes on LuaJIT); now a World upvalue
+    local w = World()
+    for i = 0, 9 do w:add(i, AABB(i, 0, 0, i + 1, 1, 1)) end
+    local ray, out = Ray(-1, 0.5, 0.5, 1, 0, 0), {}
+    local function call() return w:raycastall(ray, 1e9, nil, out) end
+    if jit then jit.off(); jit.flush() end   -- the trace compiler's own objects (spec/09)
+    for _ = 1, 3 do call() end
+    collectgarbage("collect"); collectgarbage("collect")
+    collectgarbage("stop")
+    local before = collectgarbage("count")
+    local _, n = call()
+    local grown = (collectgarbage("count") - before) * 1024
+    collectgarbage("restart")
+    if jit then jit.on() end
+    assert.are.equal(10, n)
+    assert.are.equal(0, grown)
+  end)
+
   -- 600 boxes of side 6 in [0, 50]^3 and rays whose maxt makes the hit count go up and down
   local function scene()
     local rnd = lcg(99)

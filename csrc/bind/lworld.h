@@ -305,10 +305,13 @@ static inline int fastid(lua_State *L, const lworld *lw, int arg) {
 
 /* Upvalues of every World method and of the cached bodies, after the
  * four shape metatables every binding function gets: the World metatable, then the interned
- * strings move's collision tables use (set with lua_rawset: no C-string hashing per field). */
+ * strings move's collision tables use (set with lua_rawset: no C-string hashing per field), then
+ * raycastall's "tri" (an upvalue also keeps it alive: a key set to nil in every reused hit table
+ * does not, and a collection freed it, so the next call made it again: 28 bytes on LuaJIT). */
 enum {
     UV_WORLD = 5, UV_OTHER, UV_TYPE, UV_T, UV_NX, UV_NY, UV_NZ,
-    UV_RESP /* + cl_resp: "ignore", "slide", "touch", "cross", "bounce" */, UV_LAST = UV_RESP + 4
+    UV_RESP /* + cl_resp: "ignore", "slide", "touch", "cross", "bounce" */, UV_TRI = UV_RESP + 5,
+    UV_LAST = UV_TRI
 };
 
 /* Returns the live world at arg 1 of a method (same checks as lw_toworld, the metatable

@@ -56,7 +56,7 @@ int lw_runfiltered(lua_State *L, int body, const char *fname) {
 
 
 static const char *const uv_names[] = { "other", "type", "t", "nx", "ny", "nz",
-                                        "ignore", "slide", "touch", "cross", "bounce" };
+                                        "ignore", "slide", "touch", "cross", "bounce", "tri" };
 
 /* Pushes the upvalues above (4 shape metatables, World metatable, strings); returns their count. */
 int lw_pushhotupvalues(lua_State *L) {

@@ -213,7 +213,7 @@ int lw_b_raycastall(lua_State *L) {
             /* a mesh item's triangle; cleared on a reused table */
             lua_Integer tri = raytri(lw, h.item, &ray, maxt);
             if (tri >= 0 || hasout) {
-                lua_pushliteral(L, "tri");
+                lua_pushvalue(L, lua_upvalueindex(UV_TRI));
                 if (tri >= 0) lua_pushinteger(L, tri + 1); else lua_pushnil(L);
                 lua_rawset(L, -3);
             }
