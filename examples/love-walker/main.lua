@@ -37,7 +37,7 @@ local pick                               -- the mouse ray's hit: { t=, x=, y=, z
 local cull = { planes = {}, out = {}, n = 0, total = 0, ms = 0 }
 local gfx = {}                           -- LÖVE shader and meshes
 local frame, movems = 0, 0
-local walk = { feet = {}, worst = 0, frames = 0 } -- the scripted walk's record: feet y per frame
+local walk = { feet = {}, grounded = {}, worst = 0, frames = 0 } -- the scripted walk's record per frame
 
 -- Returns the options parsed from LÖVE's argument list; raises on an unknown option.
 local function parseargs(args)
@@ -266,10 +266,10 @@ end
 ---------------------------------------------------------------- input and update
 
 -- The scripted walk: { dx, dz, frames } legs at SPEED: north up the ramp to its middle (z = 2;
--- the screenshot is taken there, at frame SHOT_FRAME), on up onto the platform, east down the
--- steps to the floor, and back west up the steps onto the platform (frame SCRIPT_FRAMES).
-local SCRIPT = { { 0, -1, 110 }, { 0, -1, 80 }, { 1, 0, 140 }, { -1, 0, 140 } }
-local SHOT_FRAME, SCRIPT_FRAMES = 110, 470
+-- the screenshot is taken there, at frame SHOT_FRAME), on up onto the platform, then east down
+-- the steps to the floor (frame SCRIPT_FRAMES).
+local SCRIPT = { { 0, -1, 110 }, { 0, -1, 80 }, { 1, 0, 140 } }
+local SHOT_FRAME, SCRIPT_FRAMES = 110, 330
 -- The point the scripted mouse points at: on the ramp, beside the player's path.
 local PICK_AT = { -1.3, 0, 3.6 }
 
@@ -369,7 +369,7 @@ local function tick(dt)
     state.vy = 0
   end
   if opts.screenshot and frame <= SCRIPT_FRAMES then
-    walk.feet[frame] = y
+    walk.feet[frame], walk.grounded[frame] = y, state.grounded
     if state.grounded then
       walk.frames = walk.frames + 1
       local s = support()
@@ -592,20 +592,28 @@ function checks.walk()
     nz or 0, walk.frames - walk.worst, walk.frames, ok and "ok" or "FAIL")
 end
 
--- After the screenshot, the rest of the scripted walk (no drawing): onto the platform, down the
--- steps to the floor and back up them; the player must end grounded on the platform, having
--- been on the floor in between and rested exactly on the level in every grounded frame.
+-- After the screenshot, the rest of the scripted walk (no drawing): onto the platform and down
+-- the steps; the player must end grounded on the floor east of them, having stood on every step
+-- on the way down (grounded at each step's height) and rested exactly on the level in every
+-- grounded frame.
 function checks.stairs()
   while frame < SCRIPT_FRAMES do tick(1 / 60) end
   local x, y, z = feet()
   local grounded = character:grounded()
-  local lowest = math.huge
-  for f = SHOT_FRAME + 80, SHOT_FRAME + 220 do lowest = math.min(lowest, walk.feet[f]) end
-  local ok = grounded and math.abs(y - level.PLATFORM_Y) < 1e-9 and math.abs(lowest) < 1e-9
-    and math.abs(walk.feet[SHOT_FRAME + 80] - level.PLATFORM_Y) < 1e-9 and walk.worst == 0 and math.abs(x) < 0.05
-  return ok, ("stairs: on the platform at frame %d (feet %.4f), down the steps to %.4f, back up to "
-    .. "(%.3f, %.4f, %.3f) grounded %s; resting exactly on the level in %d of %d grounded frames: %s"):format(
-    SHOT_FRAME + 80, walk.feet[SHOT_FRAME + 80], lowest, x, y, z, tostring(grounded),
+  local heights = {}
+  for f = SHOT_FRAME + 80, SCRIPT_FRAMES do
+    local i = math.floor(walk.feet[f] / level.STEP_H + 0.5)
+    if walk.grounded[f] and math.abs(walk.feet[f] - i * level.STEP_H) < 1e-9 then heights[i] = true end
+  end
+  local steps = 0
+  for i = 0, 6 do
+    if heights[i] then steps = steps + 1 end
+  end
+  local ok = grounded and math.abs(y) < 1e-9 and math.abs(walk.feet[SHOT_FRAME + 80] - level.PLATFORM_Y) < 1e-9
+    and steps == 7 and walk.worst == 0 and math.abs(x - 7) < 0.05 and math.abs(z + 2) < 0.05
+  return ok, ("stairs: on the platform at frame %d (feet %.4f), down %d of 7 levels (6 steps and the "
+    .. "floor) to (%.3f, %.4f, %.3f) grounded %s; resting exactly on the level in %d of %d grounded "
+    .. "frames: %s"):format(SHOT_FRAME + 80, walk.feet[SHOT_FRAME + 80], steps, x, y, z, tostring(grounded),
     walk.frames - walk.worst, walk.frames, ok and "ok" or "FAIL")
 end
 

@@ -64,7 +64,7 @@ if [ $rc -ne 0 ] || [ ! -s "$OUT/bump-platformer.png" ] || ! grep -q 'screenshot
   status=1
 fi
 
-echo "== walker demo: a character on an .obj level, mouse picking, frustum culling (470 scripted frames under Xvfb)"
+echo "== walker demo: a character on an .obj level, mouse picking, frustum culling (330 scripted frames under Xvfb)"
 rm -f "$OUT/walker.png"
 timeout 60 "${XVFB[@]}" love "$ROOT/examples/love-walker" --so "$SO" --screenshot "$OUT/walker.png" \
   2>"$TMP/wshot.err" | tee "$TMP/wshot.out"
