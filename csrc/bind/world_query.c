@@ -198,8 +198,12 @@ int lw_b_raycastall(lua_State *L) {
     t = pushout(L, 5, n);
     for (i = 0; i < n; i++) {
         cl_whit h;
+        lua_Integer tri;
         fresh(L, lw, gen, "raycastall");    /* the pool, pushout, inner and the field sets allocate */
         h = lw->w.hits[i];
+        /* a mesh item's triangle, read now: a finalizer run by the allocations below may free
+         * the world (the shapes raytri reads) */
+        tri = raytri(lw, h.item, &ray, maxt);
         if (hasout) lw_poolinner(L, &lw->nhpool, -3, 5, u, t, i + 1);
         else inner(L, t, i + 1, 5);
         lua_pushliteral(L, "item");         /* every field written raw (no __newindex) */
@@ -209,14 +213,10 @@ int lw_b_raycastall(lua_State *L) {
         hotnum(L, UV_NX, h.n.x);
         hotnum(L, UV_NY, h.n.y);
         hotnum(L, UV_NZ, h.n.z);
-        {
-            /* a mesh item's triangle; cleared on a reused table */
-            lua_Integer tri = raytri(lw, h.item, &ray, maxt);
-            if (tri >= 0 || hasout) {
-                lua_pushvalue(L, lua_upvalueindex(UV_TRI));
-                if (tri >= 0) lua_pushinteger(L, tri + 1); else lua_pushnil(L);
-                lua_rawset(L, -3);
-            }
+        if (tri >= 0 || hasout) {           /* cleared on a reused table */
+            lua_pushvalue(L, lua_upvalueindex(UV_TRI));
+            if (tri >= 0) lua_pushinteger(L, tri + 1); else lua_pushnil(L);
+            lua_rawset(L, -3);
         }
         lua_pop(L, 1);
     }
