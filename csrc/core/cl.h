@@ -204,6 +204,14 @@ CL_API struct cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3
 /// r of the triangle (less the allowance) is SEPARATED; a sphere of radius within the allowance
 /// (a point) never meets a triangle.
 CL_API struct cl_sweep cl_sweep_sphere_tri(const cl_sphere *s, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
+/// The sweep of capsule cp moved by d against the triangle abc: the ray of its end a against the
+/// triangle swept back along its segment, rounded by r (the moved-out faces, the edges' capsules);
+/// rank 1 on the triangle's face (also along its plane), 2 otherwise. The distance is convex in t,
+/// so a start that does not approach is SEPARATED. Conventions and allowance as cl_sweep_sphere_tri.
+CL_API struct cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
+/// The push of capsule cp out of the triangle: along the closest points, or, when the segment
+/// crosses the triangle, along its normal to the nearer side (0 when the open capsule misses it).
+CL_API int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n);
 /// The push of the hull (as cl_sweep_hull_tri) out of the triangle: 1 with the depth and the unit
 /// n along which the hull moves (the shortest, by separating axes), 0 when the open hull misses it.
 CL_API int cl_penetration_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,

@@ -253,8 +253,9 @@ int cl_pmesh_overlaps(const cl_pmesh *pm, const cl_shape *s)
 typedef struct msweep {
     const cl_mesh *m;
     cl_vec3 p[8], fa[3], d;
-    int sphere;
+    int sphere;                 /* 1 a sphere, 2 a capsule, 0 a box */
     cl_sphere sp;
+    cl_capsule cp;
     cl_sweep best;
     size_t tri;
     int found;
@@ -262,12 +263,17 @@ typedef struct msweep {
     cl_vec3 n;
 } msweep;
 
-/* Sets up ms for the mover l (in the mesh's frame): a sphere, or a box's corners and axes (an
- * AABB's corners are its exact bounds). */
+/* Sets up ms for the mover l (in the mesh's frame): a sphere, a capsule, or a box's corners and
+ * axes (an AABB's corners are its exact bounds). */
 static void mover_of(msweep *ms, const cl_shape *l)
 {
     int i;
     ms->sphere = 0;
+    if (l->kind == CL_CAPSULE) {
+        ms->sphere = 2;
+        ms->cp = l->u.capsule;
+        return;
+    }
     if (l->kind == CL_SPHERE) {
         ms->sphere = 1;
         ms->sp = l->u.sphere;
@@ -291,7 +297,7 @@ static void mover_of(msweep *ms, const cl_shape *l)
 
 /* Contacts with two triangles less than this apart in t are one contact (the seams rule picks
  * between them): tiles of one surface meet a mover at times that differ by rounding only. */
-#define TIE_T 0x1p-36
+#define TIE_T 0x1p-30
 
 /* Visitor of a sweep: keeps the earliest contact with triangle i (OVERLAPPED first, lowest index).
  * Contacts within TIE_T of each other tie: the lower rank (a face before an edge or a vertex),
@@ -302,8 +308,9 @@ static int visit_sweep(void *ud, size_t i)
     cl_vec3 a, b, c;
     cl_sweep s;
     cl_mesh_triangle(ms->m, i, &a, &b, &c);
-    s = ms->sphere ? cl_sweep_sphere_tri(&ms->sp, ms->d, a, b, c)
-                   : cl_sweep_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, ms->d, a, b, c);
+    s = ms->sphere == 1 ? cl_sweep_sphere_tri(&ms->sp, ms->d, a, b, c)
+        : ms->sphere == 2 ? cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c)
+                          : cl_sweep_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, ms->d, a, b, c);
     if (s.state == CL_TOI_SEPARATED) return 0;
     if (s.state == CL_TOI_OVERLAPPED) {
         if (ms->found && ms->best.state == CL_TOI_OVERLAPPED && ms->tri < i) return 0;
@@ -342,8 +349,6 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     msweep ms;
     cl_shape l, q;
     shape_in(pm, s, &l);
-    ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
-    if (l.kind == CL_CAPSULE) return ms.best;  /* capsule movers on meshes: not yet (README) */
     mover_of(&ms, &l);
     ms.m = pm->m;
     ms.d = dir_in(pm, d);
@@ -366,8 +371,9 @@ static int visit_push(void *ud, size_t i)
     double depth;
     int r;
     cl_mesh_triangle(ms->m, i, &a, &b, &c);
-    r = ms->sphere ? cl_penetration_sphere_tri(&ms->sp, a, b, c, &depth, &n)
-                   : cl_penetration_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, a, b, c, &depth, &n);
+    r = ms->sphere == 1 ? cl_penetration_sphere_tri(&ms->sp, a, b, c, &depth, &n)
+        : ms->sphere == 2 ? cl_penetration_capsule_tri(&ms->cp, a, b, c, &depth, &n)
+                          : cl_penetration_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, a, b, c, &depth, &n);
     if (!r) return 0;
     if (ms->found && (depth < ms->depth || (depth == ms->depth && i > ms->tri))) return 0;
     ms->found = 1; ms->depth = depth; ms->n = n; ms->tri = i;
@@ -379,7 +385,6 @@ int cl_pmesh_penetration(const cl_pmesh *pm, const cl_shape *s, double *depth, c
     msweep ms;
     cl_shape l;
     shape_in(pm, s, &l);
-    if (l.kind == CL_CAPSULE) return 0;  /* capsule pushes out of meshes: not yet (README) */
     mover_of(&ms, &l);
     ms.m = pm->m;
     ms.found = 0;

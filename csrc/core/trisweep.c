@@ -10,7 +10,7 @@
 
 /* Entry times closer than this are one contact, decided for the triangle's face (as meshworld.c's
  * ties between triangles). */
-#define TIE_T 0x1p-36
+#define TIE_T 0x1p-30
 
 /* Most axes a hull/triangle test uses: the normal, 3 faces, 3 x 3 edge pairs. */
 #define MAXAX 13
@@ -207,6 +207,134 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
     s.t = bt;
     s.rank = rank;
     return s;
+}
+
+/* The closest hit (t < *bt, normal facing against d) of the ray on triangle pqr moved by +-r along
+ * its unit normal (no hit for a degenerate one): sets *bt, *n, *rank (rk) and returns 1. */
+static int offset_hits(const cl_ray *ray, double len, cl_vec3 d, cl_vec3 p, cl_vec3 q, cl_vec3 w, double r, int rk,
+                       double *bt, cl_vec3 *n, int *rank)
+{
+    cl_vec3 nx = cl_cross(cl_sub(q, p), cl_sub(w, p));
+    int i, got = 0;
+    if (nx.x == 0 && nx.y == 0 && nx.z == 0) return 0;
+    nx = unit(nx);
+    for (i = -1; i <= 1; i += 2) {
+        cl_vec3 o = cl_mul(nx, i * r);
+        cl_hit h;
+        if (cl_tri_raycast(cl_add(p, o), cl_add(q, o), cl_add(w, o), ray, len, &h) && h.t < *bt && cl_dot(h.n, d) < 0) {
+            *bt = h.t; *n = h.n; *rank = rk; got = 1;
+        }
+    }
+    return got;
+}
+
+/* The closest hit (t < *bt, entering) of the ray on the capsule pq of radius r: as offset_hits. */
+static int capsule_hits(const cl_ray *ray, double len, cl_vec3 d, cl_vec3 p, cl_vec3 q, double r, int rk, double *bt,
+                        cl_vec3 *n, int *rank)
+{
+    cl_capsule cp;
+    cl_hit h;
+    cp.a = p; cp.b = q; cp.r = r;
+    if (!cl_capsule_raycast(&cp, ray, len, &h) || !(h.t < *bt) || !(cl_dot(h.n, d) < 0)) return 0;
+    *bt = h.t; *n = h.n; *rank = rk;
+    return 1;
+}
+
+cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    cl_sweep s;
+    cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], n = cl_v3(0, 0, 0);
+    cl_ray ray;
+    double r = cp->r, e, in2, d2, len, bt = HUGE_VAL;
+    int i, rank = 0;
+    s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
+    if (cl_tri_degenerate(a, b, c)) return s;
+    e = ldexp(fmax(fmax(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
+                   fmax(cl_maxabs3(c.x, c.y, c.z), fmax(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
+                                                         cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r, -42);
+    if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
+    in2 = (r - e) * (r - e);
+    d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
+    if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
+    if (d.x == 0 && d.y == 0 && d.z == 0) return s;
+    len = cl_len(d.x, d.y, d.z);
+    /* the distance between the moving capsule's segment and the triangle is convex in t: a start
+     * that does not approach (to rounding) never enters (a capsule sliding on the triangle) */
+    w = unit(cl_sub(onseg, ontri));
+    if (!(cl_dot(w, d) < -ldexp(len, -40))) return s;
+    /* nor does a path that never comes closer than the allowance (grazing an edge, or touching
+     * only at the end): the distance between the triangle and the parallelogram the segment
+     * sweeps, from its edges against the triangle and the triangle's edges against it */
+    {
+        cl_vec3 q[4], x, y;
+        double m2 = HUGE_VAL;
+        int k;
+        q[0] = cp->a; q[1] = cp->b; q[2] = cl_add(cp->b, d); q[3] = cl_add(cp->a, d);
+        v[0] = a; v[1] = b; v[2] = c;
+        for (k = 0; k < 4; k++) m2 = fmin(m2, cl_tri_segment(a, b, c, q[k], q[(k + 1) % 4], &x, &y));
+        for (k = 0; k < 3; k++) {
+            m2 = fmin(m2, cl_tri_segment(q[0], q[1], q[2], v[k], v[(k + 1) % 3], &x, &y));
+            m2 = fmin(m2, cl_tri_segment(q[0], q[2], q[3], v[k], v[(k + 1) % 3], &x, &y));
+        }
+        if (!(m2 < in2)) return s;
+    }
+    if (d2 <= r * r) {
+        s.state = CL_TOI_TOUCHING; s.t = 0; s.n = w; s.rank = 1;
+        return s;
+    }
+    if (!cl_ray_make(&ray, cp->a, d)) return s;
+    /* the ray of the capsule's end a against the triangle swept back along the segment (the
+     * prism of abc and abc - sg), rounded by r: its faces moved out, its edges' capsules */
+    sg = cl_sub(cp->b, cp->a);
+    v[0] = a; v[1] = b; v[2] = c;
+    for (i = 0; i < 3; i++) u[i] = cl_sub(v[i], sg);
+    offset_hits(&ray, len, d, a, b, c, r, 1, &bt, &n, &rank);
+    offset_hits(&ray, len, d, u[0], u[1], u[2], r, 1, &bt, &n, &rank);
+    for (i = 0; i < 3; i++) {
+        int j = (i + 1) % 3;
+        offset_hits(&ray, len, d, v[i], v[j], u[j], r, 2, &bt, &n, &rank);
+        offset_hits(&ray, len, d, v[i], u[j], u[i], r, 2, &bt, &n, &rank);
+        capsule_hits(&ray, len, d, v[i], v[j], r, 2, &bt, &n, &rank);
+        capsule_hits(&ray, len, d, u[i], u[j], r, 2, &bt, &n, &rank);
+        capsule_hits(&ray, len, d, v[i], u[i], r, 2, &bt, &n, &rank);
+    }
+    if (rank == 0) return s;
+    nu = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
+    if (rank > 1 && fabs(cl_dot(n, nu)) >= 1 - 1e-9) {
+        /* met along the face's plane (lying on it, or where two tiles meet): a face contact */
+        n = cl_dot(n, nu) > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
+        rank = 1;
+    }
+    bt /= len;
+    if (!(bt < 1)) return s;
+    s.state = CL_TOI_TOUCHING;
+    s.t = bt;
+    s.n = n;
+    s.rank = rank;
+    return s;
+}
+
+int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n)
+{
+    cl_vec3 ontri, onseg, nu;
+    double d2, ha, hb, up, down;
+    if (cl_tri_degenerate(a, b, c)) return 0;
+    d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
+    if (!(d2 < cp->r * cp->r)) return 0;
+    if (d2 > 0) {
+        *depth = cp->r - sqrt(d2);
+        *n = unit(cl_sub(onseg, ontri));
+        return 1;
+    }
+    /* the segment crosses the triangle: out along its normal, to the nearer side */
+    nu = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
+    ha = cl_dot(cl_sub(cp->a, a), nu);
+    hb = cl_dot(cl_sub(cp->b, a), nu);
+    up = cp->r - fmin(ha, hb);
+    down = cp->r + fmax(ha, hb);
+    if (up <= down) { *depth = up; *n = nu; }
+    else { *depth = down; *n = cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z); }
+    return 1;
 }
 
 int cl_penetration_sphere_tri(const cl_sphere *sp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n)
