@@ -75,7 +75,7 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     it->box = cl_shape_aabb(s);
     it->seq = w->nextseq;
     w->nextseq += 1;
-    it->vel = cl_v3(0, 0, 0);
+    it->vel[0] = it->vel[1] = it->vel[2] = 0;
     /* a new item gets a tight leaf (its box and rounding allowance, no margin): items that are
      * never moved (level geometry, bulk-added scenery) keep the tightest tree for queries and
      * rays; the first update that leaves it fattens the leaf as usual (clw_flush_tree). The leaf
@@ -88,7 +88,7 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     w->tver++;
     it->gen++;
     it->dirty = 0;
-    it->vel = cl_v3(0, 0, 0);
+    it->vel[0] = it->vel[1] = it->vel[2] = 0;
     if (!it->mon) {
         it->mon = 1;
         it->mnext = w->mhead;
@@ -123,9 +123,9 @@ void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     cl_aabb fat;
     cl_vec3 lo, hi;
     double t;
-    it->vel.x = ((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5;
-    it->vel.y = ((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5;
-    it->vel.z = ((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5;
+    it->vel[0] = to_float(((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5);
+    it->vel[1] = to_float(((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5);
+    it->vel[2] = to_float(((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5);
     if (&it->shape != s) it->shape = *s;
     it->box = b;
     if (it->dirty) return;

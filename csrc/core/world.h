@@ -15,20 +15,24 @@
 /// One item slot. proxy == CL_NULLNODE marks a free slot (next = free-list link).
 typedef struct cl_item {
     /* the fields a ray or query test reads first (order, stale flag, slot state, shape) lead,
-     * so a leaf test usually touches the item's first cache line or two */
+     * so a leaf test usually touches the item's first cache line or two. Bookkeeping that only
+     * steers tree upkeep (never an answer) is kept small: flags in bytes, floats for the
+     * predictive velocity and the looseness limits (sizeof 272 instead of 304) */
     double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
-    int dirty;                  /* 1 when the tree leaf is stale (shape left its fat box) */
     int proxy;                  /* tree leaf */
+    unsigned char dirty;        /* 1 when the tree leaf is stale (shape left its fat box) */
+    unsigned char onlist;       /* 1 while on the dirty list (link dnext) */
+    unsigned char mon;          /* 1 while on the list of fat boxes changed since the last pairs */
     cl_shape shape;
     cl_aabb box;                /* tight box of shape */
     int prev, next;             /* list of live items in add order */
     cl_fbox fat;                /* copy of the tree leaf's box (fat box) */
     double ktol;                /* rounding allowance of any box inside fat (kinds but OBB) */
-    double kslack[3];           /* most slack kept per side on each axis (set_fat) */
-    cl_vec3 vel;                /* displacement of the last update (predictive fattening) */
+    float kslack[3];            /* most slack kept per side on each axis (set_fat; rounded up) */
+    float vel[3];               /* displacement of the last update (predictive fattening) */
     int gen;                    /* bumped by every add into this slot (cached pairs) */
-    int onlist, dnext;          /* on the dirty list; its link */
-    int mon, mnext;             /* on the list of fat boxes changed since the last pairs; link */
+    int dnext;                  /* dirty list link */
+    int mnext;                  /* changed-fat-box list link */
 } cl_item;
 
 /// Cached candidate pair (pairs): two items whose fat boxes overlapped when last checked,

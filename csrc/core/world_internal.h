@@ -126,6 +126,12 @@ static inline double shape_tol(const cl_shape *s, const cl_aabb *b) {
     return m;
 }
 
+/* Returns x as a float, values beyond the float range as +-FLT_MAX (a plain conversion of them is
+ * undefined), NaN as NaN: for bookkeeping that only steers tree upkeep (cl_item.vel). */
+static inline float to_float(double x) {
+    return x > FLT_MAX ? FLT_MAX : x < -FLT_MAX ? -FLT_MAX : (float)x;
+}
+
 /* Returns the box widened by margin plus the rounding allowance tol on every side. */
 static inline cl_aabb widen(const cl_aabb *b, double margin, double tol) {
     cl_aabb r;

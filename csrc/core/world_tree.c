@@ -36,7 +36,11 @@ void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb) {
     it->ktol = m * EPS_REL + 1e-300;        /* as shape_tol: m bounds every coordinate inside */
     for (a = 0; a < 3; a++) {
         double l = 4 * w->margin + pred_cap(w, &it->box, a);
-        it->kslack[a] = l + (m + l) * (2 * FLT_EPSILON) + 1e-299;
+        double k = l + (m + l) * (2 * FLT_EPSILON) + 1e-299;
+        float f = k > FLT_MAX ? HUGE_VALF : (float)k;  /* rounded up: a looser limit only
+                                                           delays a refit */
+        if ((double)f < k) f = nextafterf(f, HUGE_VALF);
+        it->kslack[a] = f;
     }
 }
 
@@ -61,13 +65,13 @@ static cl_aabb fat_box(const cl_world *w, int id) {
     cl_aabb f = widen(&it->box, w->margin, shape_tol(&it->shape, &it->box));
     double cap, e, mul = PRED_MUL * pred_jitter(w, id);
     cap = pred_cap(w, &it->box, 0);
-    e = mul * it->vel.x; e = e > cap ? cap : e < -cap ? -cap : e;
+    e = mul * it->vel[0]; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.x += e; else f.min.x += e;
     cap = pred_cap(w, &it->box, 1);
-    e = mul * it->vel.y; e = e > cap ? cap : e < -cap ? -cap : e;
+    e = mul * it->vel[1]; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.y += e; else f.min.y += e;
     cap = pred_cap(w, &it->box, 2);
-    e = mul * it->vel.z; e = e > cap ? cap : e < -cap ? -cap : e;
+    e = mul * it->vel[2]; e = e > cap ? cap : e < -cap ? -cap : e;
     if (e > 0) f.max.z += e; else f.min.z += e;
     return f;
 }
