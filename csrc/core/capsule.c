@@ -498,6 +498,17 @@ int cl_penetration_capsule_capsule(const cl_capsule *x, const cl_capsule *y, dou
     return rounded_push(p, q, x->r + y->r, sc, nn, depth, n);
 }
 
+/* 1 when the offset q from the box to the segment's closest point (world frame: both exact
+ * but for the rounding of that point, p + s w) is within that rounding on every axis, which is
+ * relative to the segment's own coordinates on the axis, never to the box's size (a huge floor). */
+static int seg_in_noise(const segbox *sb, const double q[3])
+{
+    int i;
+    for (i = 0; i < 3; i++)
+        if (fabs(q[i]) > 0x1p-40 * (fabs(sb->p[i]) + fabs(sb->w[i]))) return 0;
+    return 1;
+}
+
 /* Capsule c out of the frame's box: shallow (the segment misses the box) along the closest
  * points' offset; deep (the segment meets the box) through the face of box (+) segment nearest
  * the origin, over its face normals (the box's axes and the segment x each axis). */
@@ -512,7 +523,7 @@ static int capsule_box(const cl_capsule *c, const frame *f, double *depth, cl_ve
     sc = sb.m;  /* the largest frame value */
     for (i = 0; i < 3; i++) q[i] = sb.ps[i] - sb.pb[i];
     len = cl_len(q[0], q[1], q[2]);
-    if (len > 0x1p-40 * sc) {  /* shallow */
+    if (f->world ? !seg_in_noise(&sb, q) : len > 0x1p-40 * sc) {  /* shallow */
         cl_vec3 nl;
         if (!(len < r)) return 0;
         if (!unit(cl_v3(q[0], q[1], q[2]), &nl)) return 0;

@@ -1,0 +1,101 @@
+-- Review of the work landed after 70bd597 (capsules, mesh items in the World, the World's FFI
+-- fast path, the tree's incremental rebuild): what an acceptance tester of API.md found, each
+-- case failing before its fix; open findings are pending with their exact reproduction.
+local collide = require "collide"
+
+local QUICK = os.getenv("COLLIDE_QUICK") ~= nil
+local function iters(n) return QUICK and math.ceil(n / 4) or n end
+
+-- A PRNG of its own (the same cases on every Lua version): uniform in [0, 1).
+local seed = 123457
+local function rand()
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return seed / 2147483648
+end
+local function rnd(a, b) return a + (b - a) * rand() end
+
+describe("capsule:penetration against a huge AABB floor", function()
+  -- The floor's top face is y = 0 and it reaches far beyond the capsule on x and z, so the
+  -- capsule's distance to it is its segment's lowest y (when above): the pure-Lua reference.
+  -- Before the fix, "rounding noise" was judged at 2^-40 of the floor's size: a capsule within
+  -- 2^-40 * K of the floor was "deep" (depth r, whatever the gap), so a capsule of radius 1 at
+  -- 1 above a floor of half size 1e13 got depth 1 (no overlap at all) and one overlapping by
+  -- 0.25 a floor of half size 1e12 got depth 1 (world:resolve pushed it 4 times too far).
+  it("gives r minus the gap, or nil, for floors of half size 1e6 to 1e15", function()
+    local checked = 0
+    for _ = 1, iters(2000) do
+      local K = 10 ^ rnd(6, 15)
+      local floor = collide.AABB(-K, -K, -K, K, 0, K)
+      local r = rnd(0.1, 2)
+      local ax, ay, az = rnd(-10, 10), rnd(-0.5, 3), rnd(-10, 10)
+      local bx, by, bz = ax + rnd(-2, 2), ay + rnd(0, 2), az + rnd(-2, 2)
+      if rand() < 0.3 then by = ay end                    -- lying flat
+      local low = math.min(ay, by)
+      if low > 1e-6 and math.abs(low - r) > 1e-9 then      -- segment above the floor, no tie
+        local c = collide.Capsule(ax, ay, az, bx, by, bz, r)
+        local depth, nx, ny, nz = c:penetration(floor)
+        if low >= r then
+          assert.is_nil(depth, ("K %.17g, %s"):format(K, tostring(c)))
+          assert.is_false(c:overlaps(floor))
+        else
+          assert.is_true(c:overlaps(floor))
+          assert.is_not_nil(depth, ("K %.17g, %s"):format(K, tostring(c)))
+          assert.is_true(math.abs(depth - (r - low)) <= 1e-9,
+            ("K %.17g, %s: depth %.17g, expected %.17g"):format(K, tostring(c), depth, r - low))
+          assert.are.same({ 0, 1, 0 }, { nx, ny, nz })
+        end
+        checked = checked + 1
+      end
+    end
+    assert.is_true(checked > iters(2000) / 4)
+  end)
+
+  it("lets world:resolve push a capsule out of a floor of half size 1e12 by its overlap only", function()
+    local w = collide.World()
+    w:add("floor", collide.AABB(-1e12, -1e12, -1e12, 1e12, 0, 1e12))
+    w:add("c", collide.Capsule(3, 0.75, 0, 3, 3, 0, 1))
+    local dx, dy, dz, n = w:resolve("c")
+    assert.are.equal(1, n)
+    assert.are.same({ 0, 0 }, { dx, dz })
+    assert.is_true(math.abs(dy - 0.25) < 1e-9, ("pushed by %.17g"):format(dy))
+  end)
+end)
+
+describe("open findings (reported, not fixed here)", function()
+  -- API.md: a Capsule is "a sweep shape and a mover like the others" and mesh items are treated
+  -- "as its triangles" by every sweep and move. csrc/core/meshworld.c returns no contact for a
+  -- capsule (README: "Not there yet"), so it falls through a mesh floor.
+  pending("a Capsule swept or moved onto a Mesh item stops on it (meshworld.c ignores capsules)", function()
+    local m = collide.Mesh({ 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1 }, { 1, 2, 3, 2, 4, 3 })
+    local w = collide.World()
+    w:add("floor", m)
+    local c = collide.Capsule(0.5, 1, 0.5, 0.5, 2, 0.5, 0.25)
+    local item, t = w:sweep(c, 0, -5, 0)
+    assert.are.equal("floor", item)
+    assert.is_true(math.abs(t - 0.15) < 1e-9)
+  end)
+
+  -- The capsule/box sweep works on the box as centre and half sizes relative to the capsule,
+  -- scaled by the largest value (the box's size): a 1-unit gap to a floor of half size 1e15 is
+  -- off by 0.03, and at 1e20 it is lost (contact at t = 0: the capsule cannot move down at all).
+  pending("a Capsule swept down onto a huge AABB floor meets it at its gap (t 0.2, not 0)", function()
+    for _, K in ipairs({ 1e15, 1e20 }) do
+      local w = collide.World()
+      w:add("floor", collide.AABB(-K, -K, -K, K, 0, K))
+      local item, t = w:sweep(collide.Capsule(0, 2, 0, 0, 3, 0, 1), 0, -5, 0)
+      assert.are.equal("floor", item)
+      assert.is_true(math.abs(t - 0.2) < 1e-9, ("K %g: t %.17g"):format(K, t))
+    end
+  end)
+
+  -- Sphere/triangle sweeps lose a mesh triangle whose coordinates reach 1e13 (AABB and OBB
+  -- movers still stop): the sphere passes through the floor (nil) and a walking sphere sinks.
+  pending("a Sphere swept onto a mesh triangle with coordinates of 1e13 stops on it", function()
+    local K = 1e13
+    local w = collide.World()
+    w:add("m", collide.Mesh({ -K, 0, -K, K, 0, -K, 0, 0, K }))
+    local item, t = w:sweep(collide.Sphere(0, 2, 0, 1), 0.1, -5, 0.2)
+    assert.are.equal("m", item)
+    assert.is_true(math.abs(t - 0.2) < 1e-9)
+  end)
+end)
