@@ -1,4 +1,4 @@
--- collide walker demo for LÖVE 11.x: a character walks over a level read from level.obj with
+-- collide walker demo for LÖVE 11.x: a capsule character walks over a level read from level.obj with
 -- collide.obj (a tessellated floor, a ramp, steps, walls and pillars; one Mesh item in a World),
 -- the mouse ray picks the level's triangle under the cursor (world:raycast reports it; drawn
 -- highlighted), and a field of 2,000 boxes round the level is
@@ -16,10 +16,10 @@
 --                      back up), quit (exit 1 when a check fails)
 --   --frames N         smoke test: N frames of scripted input, then quit
 --   --scenery N        number of scenery boxes (default 2000)
---   --player KIND      the player's shape: box (default; an AABB 0.7 x 1.8 x 0.7 m) or capsule
---                      (radius 0.35 m, 1.8 m tall)
+--   --player KIND      the player's shape: capsule (default; radius 0.35 m, 1.8 m tall) or box
+--                      (an AABB 0.7 x 1.8 x 0.7 m)
 
-local opts = { scenery = 2000, player = "box" }
+local opts = { scenery = 2000, player = "capsule" }
 local collide, cl, obj, level
 
 local FAR = 70                          -- the far plane: scenery beyond it is culled
@@ -52,7 +52,7 @@ local function parseargs(args)
       error("unknown option " .. a)
     end
   end
-  if opts.player ~= "box" and opts.player ~= "capsule" then error("--player must be box or capsule") end
+  if opts.player ~= "box" and opts.player ~= "capsule" then error("--player must be capsule or box") end
 end
 
 -- Loads collide (from --so, require, or the repository's LuaJIT build), collide.love and collide.obj.
