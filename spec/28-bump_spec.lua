@@ -300,16 +300,20 @@ describe("collide.bump out tables", function()
     local bump = require "collide.bump"
     local w = bump.newWorld(64)
     w:add("a", 0, 0, 10, 10)
-    for _, call in ipairs {
-      function() return w:queryPoint(5, 5, nil, w) end,
-      function() return w:queryRect(0, 0, 20, 20, nil, w) end,
-      function() return w:querySegment(-1, 5, 20, 5, nil, w) end,
-      function() return w:move("a", 30, 0, nil, w) end,
-      function() return w:check("a", 30, 0, nil, w) end,
+    -- the whole standard wording, the method named and its argument counted after self (also on
+    -- LuaJIT, where the FFI path's Lua wrappers call the classic methods)
+    for _, c in ipairs {
+      { function() return w:queryPoint(5, 5, nil, w) end, "#4 to 'queryPoint'" },
+      { function() return w:queryRect(0, 0, 20, 20, nil, w) end, "#6 to 'queryRect'" },
+      { function() return w:querySegment(-1, 5, 20, 5, nil, w) end, "#6 to 'querySegment'" },
+      { function() return w:querySegmentWithCoords(-1, 5, 20, 5, nil, w) end, "#6 to 'querySegmentWithCoords'" },
+      { function() return w:move("a", 30, 0, nil, w) end, "#5 to 'move'" },
+      { function() return w:check("a", 30, 0, nil, w) end, "#5 to 'check'" },
+      { function() return w:project("a", 0, 0, 10, 10, 30, 0, nil, w) end, "#9 to 'project'" },
     } do
-      local ok, err = pcall(call)
+      local ok, err = pcall(c[1])
       assert.is_false(ok)
-      assert.truthy(tostring(err):find("(out table is a bump world)", 1, true), tostring(err))
+      assert.truthy(tostring(err):find("bad argument " .. c[2] .. " (out table is a bump world)", 1, true), tostring(err))
       assert.same({ 0, 0, 10, 10 }, { w:getRect("a") })
       assert.equal(1, w:countItems())
     end

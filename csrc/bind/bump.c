@@ -192,14 +192,17 @@ static bcore *getcore(lua_State *L, int nargs) {
 }
 
 /* Returns idx when the value there is a table to use as an out table, 0 when it is no table;
- * raises when it is a bump world (clearing it as an out table would wipe the world). */
-static int outarg(lua_State *L, int idx) {
+ * raises "bad argument #n to 'name' (out table is a bump world)" when it is a bump world (clearing
+ * it would wipe the world). n counts the arguments after self, as in a method call, whatever the
+ * call looked like (on LuaJIT the FFI path's wrappers call the methods, so the call information
+ * luaL_argerror reads names the wrapper). */
+static int outarg(lua_State *L, int idx, const char *name) {
     bcore *c;
     if (!lua_istable(L, idx)) return 0;
     lua_rawgeti(L, idx, 1);
     c = (bcore *)lua_touserdata(L, -1);
     if (c && lua_rawlen(L, -1) == sizeof(bcore) && c->tag == &core_key)
-        luaL_argerror(L, idx, "out table is a bump world");
+        luaL_error(L, "bad argument #%d to '%s' (out table is a bump world)", idx - 1, name);
     lua_pop(L, 1);
     return idx;
 }
@@ -890,7 +893,7 @@ static int checkmove(lua_State *L, int domove) {
     int hasgx, hasgy;
     int r0f, prf, tf = 0, gxf, gyf; /* integer flags of r0, pr, the touch (1 x, 2 y), the goal */
     c = qopen(L, 6, fi, &u);
-    outi = outarg(L, 6);
+    outi = outarg(L, 6, domove ? "move" : "check");
     id = findid(L, u, 2);
     if (id < 0) return notadded(L, 2);
     memcpy(r0, c->b.rect + 4 * id, sizeof r0);
@@ -1117,7 +1120,7 @@ static int w_project(lua_State *L) {
     int outi, u, id, own, n, k, len = 0, fi = 9, resi, nskip, rf, gf;
     double r[4], gx, gy;
     c = qopen(L, 10, fi, &u);
-    outi = outarg(L, 10);
+    outi = outarg(L, 10, "project");
     checkrect(L, 3, r);
     rf = intflags(L, 3, 4);
     gf = readgoal(L, c, 0, 7, "goalX", &gx) ? ISINT(L, 7) : (gx = r[0], rf & 1);
@@ -1146,9 +1149,10 @@ static int w_project(lua_State *L) {
     return qclose(L, c, own, resi, outi, len);
 }
 
-/* Pushes the out table at idx when it is one (not a bump world), else a new table. */
-static void pushout(lua_State *L, int idx) {
-    if (outarg(L, idx)) lua_pushvalue(L, idx);
+/* Pushes the out table at idx when it is one (not a bump world: an error naming the method name),
+ * else a new table. */
+static void pushout(lua_State *L, int idx, const char *name) {
+    if (outarg(L, idx, name)) lua_pushvalue(L, idx);
     else lua_newtable(L);
 }
 
@@ -1180,6 +1184,15 @@ static int candidates(lua_State *L, bcore *c, bscratch *s, int own, const double
     return n;
 }
 
+/* 1 when the rect o strictly intersects the rect r (bump's rect.isIntersecting), or with point,
+ * strictly contains the point r[0], r[1] by bump's margin (rect.containsPoint). */
+static int boxhit(const double *o, const double *r, int point) {
+    if (point)
+        return r[0] - o[0] > CL_BUMP_DELTA && r[1] - o[1] > CL_BUMP_DELTA && o[0] + o[2] - r[0] > CL_BUMP_DELTA &&
+               o[1] + o[3] - r[1] > CL_BUMP_DELTA;
+    return r[0] < o[0] + o[2] && o[0] < r[0] + r[2] && r[1] < o[1] + o[3] && o[1] < r[1] + r[3];
+}
+
 /* world:queryRect(x,y,w,h, filter) -> items, len (items strictly intersecting the rect), or with
  * point, world:queryPoint(x,y, filter) -> items, len (items strictly containing the point, bump's
  * margin); both in slot order. */
@@ -1198,7 +1211,7 @@ static int boxquery(lua_State *L, int point) {
         checkrect(L, 2, r);
         cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
     }
-    pushout(L, nargs);
+    pushout(L, nargs, point ? "queryPoint" : "queryRect");
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
     box[0] = r[0];
@@ -1206,15 +1219,8 @@ static int boxquery(lua_State *L, int point) {
     box[2] = r[0] + r[2];
     box[3] = r[1] + r[3];
     n = candidates(L, c, s, own, box, q);
-    for (k = 0; k < n; k++) {
-        const double *o = c->b.rect + 4 * s->cand[k];
-        int in = point ? /* bump's rect.containsPoint */
-                     r[0] - o[0] > CL_BUMP_DELTA && r[1] - o[1] > CL_BUMP_DELTA && o[0] + o[2] - r[0] > CL_BUMP_DELTA &&
-                         o[1] + o[3] - r[1] > CL_BUMP_DELTA
-                       : /* bump's rect.isIntersecting: strict */
-                     r[0] < o[0] + o[2] && o[0] < r[0] + r[2] && r[1] < o[1] + o[3] && o[1] < r[1] + r[3];
-        if (in) s->cand[m++] = s->cand[k];
-    }
+    for (k = 0; k < n; k++)
+        if (boxhit(c->b.rect + 4 * s->cand[k], r, point)) s->cand[m++] = s->cand[k];
     sortids(s->cand, m);
     if (own) c->busy = 1;
     for (k = 0, n = 0; k < m; k++) {
@@ -1239,16 +1245,17 @@ static int w_querypoint(lua_State *L) {
 /* A core segment query: cl_bump_segment or cl_bump_rayhits. */
 typedef int (*segfn)(cl_bump *, double, double, double, double, int *, int, cl_bseg *, int);
 
-/* Prologue of the segment methods (x1,y1,x2,y2, filter at 6, nargs arguments): reads the segment
- * into p, takes a scratch (*s, *own: see takescratch) and runs the core query f into it; returns
+/* Prologue of the segment method name (x1,y1,x2,y2, filter at 6, nargs arguments, an out table
+ * at 7 when nargs is 7): reads the segment into p, pushes the results table, takes a scratch (*s, *own: see takescratch) and runs the core query f into it; returns
  * the core (*u: the user value's index) and sets *n to the number of hits. */
-static bcore *segopen(lua_State *L, int nargs, segfn f, double p[4], bscratch **s, int *own, int *u, int *n) {
+static bcore *segopen(lua_State *L, int nargs, const char *name, segfn f, double p[4], bscratch **s, int *own,
+                     int *u, int *n) {
     bcore *c = qopen(L, nargs, 6, u);
     p[0] = checkn(L, 2, "x1");
     p[1] = checkn(L, 3, "y1");
     p[2] = checkn(L, 4, "x2");
     p[3] = checkn(L, 5, "y2");
-    if (nargs > 6) pushout(L, nargs);
+    if (nargs > 6) pushout(L, nargs, name);
     *s = takescratch(L, c, own);
     do *n = f(&c->b, p[0], p[1], p[2], p[3], (*s)->cand, (*s)->cap, (*s)->segs, (*s)->cap);
     while (!fits(L, c, *s, 0, *n));
@@ -1261,7 +1268,8 @@ static int segquery(lua_State *L, int withcoords) {
     bscratch *s;
     int u, own, n, k, len = 0, resi;
     double p[4];
-    bcore *c = segopen(L, 7, cl_bump_segment, p, &s, &own, &u, &n);
+    bcore *c = segopen(L, 7, withcoords ? "querySegmentWithCoords" : "querySegment", cl_bump_segment, p, &s, &own,
+                       &u, &n);
     double dx = p[2] - p[0], dy = p[3] - p[1];
     int pf = intflags(L, 2, 4);  /* x1, y1, x2, y2 */
     resi = u + 1;
@@ -1318,7 +1326,7 @@ static int w_raycast(lua_State *L) {
     bscratch *s;
     int u, own, n, k;
     double p[4];
-    bcore *c = segopen(L, 6, cl_bump_rayhits, p, &s, &own, &u, &n);
+    bcore *c = segopen(L, 6, "raycast", cl_bump_rayhits, p, &s, &own, &u, &n);
     for (k = 0; k < n; k++) {
         const cl_bseg *g = &s->segs[k];
         double t = g->ti1;
@@ -1417,6 +1425,48 @@ static int ff_move(void *ud, double slot, double gx, double gy, int domove, doub
     return ffupdate(c, id, r, out);
 }
 
+/* queryRect (kind 0: a, b, c, d = x, y, w, h), queryPoint (1: x, y) or querySegment (2: x1, y1,
+ * x2, y2) without a filter: the count n of items, with their slot numbers in out[0..n-1] in the
+ * classic method's order when n <= cap (nothing written when n > cap: call again with room). */
+static int ff_query(void *ud, int kind, double a, double b, double cc, double d, int *out, int cap) {
+    bcore *c = (bcore *)ud;
+    bscratch *s = &c->s;
+    double r[4], q[4], box[4];
+    int n, k, m = 0;
+    if (c->tag != &core_key || c->busy || a - a != 0 || b - b != 0) return -1;
+    if (kind != 1 && (cc - cc != 0 || d - d != 0)) return -1;
+    if (kind == 0 && !(cc > 0 && d > 0)) return -1;
+    if (kind == 2) {
+        n = cl_bump_segment(&c->b, a, b, cc, d, s->cand, s->cap, s->segs, s->cap);
+        if (n < 0 || n > s->cap) return -1;
+        if (n > cap) return n;
+        for (k = 0; k < n; k++) out[k] = s->segs[k].id + 1;
+        return n;
+    }
+    r[0] = a;
+    r[1] = b;
+    r[2] = kind == 0 ? cc : 0;
+    r[3] = kind == 0 ? d : 0;
+    if (kind == 0) {
+        cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
+    } else {
+        q[0] = q[2] = floor(r[0] / c->cellsize) + 1;
+        q[1] = q[3] = floor(r[1] / c->cellsize) + 1;
+    }
+    box[0] = r[0];
+    box[1] = r[1];
+    box[2] = r[0] + r[2];
+    box[3] = r[1] + r[3];
+    n = cl_bump_cellcands(&c->b, box[0], box[1], box[2], box[3], q, s->cand, s->cap);
+    if (n < 0 || n > s->cap) return -1;
+    for (k = 0; k < n; k++)
+        if (boxhit(c->b.rect + 4 * s->cand[k], r, kind == 1)) s->cand[m++] = s->cand[k];
+    if (m > cap) return m;
+    sortids(s->cand, m);
+    for (k = 0; k < m; k++) out[k] = s->cand[k] + 1;
+    return m;
+}
+
 /* The fast functions by name, for the Lua side (light userdata pointing at each pointer). */
 static const struct {
     const char *name;
@@ -1425,6 +1475,7 @@ static const struct {
     {"rect", (void (*)(void))ff_rect},
     {"update", (void (*)(void))ff_update},
     {"move", (void (*)(void))ff_move},
+    {"query", (void (*)(void))ff_query},
 };
 #endif
 

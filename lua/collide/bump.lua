@@ -208,8 +208,8 @@ local World_mt = { __index = World }
 -- and its [slot] holds the item (see csrc/bind/bump.c). Only the FFI path reads it.
 local UV = setmetatable({}, { __mode = "k" })
 
--- LuaJIT with the JIT on (collide._ffi): getRect, update, and move and check with nothing in the
--- way go through the FFI (csrc/bind/bump.c's fast functions), so compiled game loops stay
+-- LuaJIT with the JIT on (collide._ffi): getRect, update, move and check with nothing in the way,
+-- and queryRect, queryPoint and querySegment without a filter or an out table go through the FFI (csrc/bind/bump.c's fast functions), so compiled game loops stay
 -- compiled; anything else (a collision, an out table, a nil goal, bad or irregular arguments, a
 -- world tampered with) falls back to the classic method, which does the work or raises its error.
 if collide._ffi and C.fast then
@@ -281,6 +281,43 @@ if collide._ffi and C.fast then
 
   function World.check(w, item, goalX, goalY, filter, cols)
     return movecheck(0, classic.check, w, item, goalX, goalY, filter, cols)
+  end
+
+  -- Queries without a filter or an out table: C writes the slot numbers, Lua makes the list.
+  local FQUERY = cfn("query", "int (*)(void *, int, double, double, double, double, int *, int)")
+  local intvla = ffi.typeof("int[?]")
+  local SLOTS, SCAP = intvla(256), 256
+  -- Returns the items and their number, or nil when the fast path does not apply.
+  local function query(w, kind, a, b, c, d)
+    if type(w) ~= "table" then return nil end
+    local core = rawget(w, 1)
+    local U = UV[core]
+    if U == nil then return nil end
+    local n = FQUERY(core, kind, a, b, c, d, SLOTS, SCAP)
+    if n > SCAP then
+      local cap = SCAP
+      while cap < n do cap = 2 * cap end
+      SLOTS, SCAP = intvla(cap), cap
+      n = FQUERY(core, kind, a, b, c, d, SLOTS, SCAP)
+    end
+    if n < 0 or n > SCAP then return nil end
+    local items = {}
+    for i = 0, n - 1 do items[i + 1] = U[SLOTS[i]] end
+    return items, n
+  end
+  for _, q in ipairs({ { "queryRect", 0, 4 }, { "queryPoint", 1, 2 }, { "querySegment", 2, 4 } }) do
+    local f, kind, nums = World[q[1]], q[2], q[3]
+    classic[q[1]] = f
+    World[q[1]] = function(w, a, b, c, d, e, g)
+      local filter, out
+      if nums == 2 then filter, out = c, d else filter, out = e, g end
+      if filter == nil and out == nil and type(a) == "number" and type(b) == "number"
+         and (nums == 2 or (type(c) == "number" and type(d) == "number")) then
+        local items, n = query(w, kind, a, b, nums == 2 and 0 or c, nums == 2 and 0 or d)
+        if items then return items, n end
+      end
+      return f(w, a, b, c, d, e, g)
+    end
   end
 end
 
