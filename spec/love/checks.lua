@@ -104,7 +104,7 @@ describe("LÖVE: AABB", function()
   it("errors use the standard wording", function()
     fails("bad argument #4 to 'AABB' (max x is less than min x)", AABB, 0, 0, 0, -1, 1, 1)
     fails("bad argument #1 to 'AABB' (number is not finite)", AABB, 0 / 0, 0, 0, 1, 1, 1)
-    fails("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB or collide.Sphere expected, got table)",
+    fails("bad argument #2 to 'overlaps' (collide.AABB, collide.OBB, collide.Sphere or collide.Capsule expected, got table)",
       AABB(0, 0, 0, 1, 1, 1).overlaps, AABB(0, 0, 0, 1, 1, 1), {})
   end)
 end)
