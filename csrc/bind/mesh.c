@@ -33,39 +33,45 @@ static const cl_mesh *checkmesh(lua_State *L, int arg, const char *fname) {
     return m;
 }
 
-/* Reads the flat number array at arg (a table, raw access) into out[0..n-1], raising (naming
- * what, e.g. "vertex coordinate") at the first value that is not a number or, for coordinates,
- * not finite; indices must be integers in [1, nv] and are stored 0-based. */
+/* Returns element i (0-based) of the array at arg, read raw, as a number; *isnum is 0 when it is
+ * not one. */
+static double rawnum(lua_State *L, int arg, size_t i, int *isnum) {
+    double c;
+    lua_rawgeti(L, arg, (int)(i + 1));
+    c = (double)lua_tonumberx(L, -1, isnum);
+    lua_pop(L, 1);
+    return c;
+}
+
+/* Raises "bad argument #arg to 'Mesh' (<what> <i + 1> <reason>)". */
+static void itemerror(lua_State *L, int arg, const char *what, size_t i, const char *reason) {
+    lua_pushfstring(L, "%s %d %s", what, (int)(i + 1), reason);
+    cl_argerror(L, arg, "Mesh", lua_tostring(L, -1));
+}
+
+/* Reads the flat coordinate array at arg into out[0..n-1], raising at the first value that is not
+ * a finite number. */
 static void readcoords(lua_State *L, int arg, double *out, size_t n) {
     size_t i;
     for (i = 0; i < n; i++) {
         int isnum;
-        double c;
-        lua_rawgeti(L, arg, (int)(i + 1));
-        c = (double)lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum || !isfinite(c)) {
-            lua_pushfstring(L, "vertex coordinate %d %s", (int)(i + 1), isnum ? "is not finite" : "is not a number");
-            cl_argerror(L, arg, "Mesh", lua_tostring(L, -1));
-        }
+        double c = rawnum(L, arg, i, &isnum);
+        if (!isnum || !isfinite(c)) itemerror(L, arg, "vertex coordinate", i, isnum ? "is not finite" : "is not a number");
         out[i] = c;
     }
 }
+
+/* Reads the flat index array at arg into out[0..n-1], 0-based, raising at the first value that is
+ * not an integer in [1, nv]. */
 static void readindices(lua_State *L, int arg, unsigned *out, size_t n, size_t nv) {
     size_t i;
     for (i = 0; i < n; i++) {
         int isnum;
-        double c;
-        lua_rawgeti(L, arg, (int)(i + 1));
-        c = (double)lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum || c != floor(c)) {
-            lua_pushfstring(L, "index %d is not an integer", (int)(i + 1));
-            cl_argerror(L, arg, "Mesh", lua_tostring(L, -1));
-        }
+        double c = rawnum(L, arg, i, &isnum);
+        if (!isnum || c != floor(c)) itemerror(L, arg, "index", i, "is not an integer");
         if (!(c >= 1 && c <= (double)nv)) {
-            lua_pushfstring(L, "index %d is out of range (1 to %d)", (int)(i + 1), (int)nv);
-            cl_argerror(L, arg, "Mesh", lua_tostring(L, -1));
+            lua_pushfstring(L, "is out of range (1 to %d)", (int)nv);
+            itemerror(L, arg, "index", i, lua_tostring(L, -1));
         }
         out[i] = (unsigned)(c - 1);
     }
@@ -232,9 +238,8 @@ static int mesh_eq(lua_State *L) {
 
 /* __gc: frees the mesh's blocks (a mesh whose construction failed holds only what was allocated). */
 static int mesh_gc(lua_State *L) {
-    cl_udhead *h = (cl_udhead *)lua_touserdata(L, 1);
-    if (h != NULL && lua_rawlen(L, 1) == sizeof(cl_udhead) + sizeof(cl_mesh) && h->tag == &mesh_tag)
-        cl_mesh_free((cl_mesh *)(h + 1));
+    const cl_mesh *m = cl_tomesh(L, 1);
+    if (m != NULL) cl_mesh_free((cl_mesh *)m);     /* (the userdata is the mesh's own memory) */
     return 0;
 }
 

@@ -84,20 +84,25 @@ static int touches(const mover *m, const cl_vec3 *t)
     return m->sphere ? cl_tri_overlaps_sphere(t[0], t[1], t[2], &m->s) : cl_tri_overlaps_obb(t[0], t[1], t[2], &m->o);
 }
 
-/* The sweep under test. */
-static cl_sweep sweep(const mover *m, cl_vec3 d, const cl_vec3 *t)
+/* Sets p[0..7] to the corners of box o. */
+static void corners(const cl_obb *o, cl_vec3 *p)
 {
-    cl_vec3 p[8];
     int i;
-    if (m->sphere == 2) return cl_sweep_capsule_tri(&m->c, d, t[0], t[1], t[2]);
-    if (m->sphere) return cl_sweep_sphere_tri(&m->s, d, t[0], t[1], t[2]);
     for (i = 0; i < 8; i++) {
-        const cl_obb *o = &m->o;
         double x = i & 1 ? o->h.x : -o->h.x, y = i & 2 ? o->h.y : -o->h.y, z = i & 4 ? o->h.z : -o->h.z;
         p[i] = cl_v3(o->c.x + x * o->u[0].x + y * o->u[1].x + z * o->u[2].x,
                      o->c.y + x * o->u[0].y + y * o->u[1].y + z * o->u[2].y,
                      o->c.z + x * o->u[0].z + y * o->u[1].z + z * o->u[2].z);
     }
+}
+
+/* The sweep under test. */
+static cl_sweep sweep(const mover *m, cl_vec3 d, const cl_vec3 *t)
+{
+    cl_vec3 p[8];
+    if (m->sphere == 2) return cl_sweep_capsule_tri(&m->c, d, t[0], t[1], t[2]);
+    if (m->sphere) return cl_sweep_sphere_tri(&m->s, d, t[0], t[1], t[2]);
+    corners(&m->o, p);
     return cl_sweep_hull_tri(p, 8, m->o.u, 3, m->o.u, 3, d, t[0], t[1], t[2]);
 }
 
@@ -105,16 +110,9 @@ static cl_sweep sweep(const mover *m, cl_vec3 d, const cl_vec3 *t)
 static int push(const mover *m, const cl_vec3 *t, double *depth, cl_vec3 *n)
 {
     cl_vec3 p[8];
-    int i;
     if (m->sphere == 2) return cl_penetration_capsule_tri(&m->c, t[0], t[1], t[2], depth, n);
     if (m->sphere) return cl_penetration_sphere_tri(&m->s, t[0], t[1], t[2], depth, n);
-    for (i = 0; i < 8; i++) {
-        const cl_obb *o = &m->o;
-        double x = i & 1 ? o->h.x : -o->h.x, y = i & 2 ? o->h.y : -o->h.y, z = i & 4 ? o->h.z : -o->h.z;
-        p[i] = cl_v3(o->c.x + x * o->u[0].x + y * o->u[1].x + z * o->u[2].x,
-                     o->c.y + x * o->u[0].y + y * o->u[1].y + z * o->u[2].y,
-                     o->c.z + x * o->u[0].z + y * o->u[1].z + z * o->u[2].z);
-    }
+    corners(&m->o, p);
     return cl_penetration_hull_tri(p, 8, m->o.u, 3, m->o.u, 3, t[0], t[1], t[2], depth, n);
 }
 
