@@ -8,7 +8,8 @@
  * 2. on the ground and not moving up: walk by the horizontal part (collide-and-slide, one leg per
  *    cl_world_move whose blocking response is turned into "touch", so that the slide is ours);
  *    when a wall blocked the walk, try it again raised by step and put back down, kept if it got
- *    further and landed on walkable ground; then one probe down by max(snap, fall): walkable
+ *    further and landed on walkable ground (a round bottom landing on the step's edge goes on by
+ *    the least distance that lands it on walkable ground); then one probe down by max(snap, fall): walkable
  *    ground within reach is stood on (within rounding, the character does not move at all: no
  *    drift), else it falls;
  * 3. otherwise (in the air, or moving up) the whole displacement slides through the air.
@@ -214,6 +215,49 @@ int cl_char_grounded(const cl_char *c, const cl_world *w, int *item, cl_vec3 *n)
     return 1;
 }
 
+/* Returns 1 if, from the item's raised shape top (c->ncols being nc there), going on by e along
+ * the unit horizontal hdir and probing down by rise lands on walkable ground: the item is left
+ * there, its landing in *hit and *end; else 0 (the item somewhere on the way); or CL_ENOMEM. */
+static int step_try(cl_char *c, cl_world *w, int id, const cl_shape *top, int nc, cl_vec3 hdir, double e,
+                    double rise, wrapctx *wc, cl_col *hit, cl_shape *end) {
+    int wall = 0, k, r;
+    cl_world_update(w, id, top);
+    c->ncols = nc;
+    if ((r = slide(c, w, id, cl_mul(hdir, e), wc, &wall)) != CL_OK) return r;
+    k = probe(c, w, id, rise, wc, hit, end);
+    if (k < 0) return k;
+    return k == 1 && walkable(c, hit->n);
+}
+
+/* A round-bottomed character raised by a step and carried on by a short walk lands on the step's
+ * edge, whose contact normal stays steeper than the top's until its centre is nearly over it (the
+ * slower the walk, the steeper): it goes on along the walk by the least extra distance, found by
+ * bisection up to the shape's extent along the walk, that lands it on walkable ground (as Jolt's
+ * stair step-forward test). Returns 1 with the landing in *hit and *end (the item where it
+ * probed from), 0 when no such distance lands walkably, or CL_ENOMEM. */
+static int step_forward(cl_char *c, cl_world *w, int id, cl_vec3 dh, double rise, wrapctx *wc, cl_col *hit,
+                        cl_shape *end) {
+    cl_shape top = w->items[id].shape;
+    cl_aabb b = cl_shape_aabb(&top);
+    int nc = c->ncols, i, k;
+    double len = sqrt(cl_dot(dh, dh)), lo = 0, hi;
+    cl_vec3 hdir;
+    if (!(len > 0)) return 0;
+    hdir = cl_mul(dh, 1 / len);
+    hi = 0.5 * (fabs(hdir.x) * (b.max.x - b.min.x) + fabs(hdir.y) * (b.max.y - b.min.y) +
+                fabs(hdir.z) * (b.max.z - b.min.z));
+    if (!(hi > 0) || !isfinite(hi)) return 0;
+    k = step_try(c, w, id, &top, nc, hdir, hi, rise, wc, hit, end);
+    if (k != 1) return k;
+    for (i = 0; i < 6; i++) {
+        double mid = 0.5 * (lo + hi);
+        k = step_try(c, w, id, &top, nc, hdir, mid, rise, wc, hit, end);
+        if (k < 0) return k;
+        if (k) hi = mid; else lo = mid;
+    }
+    return step_try(c, w, id, &top, nc, hdir, hi, rise, wc, hit, end);
+}
+
 /* The walk of a grounded character by the horizontal displacement dh, with step-up. */
 static int walk(cl_char *c, cl_world *w, int id, cl_vec3 dh, wrapctx *wc) {
     cl_shape s0 = w->items[id].shape, plain;
@@ -242,6 +286,7 @@ static int walk(cl_char *c, cl_world *w, int id, cl_vec3 dh, wrapctx *wc) {
         if (rise > tol) {
             if ((r = slide(c, w, id, dh, wc, &wall2)) != CL_OK) return r;
             k = probe(c, w, id, rise, wc, &hit, &end);
+            if (k == 1 && !walkable(c, hit.n)) k = step_forward(c, w, id, dh, rise, wc, &hit, &end);
             if (k < 0) return k;
             if (k == 1 && walkable(c, hit.n) &&
                 cl_dot(cl_sub(cl_shape_pos(&end), cl_shape_pos(&s0)), dh) > prog + tol * sqrt(len2)) {
