@@ -1176,14 +1176,6 @@ static void sortids(int *ids, int n) {
     }
 }
 
-/* Runs bump's candidate query of the cells q near box (x0, y0, x1, y1) into s (grown); returns the count. */
-static int candidates(lua_State *L, bcore *c, bscratch *s, int own, const double box[4], const double q[4]) {
-    int n;
-    do n = cl_bump_cellcands(&c->b, box[0], box[1], box[2], box[3], q, s->cand, s->cap);
-    while (!fits(L, c, s, own, n));
-    return n;
-}
-
 /* 1 when the rect o strictly intersects the rect r (bump's rect.isIntersecting), or with point,
  * strictly contains the point r[0], r[1] by bump's margin (rect.containsPoint). */
 static int boxhit(const double *o, const double *r, int point) {
@@ -1193,6 +1185,29 @@ static int boxhit(const double *o, const double *r, int point) {
     return r[0] < o[0] + o[2] && o[0] < r[0] + r[2] && r[1] < o[1] + o[3] && o[1] < r[1] + r[3];
 }
 
+/* Writes to s->cand the slots of the items strictly intersecting the rect r (or with point,
+ * strictly containing the point r[0], r[1]) among bump's candidates for its grid cells, unsorted;
+ * returns their number, or what cl_bump_cellcands returns when s is too small or memory ran out. */
+static int boxcands(bcore *c, bscratch *s, const double r[4], int point) {
+    double q[4], box[4];
+    int n, k, m = 0;
+    if (point) {
+        q[0] = q[2] = floor(r[0] / c->cellsize) + 1;
+        q[1] = q[3] = floor(r[1] / c->cellsize) + 1;
+    } else {
+        cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
+    }
+    box[0] = r[0];
+    box[1] = r[1];
+    box[2] = r[0] + r[2];
+    box[3] = r[1] + r[3];
+    n = cl_bump_cellcands(&c->b, box[0], box[1], box[2], box[3], q, s->cand, s->cap);
+    if (n < 0 || n > s->cap) return n;
+    for (k = 0; k < n; k++)
+        if (boxhit(c->b.rect + 4 * s->cand[k], r, point)) s->cand[m++] = s->cand[k];
+    return m;
+}
+
 /* world:queryRect(x,y,w,h, filter) -> items, len (items strictly intersecting the rect), or with
  * point, world:queryPoint(x,y, filter) -> items, len (items strictly containing the point, bump's
  * margin); both in slot order. */
@@ -1200,27 +1215,19 @@ static int boxquery(lua_State *L, int point) {
     int nargs = point ? 5 : 7, fi = nargs - 1, u, own, n, k, m = 0, resi;
     bcore *c = qopen(L, nargs, fi, &u);
     bscratch *s;
-    double r[4], q[4], box[4];
+    double r[4];
     if (point) {
         r[0] = checkn(L, 2, "x");
         r[1] = checkn(L, 3, "y");
         r[2] = r[3] = 0;
-        q[0] = q[2] = floor(r[0] / c->cellsize) + 1;
-        q[1] = q[3] = floor(r[1] / c->cellsize) + 1;
     } else {
         checkrect(L, 2, r);
-        cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
     }
     pushout(L, nargs, point ? "queryPoint" : "queryRect");
     resi = lua_gettop(L);
     s = takescratch(L, c, &own);
-    box[0] = r[0];
-    box[1] = r[1];
-    box[2] = r[0] + r[2];
-    box[3] = r[1] + r[3];
-    n = candidates(L, c, s, own, box, q);
-    for (k = 0; k < n; k++)
-        if (boxhit(c->b.rect + 4 * s->cand[k], r, point)) s->cand[m++] = s->cand[k];
+    do m = boxcands(c, s, r, point);
+    while (!fits(L, c, s, own, m));
     sortids(s->cand, m);
     if (own) c->busy = 1;
     for (k = 0, n = 0; k < m; k++) {
@@ -1431,8 +1438,8 @@ static int ff_move(void *ud, double slot, double gx, double gy, int domove, doub
 static int ff_query(void *ud, int kind, double a, double b, double cc, double d, int *out, int cap) {
     bcore *c = (bcore *)ud;
     bscratch *s = &c->s;
-    double r[4], q[4], box[4];
-    int n, k, m = 0;
+    double r[4];
+    int n, k, m;
     if (c->tag != &core_key || c->busy || a - a != 0 || b - b != 0) return -1;
     if (kind != 1 && (cc - cc != 0 || d - d != 0)) return -1;
     if (kind == 0 && !(cc > 0 && d > 0)) return -1;
@@ -1447,20 +1454,8 @@ static int ff_query(void *ud, int kind, double a, double b, double cc, double d,
     r[1] = b;
     r[2] = kind == 0 ? cc : 0;
     r[3] = kind == 0 ? d : 0;
-    if (kind == 0) {
-        cl_bump_cellrect(c->cellsize, r[0], r[1], r[2], r[3], q);
-    } else {
-        q[0] = q[2] = floor(r[0] / c->cellsize) + 1;
-        q[1] = q[3] = floor(r[1] / c->cellsize) + 1;
-    }
-    box[0] = r[0];
-    box[1] = r[1];
-    box[2] = r[0] + r[2];
-    box[3] = r[1] + r[3];
-    n = cl_bump_cellcands(&c->b, box[0], box[1], box[2], box[3], q, s->cand, s->cap);
-    if (n < 0 || n > s->cap) return -1;
-    for (k = 0; k < n; k++)
-        if (boxhit(c->b.rect + 4 * s->cand[k], r, kind == 1)) s->cand[m++] = s->cand[k];
+    m = boxcands(c, s, r, kind == 1);
+    if (m < 0 || m > s->cap) return -1;
     if (m > cap) return m;
     sortids(s->cand, m);
     for (k = 0; k < m; k++) out[k] = s->cand[k] + 1;
