@@ -800,14 +800,17 @@ static cl_sweep result(cl_toi_state st, double t, cl_vec3 n, int rank)
 }
 
 /* Decides the start of a sweep of rounded shapes (radii sum R) by the closest points p, q of
- * their cores: inside when nearer than R (then OVERLAPPED), else decided outside (a piece around
- * t = 0 is then a contact at 0, for accept to judge). Nothing for R == 0. */
+ * their cores: inside when nearer than R by more than rounding (2^-42 of the largest coordinate
+ * or R: a capsule put on a slope by computation, a hair inside it, is resting on it, not inside,
+ * so it does not fall through), then OVERLAPPED; else decided outside (a piece around t = 0 is
+ * then a contact at 0, for accept to judge). Nothing for R == 0. */
 static void decide_at(span *sp, cl_vec3 p, cl_vec3 q, double R)
 {
     cl_vec3 x = cl_sub(p, q);
+    double m = fmax(fmax(cl_maxabs3(p.x, p.y, p.z), cl_maxabs3(q.x, q.y, q.z)), R);
     if (!(R > 0)) return;
-    if (!cl_vfinite(x)) x = cl_halfsub(p, q), R *= 0.5;
-    if (cl_len(x.x, x.y, x.z) < R) sp->inside = 1;
+    if (!cl_vfinite(x)) x = cl_halfsub(p, q), R *= 0.5, m *= 0.5;
+    if (cl_len(x.x, x.y, x.z) < R - ldexp(m, -42)) sp->inside = 1;
     sp->decided = 1;
 }
 

@@ -55,7 +55,7 @@ static cl_vec3 vec(rd *r) { double x = num(r), y = num(r); return cl_v3(x, y, nu
 
 static cl_shape shape(rd *r) {
     cl_shape s;
-    switch (u8(r) % 3) {
+    switch (u8(r) % 4) {
     case 0:
         s.kind = CL_AABB;
         s.u.aabb.min = vec(r);
@@ -70,10 +70,17 @@ static cl_shape shape(rd *r) {
         s.u.obb.u[2] = cl_v3(0, 0, 1);
         if (u8(r) & 1) cl_obb_rotate(&s.u.obb, num(r), cl_v3(num(r), num(r), 1));
         break;
-    default:
+    case 2:
         s.kind = CL_SPHERE;
         s.u.sphere.c = vec(r);
         s.u.sphere.r = nonneg(r);
+        break;
+    default:            /* a capsule: often a == b, or an axis-parallel segment */
+        s.kind = CL_CAPSULE;
+        s.u.capsule.a = vec(r);
+        s.u.capsule.b = u8(r) & 1 ? vec(r) : s.u.capsule.a;
+        if (u8(r) & 1) s.u.capsule.b.x += nonneg(r);
+        s.u.capsule.r = nonneg(r);
         break;
     }
     return s;

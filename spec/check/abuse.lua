@@ -41,6 +41,7 @@ local MT = {
   Ray = getmetatable(Ray(0, 0, 0, 1, 0, 0)),
   OBB = getmetatable(OBB(0, 0, 0, 1, 1, 1)),
   Sphere = getmetatable(Sphere(0, 0, 0, 1)),
+  Capsule = getmetatable(collide.Capsule(0, 0, 0, 0, 1, 0, 1)),
   World = getmetatable(World()),
   Polygon = getmetatable(Polygon({ 0, 0, 1, 0, 0, 1 })),
   Mesh = getmetatable(Mesh({ 0, 0, 0, 1, 0, 0, 0, 1, 0 })),
@@ -84,6 +85,7 @@ local function shapesnap(kind, o)
   elseif kind == "Ray" then return kind .. tostring(o) .. numstr(m.origin(o)) .. numstr(m.direction(o))
   elseif kind == "OBB" then
     return kind .. tostring(o) .. numstr(m.center(o)) .. numstr(m.extents(o)) .. numstr(m.axes(o))
+  elseif kind == "Capsule" then return kind .. tostring(o) .. numstr(m.segment(o)) .. numstr(m.radius(o))
   elseif kind == "Polygon" then return kind .. tostring(o) .. m.count(o) .. numstr(unpack(m.vertices(o)))
   elseif kind == "Mesh" then
     local tri = m.count(o) > 0 and numstr(m.triangle(o, m.count(o))) or ""
@@ -147,7 +149,7 @@ items[#items + 1] = print
 items[#items + 1] = coroutine.create(function() end)
 
 local function newshape(kind, near)
-  kind = kind or pick({ "AABB", "OBB", "Sphere" })
+  kind = kind or pick({ "AABB", "OBB", "Sphere", "Capsule" })
   local x, y, z = smallnum(), smallnum(), smallnum()
   if near then x, y, z = (rnd(9) - 5) / 2, (rnd(9) - 5) / 2, (rnd(9) - 5) / 2 end
   if kind == "AABB" then
@@ -156,6 +158,9 @@ local function newshape(kind, near)
     local o = OBB(x, y, z, rnd(3) - 1, rnd(3) - 1, (rnd(5) - 1) / 2)
     if chance(0.5) then M.OBB.rotate(o, smallnum(), 1, 2, 3) end
     return o
+  elseif kind == "Capsule" then
+    local b = chance(0.3) and { x, y, z } or { x + rnd(3) - 2, y + (rnd(3) - 2) / 2, z + rnd(3) - 2 }
+    return collide.Capsule(x, y, z, b[1], b[2], b[3], (rnd(5) - 1) / 2)
   else
     return Sphere(x, y, z, (rnd(5) - 1) / 2)
   end
@@ -418,6 +423,7 @@ GEN = {
 local n3, n6 = "nnn", "nnnnnn"
 local FUNCS = {
   { "AABB", AABB, n6 }, { "Ray", Ray, n6 }, { "OBB", OBB, n6 .. "|" .. n6 .. "nnn" }, { "Sphere", Sphere, "nnnn" },
+  { "Capsule", collide.Capsule, "nnnnnnn" },
   { "World", World, "|O" }, { "type", collide.type, "X" },
   { "toi", collide.toi, "A" .. n3 .. "A" .. n3 }, { "closestonsegment", collide.closestonsegment, n6 .. n3 },
   { "reflect", collide.reflect, n6 .. "|n" }, { "pointinpolygon", collide.pointinpolygon, "Pnn" },
@@ -433,6 +439,8 @@ local METHODS = {
     contains = n3, overlaps = "S", raycast = "R|L", closest = n3, plane = "nnnn", aabb = "", penetration = "S",
     __tostring = "", __eq = "X" },
   Sphere = { center = "", radius = "", set = "nnnn", translate = n3, contains = n3, overlaps = "S",
+    raycast = "R|L", closest = n3, plane = "nnnn", aabb = "", penetration = "S", __tostring = "", __eq = "X" },
+  Capsule = { segment = "", radius = "", set = "nnnnnnn", translate = n3, contains = n3, overlaps = "S",
     raycast = "R|L", closest = n3, plane = "nnnn", aabb = "", penetration = "S", __tostring = "", __eq = "X" },
   World = { add = "IG|nnnnnnnnnnnn", remove = "I", update = "IG|nnnnnnnnnnnn", translate = "Innn", has = "I", count = "", shape = "I", query = "S|FT",
     querypoint = "nnn|FT", queryplanes = "N|FT", raycast = "R|LF", raycastall = "R|LFT", pairs = "|T", sweep = "Snnn|F",
@@ -451,7 +459,7 @@ local MUTATING = { set = true, translate = true, translatemany = true, rotate = 
 -- flat, sorted list of every entry point (deterministic order)
 local ENTRIES = {}
 for _, f in ipairs(FUNCS) do ENTRIES[#ENTRIES + 1] = { name = f[1], fn = f[2], sig = f[3] } end
-for _, kind in ipairs({ "AABB", "Ray", "OBB", "Sphere", "World", "Polygon", "Mesh", "Character" }) do
+for _, kind in ipairs({ "AABB", "Ray", "OBB", "Sphere", "Capsule", "World", "Polygon", "Mesh", "Character" }) do
   local names = {}
   for name in pairs(METHODS[kind]) do names[#names + 1] = name end
   table.sort(names)
