@@ -29,7 +29,7 @@ mkdir -m 700 -p "$XDG_RUNTIME_DIR" "$XDG_DATA_HOME"
 status=0
 
 echo "== spec suite inside LÖVE ($(love --version 2>/dev/null | head -n 1))"
-timeout 60 love "$ROOT/spec/love" --root "$ROOT" --so "$SO" || status=1
+timeout 400 love "$ROOT/spec/love" --root "$ROOT" --so "$SO" || status=1
 
 if ! command -v xvfb-run >/dev/null 2>&1 || ! command -v Xvfb >/dev/null 2>&1; then
   echo "== screenshot test skipped: xvfb-run/Xvfb not installed (Debian packages 'xvfb' 'xauth')"
@@ -39,7 +39,7 @@ fi
 XVFB=(xvfb-run -a -s "-screen 0 1024x768x24")
 echo "== screenshot test: seed 004 scene under Xvfb, ray colours checked in the captured frame"
 rm -f "$OUT/seed004.png"
-timeout 30 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene seed \
+timeout 120 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene seed \
   --screenshot "$OUT/seed004.png" --check 2>"$TMP/shot.err" | tee "$TMP/shot.out"
 rc=${PIPESTATUS[0]}
 grep -v -e '^ALSA' -e '^AL lib' "$TMP/shot.err" >&2
@@ -55,7 +55,7 @@ fi
 
 echo "== collide.bump platformer demo: 360 scripted frames under Xvfb, screenshot and bump.lua replay checked"
 rm -f "$OUT/bump-platformer.png"
-timeout 60 "${XVFB[@]}" love "$ROOT/examples/love-bump" --so "$SO" --screenshot "$OUT/bump-platformer.png" \
+timeout 180 "${XVFB[@]}" love "$ROOT/examples/love-bump" --so "$SO" --screenshot "$OUT/bump-platformer.png" \
   2>"$TMP/bshot.err" | tee "$TMP/bshot.out"
 rc=${PIPESTATUS[0]}
 grep -v -e '^ALSA' -e '^AL lib' "$TMP/bshot.err" >&2
@@ -66,7 +66,7 @@ fi
 
 echo "== walker demo: a character on an .obj level, mouse picking, frustum culling (330 scripted frames under Xvfb)"
 rm -f "$OUT/walker.png"
-timeout 60 "${XVFB[@]}" love "$ROOT/examples/love-walker" --so "$SO" --screenshot "$OUT/walker.png" \
+timeout 180 "${XVFB[@]}" love "$ROOT/examples/love-walker" --so "$SO" --screenshot "$OUT/walker.png" \
   2>"$TMP/wshot.err" | tee "$TMP/wshot.out"
 rc=${PIPESTATUS[0]}
 grep -v -e '^ALSA' -e '^AL lib' "$TMP/wshot.err" >&2
@@ -75,13 +75,13 @@ if [ $rc -ne 0 ] || [ ! -s "$OUT/walker.png" ] || ! grep -q 'screenshot check: o
   status=1
 fi
 echo "== walker demo smoke: 400 frames of scripted walking and jumping"
-timeout 60 "${XVFB[@]}" love "$ROOT/examples/love-walker" --so "$SO" --frames 400 2>"$TMP/wsmoke.err" \
+timeout 180 "${XVFB[@]}" love "$ROOT/examples/love-walker" --so "$SO" --frames 400 2>"$TMP/wsmoke.err" \
   || { status=1; echo "walker demo smoke FAILED"; }
 grep -v -e '^ALSA' -e '^AL lib' "$TMP/wsmoke.err" >&2
 
 echo "== screenshot test: playground, a collide.Character walking up the stairs (75 scripted frames)"
 rm -f "$OUT/playground.png"
-timeout 40 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene playground \
+timeout 120 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene playground \
   --screenshot "$OUT/playground.png" --check 2>"$TMP/pshot.err" | tee "$TMP/pshot.out"
 rc=${PIPESTATUS[0]}
 grep -v -e '^ALSA' -e '^AL lib' "$TMP/pshot.err" >&2
@@ -92,7 +92,7 @@ fi
 
 for scene in playground stress; do
   echo "== demo smoke: $scene scene, 30 frames with scripted input"
-  timeout 30 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene $scene --items 2000 \
+  timeout 120 "${XVFB[@]}" love "$ROOT/examples/love" --so "$SO" --scene $scene --items 2000 \
     --frames 30 2>"$TMP/smoke.err" || { status=1; echo "demo $scene FAILED"; }
   grep -v -e '^ALSA' -e '^AL lib' "$TMP/smoke.err" >&2
 done
