@@ -132,10 +132,10 @@ void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     fat.min = cl_v3(it->fat.lo[0], it->fat.lo[1], it->fat.lo[2]);     /* as cl_fbox_to */
     fat.max = cl_v3(it->fat.hi[0], it->fat.hi[1], it->fat.hi[2]);
     /* keep the leaf while its fat box still encloses the shape with its rounding allowance and
-     * is not too loose. The allowance: an OBB's own (its axes may have changed), else ktol, the
-     * allowance of the largest box inside fat, which is at least this box's whenever the
+     * is not too loose. The allowance: an OBB's own (its axes may have changed), else box_tol of
+     * fat, the allowance of the largest box inside fat, which is at least this box's whenever the
      * enclosure test passes (the box is then inside fat); so the test is exact or stricter. */
-    t = s->kind == CL_OBB || s->kind == CL_MESH ? shape_tol(s, &b) : it->ktol;
+    t = s->kind == CL_OBB || s->kind == CL_MESH ? shape_tol(s, &b) : box_tol(&fat);
     lo = cl_v3(b.min.x - t, b.min.y - t, b.min.z - t);
     hi = cl_v3(b.max.x + t, b.max.y + t, b.max.z + t);
     if ((fat.min.x <= lo.x) & (fat.min.y <= lo.y) & (fat.min.z <= lo.z) &

@@ -17,7 +17,7 @@ typedef struct cl_item {
     /* the fields a ray or query test reads first (order, stale flag, slot state, shape) lead,
      * so a leaf test usually touches the item's first cache line or two. Bookkeeping that only
      * steers tree upkeep (never an answer) is kept small: flags in bytes, floats for the
-     * predictive velocity and the looseness limits (sizeof 272 instead of 304) */
+     * predictive velocity and the looseness limits (sizeof 264 instead of 304) */
     double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
     int proxy;                  /* tree leaf */
     unsigned char dirty;        /* 1 when the tree leaf is stale (shape left its fat box) */
@@ -27,7 +27,6 @@ typedef struct cl_item {
     cl_aabb box;                /* tight box of shape */
     int prev, next;             /* list of live items in add order */
     cl_fbox fat;                /* copy of the tree leaf's box (fat box) */
-    double ktol;                /* rounding allowance of any box inside fat (kinds but OBB) */
     float kslack[3];            /* most slack kept per side on each axis (set_fat; rounded up) */
     float vel[3];               /* displacement of the last update (predictive fattening) */
     int gen;                    /* bumped by every add into this slot (cached pairs) */

@@ -19,8 +19,7 @@ static double pred_cap(const cl_world *w, const cl_aabb *b, int a) {
 }
 
 /* Sets the fat box of item it (a copy of its tree leaf's box) and what clw_update_to needs to judge
- * it: ktol, the rounding allowance (shape_tol) of any box inside it for a kind other than OBB,
- * and per axis the most slack a side may have before the leaf counts as too loose: 3 margins of
+ * it: per axis the most slack a side may have before the leaf counts as too loose: 3 margins of
  * drift beyond the most a fresh fat box gets (margin + pred_cap for the item's present box),
  * plus room for the outward rounding of fat to floats. */
 void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb) {
@@ -33,7 +32,6 @@ void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb) {
     v = fabs(f.max.y); if (v > m) m = v;
     v = fabs(f.max.z); if (v > m) m = v;
     it->fat = *fb;
-    it->ktol = m * EPS_REL + 1e-300;        /* as shape_tol: m bounds every coordinate inside */
     for (a = 0; a < 3; a++) {
         double l = 4 * w->margin + pred_cap(w, &it->box, a);
         double k = l + (m + l) * (2 * FLT_EPSILON) + 1e-299;
