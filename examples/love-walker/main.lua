@@ -266,10 +266,11 @@ end
 ---------------------------------------------------------------- input and update
 
 -- The scripted walk: { dx, dz, frames } legs at SPEED: north up the ramp to its middle (z = 2;
--- the screenshot is taken there, at frame SHOT_FRAME), on up onto the platform, then east down
--- the steps to the floor (frame SCRIPT_FRAMES).
-local SCRIPT = { { 0, -1, 110 }, { 0, -1, 80 }, { 1, 0, 140 } }
-local SHOT_FRAME, SCRIPT_FRAMES = 110, 330
+-- the screenshot is taken there, at frame SHOT_FRAME), on up onto the platform, east down the
+-- steps to the floor (frame DOWN_FRAMES), then west back up them onto the platform (frame
+-- SCRIPT_FRAMES).
+local SCRIPT = { { 0, -1, 110 }, { 0, -1, 80 }, { 1, 0, 140 }, { -1, 0, 120 } }
+local SHOT_FRAME, DOWN_FRAMES, SCRIPT_FRAMES = 110, 330, 450
 -- The point the scripted mouse points at: on the ramp, beside the player's path.
 local PICK_AT = { -1.3, 0, 3.6 }
 
@@ -597,11 +598,11 @@ end
 -- on the way down (grounded at each step's height) and rested exactly on the level in every
 -- grounded frame.
 function checks.stairs()
-  while frame < SCRIPT_FRAMES do tick(1 / 60) end
+  while frame < DOWN_FRAMES do tick(1 / 60) end
   local x, y, z = feet()
   local grounded = character:grounded()
   local heights = {}
-  for f = SHOT_FRAME + 80, SCRIPT_FRAMES do
+  for f = SHOT_FRAME + 80, DOWN_FRAMES do
     local i = math.floor(walk.feet[f] / level.STEP_H + 0.5)
     if walk.grounded[f] and math.abs(walk.feet[f] - i * level.STEP_H) < 1e-9 then heights[i] = true end
   end
@@ -615,6 +616,28 @@ function checks.stairs()
     .. "floor) to (%.3f, %.4f, %.3f) grounded %s; resting exactly on the level in %d of %d grounded "
     .. "frames: %s"):format(SHOT_FRAME + 80, walk.feet[SHOT_FRAME + 80], steps, x, y, z, tostring(grounded),
     walk.frames - walk.worst, walk.frames, ok and "ok" or "FAIL")
+end
+
+-- Then west back up the steps at the same walking speed (0.05 m per move for a round-bottomed
+-- character, the slow case of the step-up): grounded on every level on the way up and ending
+-- grounded on the platform, resting exactly on the level in every grounded frame.
+function checks.upstairs()
+  while frame < SCRIPT_FRAMES do tick(1 / 60) end
+  local x, y, z = feet()
+  local grounded = character:grounded()
+  local heights = {}
+  for f = DOWN_FRAMES + 1, SCRIPT_FRAMES do
+    local i = math.floor(walk.feet[f] / level.STEP_H + 0.5)
+    if walk.grounded[f] and math.abs(walk.feet[f] - i * level.STEP_H) < 1e-9 then heights[i] = true end
+  end
+  local steps = 0
+  for i = 0, 6 do
+    if heights[i] then steps = steps + 1 end
+  end
+  local ok = grounded and math.abs(y - level.PLATFORM_Y) < 1e-9 and steps == 7 and walk.worst == 0
+  return ok, ("upstairs: up %d of 7 levels to (%.3f, %.4f, %.3f) grounded %s; resting exactly on the level "
+    .. "in %d of %d grounded frames: %s"):format(steps, x, y, z, tostring(grounded), walk.frames - walk.worst,
+    walk.frames, ok and "ok" or "FAIL")
 end
 
 function checks.player(img)
@@ -712,7 +735,7 @@ function check(img)
   fh:close()
   print("collide walker: saved " .. opts.screenshot)
   local all = true
-  for _, name in ipairs { "levelfile", "matrix", "walk", "player", "pick", "culling", "stairs" } do
+  for _, name in ipairs { "levelfile", "matrix", "walk", "player", "pick", "culling", "stairs", "upstairs" } do
     local ok, line = checks[name](img)
     print("  " .. line)
     all = all and ok
