@@ -13,35 +13,6 @@
 #define CL_INLINE inline __attribute__((always_inline))
 #else
 #define CL_INLINE inline
-/// Returns 1 and the open interval of t where |m + t w|^2 < rr (a = w.w, b = m.w, c = m.m - rr),
-/// 0 when never: a graze, where the path's closest approach to the centre is r, never enters.
-/// That approach is tested on its own, as the length of m + t w at t = -b/a: the discriminant
-/// b*b - a*c cancels, and c = m.m - rr already loses the digits that tell a graze from a dip when
-/// |m| is near r (a sphere rolling over the corner two floor tiles share hit it: the seams rule;
-/// sweep.c's spheres and capsule.c's rounded pieces use it).
-/// Dips below 2^-40 of rr are grazes.
-static inline int cl_quad_interval(const double m[3], const double w[3], double rr, double *t0, double *t1)
-{
-    double a = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
-    double b = m[0] * w[0] + m[1] * w[1] + m[2] * w[2];
-    double c = m[0] * m[0] + m[1] * m[1] + m[2] * m[2] - rr;
-    double disc, s, q;
-    if (a == 0) {
-        if (c < 0) { *t0 = -HUGE_VAL; *t1 = HUGE_VAL; return 1; }
-        return 0;
-    }
-    disc = b * b - a * c;
-    if (!(disc > 0)) return 0;
-    if (c >= 0) {
-        double tc = -b / a, p0 = m[0] + tc * w[0], p1 = m[1] + tc * w[1], p2 = m[2] + tc * w[2];
-        if (p0 * p0 + p1 * p1 + p2 * p2 >= rr - ldexp(rr, -40)) return 0;
-    }
-    s = sqrt(disc);
-    if (b >= 0) { q = -(b + s); *t0 = q / a; *t1 = c / q; }
-    else { q = s - b; *t0 = c / q; *t1 = q / a; }
-    return 1;
-}
-
 #endif
 
 /// a + b.
