@@ -115,7 +115,7 @@ check-core: build/check-core build/check-world build/check-inline build/check-me
 	./build/check-mesh
 	./build/check-trisweep
 
-build/check-core: csrc/test/test_core.c $(CORE_SRC) $(CORE_HDR)
+build/check-core: csrc/test/test_core.c csrc/test/check.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O1 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_core.c $(CORE_SRC) -lm
 
@@ -123,15 +123,15 @@ build/check-world: csrc/test/test_world.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_world.c $(CORE_SRC) -lm
 
-build/check-trisweep: csrc/test/test_trisweep.c $(CORE_SRC) $(CORE_HDR)
+build/check-trisweep: csrc/test/test_trisweep.c csrc/test/check.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_trisweep.c $(CORE_SRC) -lm
 
-build/check-mesh: csrc/test/test_mesh.c $(CORE_SRC) $(CORE_HDR)
+build/check-mesh: csrc/test/test_mesh.c csrc/test/check.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_mesh.c $(CORE_SRC) -lm
 
-build/check-narrow: csrc/test/test_narrow.c $(CORE_SRC) $(CORE_HDR)
+build/check-narrow: csrc/test/test_narrow.c csrc/test/check.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_narrow.c $(CORE_SRC) -lm
 

@@ -5,19 +5,8 @@
 #include <float.h>
 #include <string.h>
 #include "cl.h"
-
-static int passed, failed;
-
-#define ENSURE(cond, what)                                                              \
-    do {                                                                                \
-        if (cond) passed++;                                                             \
-        else {                                                                          \
-            failed++;                                                                   \
-            printf("FAIL %s:%d: %s  [%s]\n", __FILE__, __LINE__, what, #cond);          \
-        }                                                                               \
-    } while (0)
-
-#define PI 3.14159265358979323846
+#define CHECK_SEED 0x9E3779B97F4A7C15ULL
+#include "check.h"
 
 static cl_aabb box(double a, double b, double c, double d, double e, double f)
 {
@@ -50,32 +39,12 @@ static cl_obb obb(double cx, double cy, double cz, double hx, double hy, double 
 {
     return obb_axes(cl_v3(cx, cy, cz), cl_v3(hx, hy, hz), cl_v3(1, 0, 0), cl_v3(0, 1, 0), cl_v3(0, 0, 1));
 }
-static int veq(cl_vec3 a, double x, double y, double z) { return a.x == x && a.y == y && a.z == z; }
 static int vnear(cl_vec3 a, double x, double y, double z, double tol)
 {
     return fabs(a.x - x) <= tol && fabs(a.y - y) <= tol && fabs(a.z - z) <= tol;
 }
-static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 static int vnan(cl_vec3 v) { return v.x != v.x || v.y != v.y || v.z != v.z; }
-static double dot(cl_vec3 a, cl_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static cl_vec3 vsub(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
-static cl_vec3 vadd(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static cl_vec3 vmul(cl_vec3 a, double s) { return cl_v3(a.x * s, a.y * s, a.z * s); }
-static cl_vec3 vcross(cl_vec3 a, cl_vec3 b)
-{
-    return cl_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-}
 
-/* ---- fixed-seed PRNG (xorshift64*) ---- */
-static unsigned long long rng_state = 0x9E3779B97F4A7C15ULL;
-static double rnd(void)  /* [0, 1) */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double urand(double a, double b) { return a + (b - a) * rnd(); }
 static cl_vec3 rvec(double a, double b)  /* sequenced: the same values with every compiler */
 {
     double x = urand(a, b), y = urand(a, b), z = urand(a, b);

@@ -11,45 +11,14 @@
 #include <string.h>
 #include "cl.h"
 #include "mesh.h"
+#define CHECK_SEED 0x2545F4914F6CDD1DULL
+#include "check.h"
 
-static int passed, failed;
-
-#define ENSURE(cond, what)                                                              \
-    do {                                                                                \
-        if (cond) passed++;                                                             \
-        else {                                                                          \
-            failed++;                                                                   \
-            if (failed < 40) printf("FAIL %s:%d: %s  [%s]\n", __FILE__, __LINE__, what, #cond); \
-        }                                                                               \
-    } while (0)
-
-static int quick;
-/* n, or a quarter of it under COLLIDE_QUICK. */
-static int iters(int n) { return quick ? (n + 3) / 4 : n; }
-
-/* ---- fixed-seed PRNG (xorshift64*) ---- */
-static unsigned long long rng_state = 0x2545F4914F6CDD1DULL;
-static double rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double urand(double a, double b) { return a + (b - a) * rnd(); }
 static int irand(int n) { return (int)(rnd() * n); }
 static cl_vec3 rvec(double a, double b)
 {
     double x = urand(a, b), y = urand(a, b), z = urand(a, b);
     return cl_v3(x, y, z);
-}
-static double dot(cl_vec3 a, cl_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static cl_vec3 vsub(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
-static cl_vec3 vadd(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static cl_vec3 vmul(cl_vec3 a, double s) { return cl_v3(a.x * s, a.y * s, a.z * s); }
-static cl_vec3 vcross(cl_vec3 a, cl_vec3 b)
-{
-    return cl_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
 static double dist2(cl_vec3 a, cl_vec3 b) { cl_vec3 d = vsub(a, b); return dot(d, d); }
 static cl_vec3 runit(void)

@@ -7,59 +7,14 @@
 #include <math.h>
 #include <float.h>
 #include "world.h"
+#define CHECK_SEED 0x2545F4914F6CDD1DULL
+#include "check.h"
 
-static int passed, failed;
-static int quick;
-
-#define ENSURE(cond, what)                                                              \
-    do {                                                                                \
-        if (cond) passed++;                                                             \
-        else {                                                                          \
-            failed++;                                                                   \
-            printf("FAIL %s:%d: %s  [%s]\n", __FILE__, __LINE__, what, #cond);          \
-        }                                                                               \
-    } while (0)
-
-/* A random-loop check: counts failures quietly, prints the first few. */
-#define CHECK(cond, what, ...)                                                          \
-    do {                                                                                \
-        if (cond) passed++;                                                             \
-        else {                                                                          \
-            if (failed++ < 30) {                                                        \
-                printf("FAIL %s:%d: %s  [%s] ", __FILE__, __LINE__, what, #cond);       \
-                printf(__VA_ARGS__);                                                    \
-                printf("\n");                                                           \
-            }                                                                           \
-        }                                                                               \
-    } while (0)
-
-#define PI 3.14159265358979323846
-
-static double dot(cl_vec3 a, cl_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static cl_vec3 vsub(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
-static cl_vec3 vadd(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static cl_vec3 vmul(cl_vec3 a, double s) { return cl_v3(a.x * s, a.y * s, a.z * s); }
-static cl_vec3 vcross(cl_vec3 a, cl_vec3 b)
-{
-    return cl_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-}
 static double vlen(cl_vec3 a) { return sqrt(dot(a, a)); }
 static cl_vec3 vunit(cl_vec3 a) { return vmul(a, 1.0 / vlen(a)); }
-static int veq(cl_vec3 a, double x, double y, double z) { return a.x == x && a.y == y && a.z == z; }
-static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 /* The state of sweep r, with its t and n written out. */
 static cl_toi_state unpack(cl_sweep r, double *t, cl_vec3 *n) { *t = r.t; *n = r.n; return r.state; }
 
-/* ---- fixed-seed PRNG (xorshift64*) ---- */
-static unsigned long long rng_state = 0x2545F4914F6CDD1DULL;
-static double rnd(void)  /* [0, 1) */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double urand(double a, double b) { return a + (b - a) * rnd(); }
 static int chance(double p) { return rnd() < p; }
 static cl_vec3 rvec(double a, double b)
 {
@@ -406,7 +361,6 @@ static void test_penetration_random(void)
            "%d agree with interiors_overlap, reference search stalled above the answer in %d\n",
            n, found, flat, agree, stalled);
 }
-
 
 /* ================================================================ capsule */
 

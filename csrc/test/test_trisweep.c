@@ -9,31 +9,9 @@
 #include <stdlib.h>
 #include <math.h>
 #include "cl.h"
+#define CHECK_SEED 0x9E3779B97F4A7C15ULL
+#include "check.h"
 
-static int passed, failed;
-
-#define ENSURE(cond, what)                                                              \
-    do {                                                                                \
-        if (cond) passed++;                                                             \
-        else {                                                                          \
-            failed++;                                                                   \
-            if (failed < 40) printf("FAIL %s:%d: %s  [%s]\n", __FILE__, __LINE__, what, #cond); \
-        }                                                                               \
-    } while (0)
-
-static int quick;
-/* n, or a quarter of it under COLLIDE_QUICK. */
-static int iters(int n) { return quick ? (n + 3) / 4 : n; }
-
-/* ---- fixed-seed PRNG (xorshift64*) ---- */
-static unsigned long long rng_state = 0x9E3779B97F4A7C15ULL;
-static double rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
-}
 /* A coordinate in [-a, a]: an integer half the time. */
 static double coord(double a)
 {
