@@ -240,6 +240,29 @@ static int capsule_hits(const cl_ray *ray, double len, cl_vec3 d, cl_vec3 p, cl_
     return 1;
 }
 
+/* 1 when the segment pq moved by d stays farther than r from the plane of abc on one side all the
+ * way (the four corners of the parallelogram it sweeps beyond r plus a rounding margin): no part
+ * of the swept capsule reaches the triangle. 0 when unsure (huge or tiny coordinates, slivers). */
+static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), n = cl_cross(ab, ac), k[4];
+    double s = fmax(fmax(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
+                    fmax(cl_maxabs3(c.x, c.y, c.z), fmax(cl_maxabs3(p.x, p.y, p.z), cl_maxabs3(q.x, q.y, q.z))));
+    double lim, lo = HUGE_VAL, hi = -HUGE_VAL;
+    int i;
+    s = fmax(s, fmax(cl_maxabs3(d.x, d.y, d.z), r));
+    if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
+    /* the dot products below err by a few ulps of (2s)^3 at most; the margin is 2^-36 s^3 */
+    lim = r * cl_len(n.x, n.y, n.z) * (1 + 0x1p-40) + ldexp(s * s * s, -36);
+    k[0] = p; k[1] = q; k[2] = cl_add(p, d); k[3] = cl_add(q, d);
+    for (i = 0; i < 4; i++) {
+        double x = cl_dot(cl_sub(k[i], a), n);
+        lo = fmin(lo, x);
+        hi = fmax(hi, x);
+    }
+    return lo > lim || hi < -lim;
+}
+
 cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_sweep s;
@@ -253,6 +276,7 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
                    fmax(cl_maxabs3(c.x, c.y, c.z), fmax(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
                                                          cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r, -42);
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
+    if (plane_apart(cp->a, cp->b, d, r, a, b, c)) return s;
     in2 = (r - e) * (r - e);
     d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
     if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
@@ -266,17 +290,18 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
      * only at the end): the distance between the triangle and the parallelogram the segment
      * sweeps, from its edges against the triangle and the triangle's edges against it */
     {
+        /* the first distance under the allowance decides: the ends' paths first (the likeliest) */
+        static const int ek[4] = { 3, 1, 2, 0 };
         cl_vec3 q[4], x, y;
-        double m2 = HUGE_VAL;
-        int k;
+        int k, near = 0;
         q[0] = cp->a; q[1] = cp->b; q[2] = cl_add(cp->b, d); q[3] = cl_add(cp->a, d);
         v[0] = a; v[1] = b; v[2] = c;
-        for (k = 0; k < 4; k++) m2 = fmin(m2, cl_tri_segment(a, b, c, q[k], q[(k + 1) % 4], &x, &y));
-        for (k = 0; k < 3; k++) {
-            m2 = fmin(m2, cl_tri_segment(q[0], q[1], q[2], v[k], v[(k + 1) % 3], &x, &y));
-            m2 = fmin(m2, cl_tri_segment(q[0], q[2], q[3], v[k], v[(k + 1) % 3], &x, &y));
-        }
-        if (!(m2 < in2)) return s;
+        for (k = 0; k < 4 && !near; k++)
+            near = cl_tri_segment(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4], &x, &y) < in2;
+        for (k = 0; k < 3 && !near; k++)
+            near = cl_tri_segment(q[0], q[1], q[2], v[k], v[(k + 1) % 3], &x, &y) < in2 ||
+                   cl_tri_segment(q[0], q[2], q[3], v[k], v[(k + 1) % 3], &x, &y) < in2;
+        if (!near) return s;
     }
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0; s.n = w; s.rank = 1;
