@@ -212,6 +212,9 @@ cl_kpair *clw_kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits) {
  * every order fits 31 bits (always, short of 2^31 adds), else by a heap sort. Every
  * overlapping pair is a candidate: shapes lie inside their fat boxes, and two fat boxes can
  * only start to overlap when one of them changes, which queues its item for a tree query. */
+/* how many candidate pairs ahead the contact pass prefetches the items of */
+#define PAIR_AHEAD 8
+
 int cl_world_pairs(cl_world *w) {
     int i, np = 0, bits = 0, keyed;
     w->nres = 0;
@@ -225,6 +228,13 @@ int cl_world_pairs(cl_world *w) {
     for (i = 0; i < w->ncp;) {
         const cl_cpair *c = &w->cp[i];
         const cl_item *x = &w->items[c->a], *y = &w->items[c->b];
+        if (i + PAIR_AHEAD < w->ncp) {      /* the items of a pair further on: random, from memory */
+            const cl_item *px = &w->items[c[PAIR_AHEAD].a], *py = &w->items[c[PAIR_AHEAD].b];
+            WPREFETCH(&px->shape);
+            WPREFETCH(&px->fat);
+            WPREFETCH(&py->shape);
+            WPREFETCH(&py->fat);
+        }
         if (!fboxes_overlap(&x->fat, &y->fat)) {
             cp_drop(w, i);
             continue;
