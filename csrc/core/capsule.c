@@ -991,8 +991,9 @@ static int box_rank(const frame *f, double r, int nout, cl_vec3 n)
     return k;
 }
 
-/* Sweep of capsule a moved by d against the frame's box. */
-static cl_sweep capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f)
+/* Sweep of capsule cp and the frame's box, one of them moved by d: the capsule when box_moves is
+ * 0, else the box (the normal is the mover's, as for every sweep). */
+static cl_sweep frame_capsule_sweep(const frame *f, const cl_capsule *cp, cl_vec3 d, int box_moves)
 {
     span sp = empty();
     sweepctx ctx;
@@ -1000,22 +1001,30 @@ static cl_sweep capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f)
     cl_vec3 v[6], c, u[3], n, p, q;
     double h[3], k, t;
     int i, nout = 0;
-    v[0] = a->a; v[1] = a->b; v[2] = d; v[3] = f->o;
+    v[0] = cp->a; v[1] = cp->b; v[2] = d; v[3] = f->o;
     v[4] = cl_v3(f->lo[0], f->lo[1], f->lo[2]); v[5] = cl_v3(f->hi[0], f->hi[1], f->hi[2]);
-    k = 2 * sweep_scale(v, 6, a->r);
-    box_of(f, a->a, k, &c, u, h);
+    k = 2 * sweep_scale(v, 6, cp->r);
+    box_of(f, cp->a, k, &c, u, h);  /* the box's centre relative to the capsule's start */
     for (i = 0; i < 3; i++) if (h[i] < 0) h[i] = 0;
-    decide(&sp, f, a->a, a->b, a->r);
-    /* K = box - segment: the segment from 0 to a.a - a.b, relative to a's start */
-    ctx.f = f; ctx.c = a; ctx.d = d; ctx.box_moves = 0;
-    pieces_box_segment(&sp, cl_mul(d, 1 / k), c, u, h, cl_v3(0, 0, 0), cl_mul(cl_halfsub(a->a, a->b), 2 / k), a->r / k,
-                       on_surface, &ctx);
+    decide(&sp, f, cp->a, cp->b, cp->r);
+    ctx.f = f; ctx.c = cp; ctx.d = d; ctx.box_moves = box_moves;
+    if (!box_moves)  /* K = box - segment: the segment from 0 to a - b, relative to the capsule's start */
+        pieces_box_segment(&sp, cl_mul(d, 1 / k), c, u, h, cl_v3(0, 0, 0), cl_mul(cl_halfsub(cp->a, cp->b), 2 / k),
+                           cp->r / k, on_surface, &ctx);
+    else  /* K = segment - box: the reflected box (centre -c) swept along 0 .. b - a */
+        pieces_box_segment(&sp, cl_mul(d, 1 / k), cl_mul(c, -1.0), u, h, cl_v3(0, 0, 0),
+                           cl_mul(cl_halfsub(cp->b, cp->a), 2 / k), cp->r / k, on_surface, &ctx);
     st = finish(&sp, &t, &n);
     if (st == CL_TOI_TOUCHING) {
-        (void)frame_closest(f, at(a->a, d, t), at(a->b, d, t), cl_v3(0, 0, 0), &p, &q, &nout);
-        st = accept(st, p, q, a->r, d, &n);
+        if (!box_moves) {
+            (void)frame_closest(f, at(cp->a, d, t), at(cp->b, d, t), cl_v3(0, 0, 0), &p, &q, &nout);
+            st = accept(st, p, q, cp->r, d, &n);
+        } else {
+            (void)frame_closest(f, cp->a, cp->b, cl_mul(d, t), &p, &q, &nout);
+            st = accept(st, q, p, cp->r, d, &n);
+        }
     }
-    return result(st, t, n, box_rank(f, a->r, nout, n));
+    return result(st, t, n, box_rank(f, cp->r, nout, n));
 }
 
 /// Sweep of capsule a moved by d against static AABB b (rank: the box's axes the segment's
@@ -1023,41 +1032,14 @@ static cl_sweep capsule_frame(const cl_capsule *a, cl_vec3 d, const frame *f)
 cl_sweep cl_sweep_capsule_aabb(const cl_capsule *a, cl_vec3 d, const cl_aabb *b)
 {
     frame f = aabb_frame(b);
-    return capsule_frame(a, d, &f);
+    return frame_capsule_sweep(&f, a, d, 0);
 }
 
 /// Sweep of capsule a moved by d against static OBB b (rank as for an AABB, in its frame).
 cl_sweep cl_sweep_capsule_obb(const cl_capsule *a, cl_vec3 d, const cl_obb *b)
 {
     frame f = obb_frame(b);
-    return capsule_frame(a, d, &f);
-}
-
-/* Sweep of the frame's box moved by d against static capsule b. */
-static cl_sweep frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b)
-{
-    span sp = empty();
-    sweepctx ctx;
-    cl_toi_state st;
-    cl_vec3 v[6], c, u[3], n, p, q;
-    double h[3], k, t;
-    int i, nout = 0;
-    v[0] = b->a; v[1] = b->b; v[2] = d; v[3] = f->o;
-    v[4] = cl_v3(f->lo[0], f->lo[1], f->lo[2]); v[5] = cl_v3(f->hi[0], f->hi[1], f->hi[2]);
-    k = 2 * sweep_scale(v, 6, b->r);
-    box_of(f, b->a, k, &c, u, h);  /* the box's centre relative to b's start */
-    for (i = 0; i < 3; i++) if (h[i] < 0) h[i] = 0;
-    decide(&sp, f, b->a, b->b, b->r);
-    /* K = b's segment - box: the reflected box (centre -c) swept along 0 .. b.b - b.a */
-    ctx.f = f; ctx.c = b; ctx.d = d; ctx.box_moves = 1;
-    pieces_box_segment(&sp, cl_mul(d, 1 / k), cl_mul(c, -1.0), u, h, cl_v3(0, 0, 0),
-                       cl_mul(cl_halfsub(b->b, b->a), 2 / k), b->r / k, on_surface, &ctx);
-    st = finish(&sp, &t, &n);
-    if (st == CL_TOI_TOUCHING) {
-        (void)frame_closest(f, b->a, b->b, cl_mul(d, t), &p, &q, &nout);
-        st = accept(st, q, p, b->r, d, &n);
-    }
-    return result(st, t, n, box_rank(f, b->r, nout, n));
+    return frame_capsule_sweep(&f, a, d, 0);
 }
 
 /// Sweep of AABB a moved by d against static capsule b (rank: the box's axes the segment's
@@ -1065,12 +1047,12 @@ static cl_sweep frame_capsule(const frame *f, cl_vec3 d, const cl_capsule *b)
 cl_sweep cl_sweep_aabb_capsule(const cl_aabb *a, cl_vec3 d, const cl_capsule *b)
 {
     frame f = aabb_frame(a);
-    return frame_capsule(&f, d, b);
+    return frame_capsule_sweep(&f, b, d, 1);
 }
 
 /// Sweep of OBB a moved by d against static capsule b (rank as for an AABB, in its frame).
 cl_sweep cl_sweep_obb_capsule(const cl_obb *a, cl_vec3 d, const cl_capsule *b)
 {
     frame f = obb_frame(a);
-    return frame_capsule(&f, d, b);
+    return frame_capsule_sweep(&f, b, d, 1);
 }
