@@ -188,6 +188,13 @@ void clw_flush_tree(cl_world *w) {
         cl_item *it = &w->items[id];
         w->dhead = it->dnext;
         it->onlist = 0;
+        if (it->dnext >= 0) {       /* the next leaf and its parent link: random, from memory */
+            int p = w->items[it->dnext].proxy;
+            if (p != CL_NULLNODE) {
+                WPREFETCH(&w->tree.nodes[p]);
+                WPREFETCH(&w->tree.meta[p]);
+            }
+        }
         if (it->dirty && it->proxy != CL_NULLNODE) {
             cl_aabb nf = fat_box(w, id);
             cl_fbox nfb = fbox_of(&nf);             /* cl_fbox_from's bits */
