@@ -186,6 +186,9 @@ CL_API int cl_tri_overlaps_capsule(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_cap
 /// Squared distance between the triangle and the segment pq (p == q allowed), with the closest
 /// points on each (0 and the crossing point when the segment passes through the triangle).
 CL_API double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg);
+/// 1 when cl_tri_segment(a, b, c, p, q) < lim2, deciding from the first of its candidate distances
+/// under lim2 (the crossing, the ends, then the edges) without computing the others.
+CL_API int cl_tri_segment_below(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2);
 
 /* ---- triangle sweeps, pushes and the triangle pair (trisweep.c) ---- */
 /// The sweep of the convex hull of the np points p (a box: its 8 corners), whose face normals are

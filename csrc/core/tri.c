@@ -249,7 +249,10 @@ static double segseg(cl_vec3 p1, cl_vec3 q1, cl_vec3 p2, cl_vec3 q2, cl_vec3 *c1
     return cl_dot(w, w);
 }
 
-double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg)
+/* cl_tri_segment's squared distance, or the first of its candidate distances under lim2 as soon as
+ * one is (so the result is under lim2 exactly when cl_tri_segment's is; lim2 < 0 takes them all). */
+static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2, cl_vec3 *ontri,
+                         cl_vec3 *onseg)
 {
     cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a)), t0, s0, t1, s1, w;
     double dp = cl_dot(n, cl_sub(p, a)), dq = cl_dot(n, cl_sub(q, a)), best, d;
@@ -274,13 +277,27 @@ double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_
     w = cl_sub(t1, q);
     d = cl_dot(w, w);
     if (d < best) { best = d; t0 = t1; s0 = q; }
+    if (best < lim2) return best;
     d = segseg(a, b, p, q, &t1, &s1);
     if (d < best) { best = d; t0 = t1; s0 = s1; }
+    if (best < lim2) return best;
     d = segseg(b, c, p, q, &t1, &s1);
     if (d < best) { best = d; t0 = t1; s0 = s1; }
+    if (best < lim2) return best;
     d = segseg(c, a, p, q, &t1, &s1);
     if (d < best) { best = d; t0 = t1; s0 = s1; }
     *ontri = t0;
     *onseg = s0;
     return best;
+}
+
+double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg)
+{
+    return trisegment(a, b, c, p, q, -1, ontri, onseg);
+}
+
+int cl_tri_segment_below(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2)
+{
+    cl_vec3 x, y;
+    return trisegment(a, b, c, p, q, lim2, &x, &y) < lim2;
 }

@@ -240,6 +240,21 @@ static int capsule_hits(const cl_ray *ray, double len, cl_vec3 d, cl_vec3 p, cl_
     return 1;
 }
 
+/* 1 when the box of the points k[0..n-1] grown by g meets the box pb (no piece of the swept
+ * triangle farther than g from the path's box can meet the path). */
+static int near_path(const cl_aabb *pb, const cl_vec3 *k, int n, double g)
+{
+    cl_aabb b;
+    int i;
+    b.min = b.max = k[0];
+    for (i = 1; i < n; i++) {
+        b.min = cl_v3(fmin(b.min.x, k[i].x), fmin(b.min.y, k[i].y), fmin(b.min.z, k[i].z));
+        b.max = cl_v3(fmax(b.max.x, k[i].x), fmax(b.max.y, k[i].y), fmax(b.max.z, k[i].z));
+    }
+    return !(b.min.x - g > pb->max.x || b.max.x + g < pb->min.x || b.min.y - g > pb->max.y ||
+             b.max.y + g < pb->min.y || b.min.z - g > pb->max.z || b.max.z + g < pb->min.z);
+}
+
 /* 1 when the segment pq moved by d stays farther than r from the plane of abc on one side all the
  * way (the four corners of the parallelogram it sweeps beyond r plus a rounding margin): no part
  * of the swept capsule reaches the triangle. 0 when unsure (huge or tiny coordinates, slivers). */
@@ -268,7 +283,8 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     cl_sweep s;
     cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], n = cl_v3(0, 0, 0);
     cl_ray ray;
-    double r = cp->r, e, in2, d2, len, bt = HUGE_VAL;
+    cl_aabb pb;
+    double r = cp->r, e, in2, d2, len, g, bt = HUGE_VAL;
     int i, rank = 0;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (cl_tri_degenerate(a, b, c)) return s;
@@ -278,9 +294,12 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
     if (plane_apart(cp->a, cp->b, d, r, a, b, c)) return s;
     in2 = (r - e) * (r - e);
+    if (d.x == 0 && d.y == 0 && d.z == 0) {
+        if (cl_tri_segment_below(a, b, c, cp->a, cp->b, in2)) { s.state = CL_TOI_OVERLAPPED; s.t = 0; }
+        return s;
+    }
     d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
     if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
-    if (d.x == 0 && d.y == 0 && d.z == 0) return s;
     len = cl_len(d.x, d.y, d.z);
     /* the distance between the moving capsule's segment and the triangle is convex in t: a start
      * that does not approach (to rounding) never enters (a capsule sliding on the triangle) */
@@ -292,15 +311,14 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     {
         /* the first distance under the allowance decides: the ends' paths first (the likeliest) */
         static const int ek[4] = { 3, 1, 2, 0 };
-        cl_vec3 q[4], x, y;
+        cl_vec3 q[4];
         int k, near = 0;
         q[0] = cp->a; q[1] = cp->b; q[2] = cl_add(cp->b, d); q[3] = cl_add(cp->a, d);
         v[0] = a; v[1] = b; v[2] = c;
-        for (k = 0; k < 4 && !near; k++)
-            near = cl_tri_segment(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4], &x, &y) < in2;
+        for (k = 0; k < 4 && !near; k++) near = cl_tri_segment_below(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4], in2);
         for (k = 0; k < 3 && !near; k++)
-            near = cl_tri_segment(q[0], q[1], q[2], v[k], v[(k + 1) % 3], &x, &y) < in2 ||
-                   cl_tri_segment(q[0], q[2], q[3], v[k], v[(k + 1) % 3], &x, &y) < in2;
+            near = cl_tri_segment_below(q[0], q[1], q[2], v[k], v[(k + 1) % 3], in2) ||
+                   cl_tri_segment_below(q[0], q[2], q[3], v[k], v[(k + 1) % 3], in2);
         if (!near) return s;
     }
     if (d2 <= r * r) {
@@ -313,15 +331,25 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     sg = cl_sub(cp->b, cp->a);
     v[0] = a; v[1] = b; v[2] = c;
     for (i = 0; i < 3; i++) u[i] = cl_sub(v[i], sg);
-    offset_hits(&ray, len, d, a, b, c, r, 1, &bt, &n, &rank);
-    offset_hits(&ray, len, d, u[0], u[1], u[2], r, 1, &bt, &n, &rank);
+    /* a piece whose box grown by r (and 2^-30 of the scale for rounding) misses the path's box
+     * has no hit: left out */
+    pb.min = pb.max = cp->a;
+    pb.min = cl_v3(fmin(pb.min.x, cp->a.x + d.x), fmin(pb.min.y, cp->a.y + d.y), fmin(pb.min.z, cp->a.z + d.z));
+    pb.max = cl_v3(fmax(pb.max.x, cp->a.x + d.x), fmax(pb.max.y, cp->a.y + d.y), fmax(pb.max.z, cp->a.z + d.z));
+    g = r + ldexp(e, 14);
+    if (near_path(&pb, v, 3, g)) offset_hits(&ray, len, d, a, b, c, r, 1, &bt, &n, &rank);
+    if (near_path(&pb, u, 3, g)) offset_hits(&ray, len, d, u[0], u[1], u[2], r, 1, &bt, &n, &rank);
     for (i = 0; i < 3; i++) {
         int j = (i + 1) % 3;
+        cl_vec3 k[4];
+        k[0] = v[i]; k[1] = v[j]; k[2] = u[j]; k[3] = u[i];
+        if (!near_path(&pb, k, 4, g)) continue;
         offset_hits(&ray, len, d, v[i], v[j], u[j], r, 2, &bt, &n, &rank);
         offset_hits(&ray, len, d, v[i], u[j], u[i], r, 2, &bt, &n, &rank);
-        capsule_hits(&ray, len, d, v[i], v[j], r, 2, &bt, &n, &rank);
-        capsule_hits(&ray, len, d, u[i], u[j], r, 2, &bt, &n, &rank);
-        capsule_hits(&ray, len, d, v[i], u[i], r, 2, &bt, &n, &rank);
+        if (near_path(&pb, k, 2, g)) capsule_hits(&ray, len, d, v[i], v[j], r, 2, &bt, &n, &rank);
+        if (near_path(&pb, k + 2, 2, g)) capsule_hits(&ray, len, d, u[i], u[j], r, 2, &bt, &n, &rank);
+        k[1] = u[i];
+        if (near_path(&pb, k, 2, g)) capsule_hits(&ray, len, d, v[i], u[i], r, 2, &bt, &n, &rank);
     }
     if (rank == 0) return s;
     nu = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
