@@ -144,7 +144,7 @@ static int edge_rank(cl_vec3 q, cl_vec3 e0, cl_vec3 e1)
 cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_sweep s;
-    cl_vec3 q, w, v[3], nu, ontri, onseg;
+    cl_vec3 q, w, v[3], nu;
     cl_ray ray;
     double r = sp->r, d2, len, bt = HUGE_VAL, e, in2;
     int i, rank = 0;
@@ -163,7 +163,7 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
     if (d.x == 0 && d.y == 0 && d.z == 0) return s;
     /* a path that never comes closer than that does not enter (a sphere sliding on the triangle
      * or past its edges) */
-    if (!(cl_tri_segment(a, b, c, sp->c, cl_add(sp->c, d), &ontri, &onseg) < in2)) return s;
+    if (!cl_tri_segment_below(a, b, c, sp->c, cl_add(sp->c, d), in2)) return s;
     if (d2 <= r * r) {
         /* touching at the start and moving in */
         s.state = CL_TOI_TOUCHING; s.t = 0;
