@@ -107,3 +107,31 @@ describe("open findings (reported, not fixed here)", function()
     assert.is_true(math.abs(t - 0.2) < 1e-9)
   end)
 end)
+
+describe("world:move on the LuaJIT FFI path", function()
+  -- The wrapper returned a move's displacement from its shared result buffer after making the
+  -- result table; a finalizer run by that allocation that made a fast call (here a raycast on
+  -- another world) rewrote the buffer, and move returned the raycast's t as its dx (10 for 0.25).
+  -- The spare empty table is removed through the debug library so that every call allocates.
+  it("returns its own displacement when a finalizer makes fast calls meanwhile", function()
+    if not newproxy or not debug.getfenv then return end   -- (Lua 5.1 and LuaJIT only)
+    local w, w2 = collide.World(), collide.World()
+    w:add("p", collide.AABB(0, 0, 0, 1, 1, 1))
+    w2:add("q", collide.AABB(0, 0, 0, 1, 1, 1))
+    local ray = collide.Ray(0.5, 0.5, -10, 0, 0, 1)
+    debug.getfenv(w)[-1] = nil
+    local pause = collectgarbage("setpause", 1)
+    local stepmul = collectgarbage("setstepmul", 1000)
+    local proto = newproxy(true)
+    getmetatable(proto).__gc = function() w2:raycast(ray) end
+    local bad
+    for i = 1, iters(100000) do
+      local _ = newproxy(proto)
+      local ax, ay, az = w:move("p", 0.25, 0, 0)
+      if ax ~= 0.25 or ay ~= 0 or az ~= 0 then bad = bad or ("move %d: %.17g %.17g %.17g"):format(i, ax, ay, az) end
+    end
+    collectgarbage("setpause", pause)
+    collectgarbage("setstepmul", stepmul)
+    assert.is_nil(bad)
+  end)
+end)
