@@ -393,12 +393,19 @@ int cl_capsule_overlaps_sphere(const cl_capsule *c, const cl_sphere *s)
     return cl_sphere_overlaps_sphere(&b, s);
 }
 
-/// 1 if the segments come within the sum of the radii.
+/// 1 if the segments come within the sum of the radii. Symmetric: the pair is taken in one order
+/// (by its bytes), since the closest points' rounding depends on the order where the segments'
+/// coordinates span hundreds of binary orders (fuzz_world).
 int cl_capsule_overlaps_capsule(const cl_capsule *x, const cl_capsule *y)
 {
     double s, t;
     cl_vec3 p, q;
     cl_sphere bp, bq;
+    if (memcmp(x, y, sizeof *x) > 0) {
+        const cl_capsule *z = x;
+        x = y;
+        y = z;
+    }
     cl_segment_segment(x->a, x->b, y->a, y->b, &s, &t, &p, &q);
     bp = ball(p, x->r);
     bq = ball(q, y->r);

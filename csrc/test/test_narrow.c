@@ -371,6 +371,19 @@ typedef struct tshape {
     cl_capsule c;
 } tshape;
 
+/* Prints the mover m and the static f of a failed sweep case (NARROW_DEBUG). */
+static void dump_two(const tshape *m, const tshape *f)
+{
+    const tshape *x[2];
+    int j;
+    x[0] = m; x[1] = f;
+    for (j = 0; j < 2; j++) {
+        if (x[j]->kind == 3) printf("  capsule %.17g %.17g %.17g  %.17g %.17g %.17g r %.17g\n", x[j]->c.a.x, x[j]->c.a.y,
+                                    x[j]->c.a.z, x[j]->c.b.x, x[j]->c.b.y, x[j]->c.b.z, x[j]->c.r);
+        else dump("shape", &x[j]->s);
+    }
+}
+
 static cl_capsule cap(cl_vec3 a, cl_vec3 b, double r)
 {
     cl_capsule c;
@@ -774,14 +787,7 @@ static void test_capsule_sweep_random(void)
               "case %d kinds %d->%d scale %d: %d vs %d (t %.17g, reference %.17g)", i, m->kind == 3 ? 3 : (int)m->s.kind,
               f->kind == 3 ? 3 : (int)f->s.kind, si, st, want, t, lo);
         if (st != want && getenv("NARROW_DEBUG")) {
-            const tshape *x[2];
-            int j;
-            x[0] = m; x[1] = f;
-            for (j = 0; j < 2; j++) {
-                if (x[j]->kind == 3) printf("  capsule %.17g %.17g %.17g  %.17g %.17g %.17g r %.17g\n", x[j]->c.a.x, x[j]->c.a.y,
-                                            x[j]->c.a.z, x[j]->c.b.x, x[j]->c.b.y, x[j]->c.b.z, x[j]->c.r);
-                else dump("shape", &x[j]->s);
-            }
+            dump_two(m, f);
             printf("  d %.17g %.17g %.17g gmin %g at %g g0 %g\n", d.x, d.y, d.z, gmin, tstar, g0);
         }
         if (st != want) continue;
@@ -803,14 +809,7 @@ static void test_capsule_sweep_random(void)
                     CHECK(vlen(vsub(rn, nn)) <= 1e-4, "capsule sweep: the normal out of the static shape at the contact",
                           "case %d: n %.9g %.9g %.9g, reference %.9g %.9g %.9g", i, nn.x, nn.y, nn.z, rn.x, rn.y, rn.z);
                     if (getenv("NARROW_DEBUG") && vlen(vsub(rn, nn)) > 1e-4) {
-                        const tshape *x[2];
-                        int j;
-                        x[0] = m; x[1] = f;
-                        for (j = 0; j < 2; j++) {
-                            if (x[j]->kind == 3) printf("  capsule %.17g %.17g %.17g  %.17g %.17g %.17g r %.17g\n", x[j]->c.a.x, x[j]->c.a.y,
-                                                        x[j]->c.a.z, x[j]->c.b.x, x[j]->c.b.y, x[j]->c.b.z, x[j]->c.r);
-                            else dump("shape", &x[j]->s);
-                        }
+                        dump_two(m, f);
                         printf("  d %.17g %.17g %.17g t %.17g\n", d.x, d.y, d.z, t);
                     }
                 }
@@ -913,6 +912,22 @@ static void test_capsule_queries_random(void)
            skipped);
 }
 
+/* Findings of the fuzzers, kept as regressions. */
+static void test_findings(void)
+{
+    /* two capsules whose segments span 2^-18 to 2^196: the closest points rounded differently in
+     * each order, so overlaps(x, y) was 0 and overlaps(y, x) 1 (fuzz_world) */
+    cl_capsule x, y;
+    x.a = cl_v3(0x1p+2, -0x1.ep+2, 0x1.e6405804c6f31p+109);
+    x.b = cl_v3(0x1.4p+1, 0x1.923146a21c859p-18, 0x1.cp+1);
+    x.r = 0x1.cp+2;
+    y.a = cl_v3(0x1.9832de8f1e387p+196, 0x1.ep+2, -0x1.4p+3);
+    y.b = cl_v3(0x1.2p+3, 0x1p+3, -0x1.4p+1);
+    y.r = 0x1.ep+2;
+    ENSURE(cl_capsule_overlaps_capsule(&x, &y) == cl_capsule_overlaps_capsule(&y, &x),
+           "finding: capsule/capsule overlap is symmetric at huge, lopsided coordinates");
+}
+
 int main(void)
 {
     quick = getenv("COLLIDE_QUICK") != NULL;
@@ -923,6 +938,7 @@ int main(void)
     test_capsule_random();
     test_capsule_sweep_random();
     test_capsule_queries_random();
+    test_findings();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
