@@ -265,24 +265,36 @@ static cl_resp respond(void *ctx, int mover, int other) {
     return resps[(c->key + (unsigned)other * 7u) % 5];
 }
 
+/* Draws a move of a live item: the item (0 when none is live), its displacement and whether the
+ * filter runs with its key; ids and *n get the live items in order. */
+static int draw_move(rd *r, const ref *f, int *ids, int *n, int *id, cl_vec3 *d, int *usefilter, mctx *c) {
+    *n = ordered(f, ids);
+    if (*n == 0) return 0;
+    *id = ids[u8(r) % *n];
+    *d = vec(r);
+    *usefilter = u8(r) & 1;
+    c->key = u8(r);
+    c->calls = 0;
+    return 1;
+}
+
+/* 1 if a move of item id ran out of memory, then checked to have left it as it was (before). */
+static int nomem_kept(int got, cl_world *w, int id, const cl_shape *before) {
+    if (got != CL_ENOMEM) return 0;
+    CHECK(cl_shape_equal(cl_world_shape(w, id), before));
+    return 1;
+}
+
 static void op_move(rd *r, cl_world *w, ref *f, int commit) {
-    int ids[MAXITEMS * 4], n = ordered(f, ids), id, got, i;
+    int ids[MAXITEMS * 4], n, id, got, i;
     cl_vec3 d, a;
     mctx c;
     cl_shape before;
     int usefilter;
-    if (n == 0) return;
-    id = ids[u8(r) % n];
-    d = vec(r);
-    usefilter = u8(r) & 1;
-    c.key = u8(r);
-    c.calls = 0;
+    if (!draw_move(r, f, ids, &n, &id, &d, &usefilter, &c)) return;
     before = f->s[id];
     got = cl_world_move(w, id, d, usefilter ? respond : NULL, &c, commit, &a);
-    if (got == CL_ENOMEM) {
-        CHECK(cl_shape_equal(cl_world_shape(w, id), &before));
-        return;
-    }
+    if (nomem_kept(got, w, id, &before)) return;
     CHECK(got >= 0 && got <= 16 * MAXITEMS * 4);
     CHECK(a.x == a.x && a.y == a.y && a.z == a.z);
     for (i = 0; i < got; i++) {
@@ -341,23 +353,15 @@ static void op_resolve(rd *r, cl_world *w, ref *f) {
 /* Moves a random item as the character ch (cl_char_move): CL_ENOMEM leaves it where it was;
  * otherwise the collisions are valid and the shape is finite and of the same kind. */
 static void op_char(rd *r, cl_world *w, ref *f, cl_char *ch) {
-    int ids[MAXITEMS * 4], n = ordered(f, ids), id, got, i, g;
+    int ids[MAXITEMS * 4], n, id, got, i, g;
     cl_vec3 d, a, gn;
     cl_shape before;
     mctx c;
     int usefilter;
-    if (n == 0) return;
-    id = ids[u8(r) % n];
-    d = vec(r);
-    usefilter = u8(r) & 1;
-    c.key = u8(r);
-    c.calls = 0;
+    if (!draw_move(r, f, ids, &n, &id, &d, &usefilter, &c)) return;
     before = f->s[id];
     got = cl_char_move(ch, w, id, d, usefilter ? respond : NULL, &c, &a);
-    if (got == CL_ENOMEM) {
-        CHECK(cl_shape_equal(cl_world_shape(w, id), &before));
-        return;
-    }
+    if (nomem_kept(got, w, id, &before)) return;
     CHECK(got >= 0 && got == ch->ncols);
     CHECK(a.x == a.x && a.y == a.y && a.z == a.z);
     for (i = 0; i < got; i++) {

@@ -557,6 +557,18 @@ static float bray_cb(const b2RayCastInput *in, int proxyId, uint64_t userData, v
     return (float)(r->bt / r->len) * (1 + 1e-6f) + 1e-30f;
 }
 
+/* Casts ray i through Box2D's tree bt as its broadphase does (the ray's 3000 * SC reach): the
+ * closest box in c->best (-1 for none). */
+static void bray_cast(b2DynamicTree *bt, int i, bray *c) {
+    b2RayCastInput in;
+    c->ray = i; c->best = -1; c->bt = 0; c->nq = 0;
+    c->len = 3000 * SC / sqrt(rdx[i] * rdx[i] + rdy[i] * rdy[i]);
+    in.origin.x = (float)rox[i]; in.origin.y = (float)roy[i];
+    in.translation.x = (float)(rdx[i] * c->len); in.translation.y = (float)(rdy[i] * c->len);
+    in.maxFraction = 1;
+    b2DynamicTree_RayCast(bt, &in, B2_DEFAULT_MASK_BITS, bray_cb, c);
+}
+
 static bool bbq_cb(int proxyId, uint64_t userData, void *ctx) {
     bray *r = (bray *)ctx;
     int i = (int)userData, q = r->ray;
@@ -663,13 +675,7 @@ static void bench_static(double *ins_ratio, double *ray_ratio, double *q_ratio) 
 #ifdef HAVE_BOX2D
     for (i = 0; i < NQ; i++) {
         bray c;
-        b2RayCastInput in;
-        c.ray = i; c.best = -1; c.bt = 0; c.nq = 0;
-        c.len = 3000 * SC / sqrt(rdx[i] * rdx[i] + rdy[i] * rdy[i]);
-        in.origin.x = (float)rox[i]; in.origin.y = (float)roy[i];
-        in.translation.x = (float)(rdx[i] * c.len); in.translation.y = (float)(rdy[i] * c.len);
-        in.maxFraction = 1;
-        b2DynamicTree_RayCast(&bt, &in, B2_DEFAULT_MASK_BITS, bray_cb, &c);
+        bray_cast(&bt, i, &c);
         bhit[i] = c.best;
         nh_b += c.best >= 0;
         same += bhit[i] == chit[i];
@@ -712,13 +718,7 @@ static void bench_static(double *ins_ratio, double *ray_ratio, double *q_ratio) 
                 for (k = 0; k < reps; k++)
                     for (i = 0; i < NQ; i++) {
                         bray c;
-                        b2RayCastInput in;
-                        c.ray = i; c.best = -1; c.bt = 0; c.nq = 0;
-                        c.len = 3000 * SC / sqrt(rdx[i] * rdx[i] + rdy[i] * rdy[i]);
-                        in.origin.x = (float)rox[i]; in.origin.y = (float)roy[i];
-                        in.translation.x = (float)(rdx[i] * c.len); in.translation.y = (float)(rdy[i] * c.len);
-                        in.maxFraction = 1;
-                        b2DynamicTree_RayCast(&bt, &in, B2_DEFAULT_MASK_BITS, bray_cb, &c);
+                        bray_cast(&bt, i, &c);
                     }
                 tr = now();
                 for (k = 0; k < reps; k++)
