@@ -146,7 +146,9 @@ int cl_capsule_raycast(const cl_capsule *c, const cl_ray *r, double maxt, cl_hit
                     cl_vec3 n;
                     best.t = t;
                     best.n = cl_mul(r->d, -1.0);
-                    if (rr > 0 && unit(cl_add(mp, cl_mul(dp, t / (2 * k))), &n)) best.n = n;
+                    /* a radius below the rounding of the coordinates leaves the normal noise:
+                     * keep -d when it would not face the ray (found by fuzz_geom, r 4 at 7.5e16) */
+                    if (rr > 0 && unit(cl_add(mp, cl_mul(dp, t / (2 * k))), &n) && cl_dot(n, r->d) <= 0) best.n = n;
                     best.n = cl_add(best.n, cl_v3(0, 0, 0));
                     found = 1;
                 }
@@ -161,6 +163,8 @@ int cl_capsule_raycast(const cl_capsule *c, const cl_ray *r, double maxt, cl_hit
 
 /* x clamped to [0, 1]. */
 static double clamp01(double x) { return x < 0 ? 0 : (x > 1 ? 1 : x); }
+
+static cl_vec3 seg_point(cl_vec3 a, cl_vec3 b, double s);
 
 /// Closest points between segments p0p1 and q0q1 (either may be a point): parameters s, t in
 /// [0, 1] and the points; Ericson's clamped solution (parallel segments: s = 0 or the clamped end).
@@ -185,11 +189,39 @@ void cl_segment_segment(cl_vec3 p0, cl_vec3 p1, cl_vec3 q0, cl_vec3 q1, double *
         if (tt < 0) { tt = 0; ss = clamp01(-d / a); }
         else if (tt > 1) { tt = 1; ss = clamp01((b - d) / a); }
     }
+    *onp = seg_point(p0, p1, ss);
+    *onq = seg_point(q0, q1, tt);
+    if (a > 0 && c > 0) {
+        /* nearly parallel segments get ss and tt only to 1e-16 of their length, which for long
+         * ones lands far from where they are closest (fuzz_geom found 7e32-long capsules 5.4
+         * apart at their ends missing each other one way round): the closest points of each
+         * end to the other segment compete, taken directly from the end */
+        cl_vec3 ends[4], dv;
+        double best, dd, par;
+        int i;
+        ends[0] = p0; ends[1] = p1; ends[2] = q0; ends[3] = q1;
+        dv = cl_mul(cl_halfsub(*onp, *onq), 1.0 / k);
+        best = cl_dot(dv, dv);
+        for (i = 0; i < 4; i++) {
+            cl_vec3 o, m;
+            if (i < 2) {
+                par = clamp01(cl_dot(cl_mul(cl_halfsub(ends[i], q0), 1.0 / k), x) / c);
+                m = seg_point(q0, q1, par);
+            } else {
+                par = clamp01(cl_dot(cl_mul(cl_halfsub(ends[i], p0), 1.0 / k), u) / a);
+                m = seg_point(p0, p1, par);
+            }
+            o = ends[i];
+            dv = cl_mul(cl_halfsub(o, m), 1.0 / k);
+            dd = cl_dot(dv, dv);
+            if (dd < best) {
+                best = dd;
+                if (i < 2) { ss = i; tt = par; *onp = o; *onq = m; }
+                else { tt = i - 2; ss = par; *onq = o; *onp = m; }
+            }
+        }
+    }
     *s = ss; *t = tt;
-    *onp = ss == 0 ? p0 : (ss == 1 ? p1 : cl_add(p0, cl_mul(cl_sub(p1, p0), ss)));
-    *onq = tt == 0 ? q0 : (tt == 1 ? q1 : cl_add(q0, cl_mul(cl_sub(q1, q0), tt)));
-    if (!cl_vfinite(*onp)) *onp = cl_add(p0, cl_mul(cl_halfsub(p1, p0), 2 * ss));
-    if (!cl_vfinite(*onq)) *onq = cl_add(q0, cl_mul(cl_halfsub(q1, q0), 2 * tt));
 }
 
 /* Closest point parameter s of the segment p + s w (s in [0, 1]) to the box [lo, hi], all in one
@@ -412,26 +444,32 @@ int cl_capsule_overlaps_capsule(const cl_capsule *x, const cl_capsule *y)
     return cl_sphere_overlaps_sphere(&bp, &bq);
 }
 
-/// 1 if the ball of radius r at the segment's point closest to the box touches the box.
+/* 1 when the segment meets the frame's box (in the frame), else whether the ball of radius r
+ * at the segment's closest point touches it (the point taken back to world coordinates could
+ * leave a flat box: fuzz_geom found a segment through a rotated box with h.x == 0 missing it). */
+static int capsule_frame_overlaps(const cl_capsule *c, const frame *f)
+{
+    cl_vec3 p, q;
+    int nout;
+    cl_sphere bl;
+    (void)frame_closest(f, c->a, c->b, cl_v3(0, 0, 0), &p, &q, &nout);
+    if (nout == 0) return 1;
+    bl = ball(p, c->r);
+    return f->box.kind == CL_AABB ? cl_sphere_overlaps_aabb(&bl, &f->box.u.aabb) : cl_sphere_overlaps_obb(&bl, &f->box.u.obb);
+}
+
+/// 1 if the segment meets the box or the ball of radius r at its closest point touches it.
 int cl_capsule_overlaps_aabb(const cl_capsule *c, const cl_aabb *b)
 {
-    double s;
-    cl_vec3 p, q;
-    cl_sphere bl;
-    cl_segment_aabb(c->a, c->b, b, &s, &p, &q);
-    bl = ball(p, c->r);
-    return cl_sphere_overlaps_aabb(&bl, b);
+    frame f = aabb_frame(b);
+    return capsule_frame_overlaps(c, &f);
 }
 
 /// cl_capsule_overlaps_aabb for an oriented box.
 int cl_capsule_overlaps_obb(const cl_capsule *c, const cl_obb *b)
 {
-    double s;
-    cl_vec3 p, q;
-    cl_sphere bl;
-    cl_segment_obb(c->a, c->b, b, &s, &p, &q);
-    bl = ball(p, c->r);
-    return cl_sphere_overlaps_obb(&bl, b);
+    frame f = obb_frame(b);
+    return capsule_frame_overlaps(c, &f);
 }
 
 /* ---- penetration ---- */

@@ -529,6 +529,42 @@ static void test_capsule_fixed(void)
     ENSURE(cl_capsule_raycast(&c, &ray, INFINITY, &h) && h.t == 5 && veq(h.n, 0, 1, 0), "capsule raycast: a graze touches");
     cl_ray_make(&ray, cl_v3(2, 0.5, 0), cl_v3(0, 0, -1));
     ENSURE(cl_capsule_raycast(&c, &ray, INFINITY, &h) && h.t == 0 && veq(h.n, 0, 0, 0), "capsule raycast: from inside");
+    {   /* fuzz_geom's finding: a segment (r == 0) through a rotated flat box (h.x == 0) missed it
+         * (its crossing point, taken back to world coordinates, left the box's plane by an ulp)
+         * while the penetration pushed it out by 0.0125 */
+        cl_capsule z;
+        cl_obb f;
+        double dd;
+        cl_vec3 nn;
+        z.a = cl_v3(-1, 5.5, -5);
+        z.b = cl_v3(1, -5, -7.5);
+        z.r = 0;
+        f.c = cl_v3(0, 0, -4.5);
+        f.h = cl_v3(0, 1, 5.5);
+        f.u[0] = cl_v3(0.84076433121019112, -0.47770700636942676, -0.25477707006369427);
+        f.u[1] = cl_v3(0.47770700636942676, 0.43312101910828016, 0.76433121019108285);
+        f.u[2] = cl_v3(-0.25477707006369427, -0.76433121019108285, 0.59235668789808915);
+        ENSURE(cl_capsule_overlaps_obb(&z, &f) && cl_penetration_capsule_obb(&z, &f, &dd, &nn),
+               "capsule overlaps obb: a segment through a flat box meets it");
+    }
+    {   /* fuzz_geom's finding: two 7e32-long capsules whose near ends are 5.4 apart (radii 13.5)
+         * overlapped one way round and not the other */
+        cl_capsule x, y;
+        x.a = cl_v3(4, -7.301672549914615e+32, 4); x.b = cl_v3(5, -7, -8); x.r = 5.5;
+        y.a = cl_v3(-2.8421709430404007e-14, -2, -6); y.b = cl_v3(-4.5, -6.4140149211089824e+32, -8); y.r = 8;
+        ENSURE(cl_capsule_overlaps_capsule(&x, &y) && cl_capsule_overlaps_capsule(&y, &x),
+               "capsule overlaps capsule: long nearly parallel capsules meet both ways");
+    }
+    {   /* fuzz_geom's finding: r = 4 at coordinates near 7.5e16 (their ulp is 16): the side hit's
+         * normal came out along the ray */
+        cl_capsule z;
+        z.a = cl_v3(-9.3132257461547852e-10, -75165960839564032.0, -75165960839564032.0);
+        z.b = cl_v3(-75165960839564032.0, -75165960839564032.0, -75165960839563184.0);
+        z.r = 4;
+        cl_ray_make(&ray, cl_v3(-8, -8, -8), cl_v3(0, -1, -1));
+        ENSURE(!cl_capsule_raycast(&z, &ray, INFINITY, &h) || h.n.y + h.n.z >= 0,
+               "capsule raycast: the normal faces the ray even when r is below the coordinates' rounding");
+    }
 
     bx = box(-1, 1, -1, 1, 2, 1);
     ENSURE(cl_capsule_overlaps_aabb(&c, &bx), "capsule/aabb: a box touching the side overlaps (inclusive)");
