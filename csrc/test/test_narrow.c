@@ -564,6 +564,12 @@ static void test_capsule_fixed(void)
         cl_ray_make(&ray, cl_v3(-8, -8, -8), cl_v3(0, -1, -1));
         ENSURE(!cl_capsule_raycast(&z, &ray, INFINITY, &h) || h.n.y + h.n.z >= 0,
                "capsule raycast: the normal faces the ray even when r is below the coordinates' rounding");
+        z.a = cl_v3(4, 4, 4);
+        z.b = cl_v3(3, 0, 1.7763568394002505e-15);
+        z.r = 1.7763568394002505e-15;
+        cl_ray_make(&ray, cl_v3(1.7763568394002505e-15, 1.7763568394002505e-15, 1.7763568394002505e-15), cl_v3(1, 1, 1));
+        ENSURE(!cl_capsule_raycast(&z, &ray, INFINITY, &h) || h.n.x + h.n.y + h.n.z <= 0,
+               "capsule raycast: an end ball's normal faces the ray when r is below the rounding");
     }
 
     bx = box(-1, 1, -1, 1, 2, 1);
