@@ -172,10 +172,42 @@ function M.box(cam, cx, cy, cz, hx, hy, hz, ux, uy, uz, vx, vy, vz, wx, wy, wz) 
 ---@param segments? integer per circle, default 24
 function M.sphere(cam, cx, cy, cz, r, segments) end
 
----Draws an AABB, OBB or Sphere as a wireframe; raises for other values.
+---Draws a capsule (segment a-b, radius r) as its two end spheres and four lines along its sides.
 ---@param cam collide.love.Camera
----@param s collide.AABB|collide.OBB|collide.Sphere
-function M.shape(cam, s) end
+---@param ax number
+---@param ay number
+---@param az number
+---@param bx number
+---@param by number
+---@param bz number
+---@param r number
+---@param segments? integer per circle, default 24
+function M.capsule(cam, ax, ay, az, bx, by, bz, r, segments) end
+
+---Draws the edges of a mesh's triangles, placed as a World places a mesh item: vertex (x, y, z)
+---at c + x u + y v + z w (default c = 0 and the world axes). Draws every triangle.
+---@param cam collide.love.Camera
+---@param mesh collide.Mesh
+---@param cx? number
+---@param cy? number
+---@param cz? number
+---@param ux? number
+---@param uy? number
+---@param uz? number
+---@param vx? number
+---@param vy? number
+---@param vz? number
+---@param wx? number
+---@param wy? number
+---@param wz? number
+function M.mesh(cam, mesh, cx, cy, cz, ux, uy, uz, vx, vy, vz, wx, wy, wz) end
+
+---Draws an AABB, OBB, Sphere, Capsule, or a Mesh followed by the placement numbers world:shape
+---returns, as a wireframe; raises for other values.
+---@param cam collide.love.Camera
+---@param s collide.AABB|collide.OBB|collide.Sphere|collide.Capsule|collide.Mesh
+---@param ... number a mesh's placement (cx,cy,cz, ux,uy,uz, vx,vy,vz, wx,wy,wz)
+function M.shape(cam, s, ...) end
 
 ---Draws a ray to distance length (default 100) with a dot at its origin.
 ---@param cam collide.love.Camera

@@ -231,7 +231,7 @@ end)
 describe("library/collide_love.lua (Lua Language Server definitions of collide.love)", function()
   local cl = require "collide.love"
   local llib = parse(root .. "/library/collide_love.lua")
-  local LOVE_NO_RETURN = { ["M.box"] = true, ["M.sphere"] = true, ["M.shape"] = true, ["M.ray"] = true,
+  local LOVE_NO_RETURN = { ["M.box"] = true, ["M.sphere"] = true, ["M.shape"] = true, ["M.capsule"] = true, ["M.mesh"] = true, ["M.ray"] = true,
                            ["M.hit"] = true, ["M.grid"] = true, ["M.axes"] = true }
 
   -- Returns the sorted names of the table's function fields.

@@ -229,8 +229,48 @@ function M.sphere(cam, cx, cy, cz, r, segments)
   end
 end
 
---- Draws any collide shape (AABB, OBB, Sphere) as a wireframe; raises for other values.
-function M.shape(cam, s)
+--- Draws a capsule (segment a-b, radius r) as its two end spheres and four lines along its
+-- sides (segments per circle, default 24).
+function M.capsule(cam, ax, ay, az, bx, by, bz, r, segments)
+  M.sphere(cam, ax, ay, az, r, segments)
+  M.sphere(cam, bx, by, bz, r, segments)
+  local dx, dy, dz = bx - ax, by - ay, bz - az
+  if dx == 0 and dy == 0 and dz == 0 then return end
+  -- two unit vectors across the segment: the world axis least along it, crossed twice
+  local ex, ey, ez = 1, 0, 0
+  if math.abs(dy) <= math.abs(dx) and math.abs(dy) <= math.abs(dz) then ex, ey, ez = 0, 1, 0
+  elseif math.abs(dz) <= math.abs(dx) then ex, ey, ez = 0, 0, 1 end
+  local px, py, pz = normalize(cross(dx, dy, dz, ex, ey, ez))
+  local qx, qy, qz = normalize(cross(dx, dy, dz, px, py, pz))
+  for _, o in ipairs { { px, py, pz }, { -px, -py, -pz }, { qx, qy, qz }, { -qx, -qy, -qz } } do
+    local ox, oy, oz = o[1] * r, o[2] * r, o[3] * r
+    M.line(cam, ax + ox, ay + oy, az + oz, bx + ox, by + oy, bz + oz)
+  end
+end
+
+--- Draws the edges of a collide.Mesh's triangles, placed as a World places a mesh item: vertex
+-- (x, y, z) at c + x u + y v + z w (default c = 0 and the world axes). Every triangle is drawn:
+-- for a large mesh, draw it once into a canvas or a love Mesh instead.
+function M.mesh(cam, mesh, cx, cy, cz, ux, uy, uz, vx, vy, vz, wx, wy, wz)
+  cx, cy, cz = cx or 0, cy or 0, cz or 0
+  if not ux then ux, uy, uz, vx, vy, vz, wx, wy, wz = 1, 0, 0, 0, 1, 0, 0, 0, 1 end
+  local function place(x, y, z)
+    return cx + x * ux + y * vx + z * wx, cy + x * uy + y * vy + z * wy, cz + x * uz + y * vz + z * wz
+  end
+  for i = 1, mesh:count() do
+    local ax, ay, az, bx, by, bz, qx, qy, qz = mesh:triangle(i)
+    ax, ay, az = place(ax, ay, az)
+    bx, by, bz = place(bx, by, bz)
+    qx, qy, qz = place(qx, qy, qz)
+    M.line(cam, ax, ay, az, bx, by, bz)
+    M.line(cam, bx, by, bz, qx, qy, qz)
+    M.line(cam, qx, qy, qz, ax, ay, az)
+  end
+end
+
+--- Draws any collide shape (AABB, OBB, Sphere, Capsule, or a Mesh with the placement numbers
+-- world:shape returns after it) as a wireframe; raises for other values.
+function M.shape(cam, s, ...)
   local collide = package.loaded.collide or require("collide")
   local kind = collide.type(s)
   if kind == "AABB" then
@@ -244,8 +284,14 @@ function M.shape(cam, s)
   elseif kind == "Sphere" then
     local cx, cy, cz = s:center()
     M.sphere(cam, cx, cy, cz, s:radius())
+  elseif kind == "Capsule" then
+    local ax, ay, az, bx, by, bz = s:segment()
+    M.capsule(cam, ax, ay, az, bx, by, bz, s:radius())
+  elseif kind == "Mesh" then
+    M.mesh(cam, s, ...)
   else
-    error("bad argument #2 to 'shape' (collide.AABB, collide.OBB or collide.Sphere expected, got "
+    error("bad argument #2 to 'shape' (collide.AABB, collide.OBB, collide.Sphere, collide.Capsule or "
+      .. "collide.Mesh expected, got "
       .. (kind or type(s)) .. ")", 2)
   end
 end
@@ -314,12 +360,11 @@ function M.world(cam, world, region, color)
   local r, g, b, a = love.graphics.getColor()
   for i = 1, n do
     local item = items[i]
-    local s = world:shape(item)
     if color then
-      local cr, cg, cb, ca = color(item, s)
+      local cr, cg, cb, ca = color(item, (world:shape(item)))
       if cr then love.graphics.setColor(cr, cg, cb, ca or 1) else love.graphics.setColor(r, g, b, a) end
     end
-    M.shape(cam, s)
+    M.shape(cam, world:shape(item))
   end
   love.graphics.setColor(r, g, b, a)
   return n
