@@ -68,7 +68,7 @@ static int toshape(const void *sud, cl_shape *s) {
 /* Copies the n result ids of the last query into ids when n <= cap; returns n (>= 0), or -1
  * when the core ran out of memory (the classic call then raises it). */
 static int putres(const lworld *lw, int n, int32_t *ids, int cap) {
-    if (n >= 0 && n <= cap) memcpy(ids, lw->w.res, (size_t)n * sizeof(int32_t));
+    if (n > 0 && n <= cap) memcpy(ids, lw->w.res, (size_t)n * sizeof(int32_t));  /* res is NULL until a result */
     return n < 0 ? -1 : n;
 }
 
