@@ -344,4 +344,15 @@ const struct cl_mesh *cl_tomesh(lua_State *L, int idx);
 const struct cl_mesh *cl_mesh_payload(const void *ud);
 void cl_open_bump(lua_State *L);     /* module._bump, the C half of collide.bump (bump.c) */
 
+/* Forgets the item at index item, of slot id, in a world's user value U (at index u) whose U[0],
+ * at index map, maps items to ids and whose U[id + 1] is the item (the World's and collide.bump's
+ * layout): both entries become nil. */
+static inline void cl_forget_item(lua_State *L, int u, int map, int item, int id) {
+    lua_pushvalue(L, item);
+    lua_pushnil(L);
+    lua_rawset(L, map);
+    lua_pushnil(L);
+    lua_rawseti(L, u, id + 1);
+}
+
 #endif

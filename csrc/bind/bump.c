@@ -689,11 +689,7 @@ static int w_remove(lua_State *L) {
     addghost(L, c, u, cr);
     cl_bump_remove(&c->b, id);
     lua_rawgeti(L, u, 0);
-    lua_pushvalue(L, 2);
-    lua_pushnil(L);
-    lua_rawset(L, -3);
-    lua_pushnil(L);
-    lua_rawseti(L, u, id + 1);
+    cl_forget_item(L, u, lua_gettop(L), 2, id);
     return 0;
 }
 

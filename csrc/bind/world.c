@@ -241,21 +241,17 @@ static int add(lua_State *L, int retry) {
 /* world:remove(item). */
 static int w_remove(lua_State *L) {
     lworld *lw = hotworld(L, "remove");
-    int u, id;
+    int u, id, map;
     checkunlocked(L, lw);
     lua_settop(L, 2);
     u = pushitems(L);
     id = lw_checkid(L, lw, u, 2, "remove");
-    pushidmap(L, u);                    /* checked before anything changes */
+    map = pushidmap(L, u);              /* checked before anything changes */
     if (cl_world_shape(&lw->w, id)->kind == CL_MESH) setmeshref(L, u, id, 0);
     fastclear(L, lw, u, id);
     cl_world_remove(&lw->w, id);
     lw->gen++;
-    lua_pushvalue(L, 2);
-    lua_pushnil(L);
-    lua_rawset(L, -3);
-    lua_pushnil(L);
-    lua_rawseti(L, u, id + 1);
+    cl_forget_item(L, u, map, 2, id);
     return 0;
 }
 

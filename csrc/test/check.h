@@ -70,6 +70,22 @@ static inline cl_vec3 vcross(cl_vec3 a, cl_vec3 b)
 }
 /* 1 if a is exactly (x, y, z). */
 static inline int veq(cl_vec3 a, double x, double y, double z) { return a.x == x && a.y == y && a.z == z; }
+/* The box from (a, b, c) to (d, e, f). */
+static inline cl_aabb box(double a, double b, double c, double d, double e, double f)
+{
+    cl_aabb x;
+    x.min = cl_v3(a, b, c);
+    x.max = cl_v3(d, e, f);
+    return x;
+}
+/* The sphere of centre (x, y, z) and radius r. */
+static inline cl_sphere sph(double x, double y, double z, double r)
+{
+    cl_sphere s;
+    s.c = cl_v3(x, y, z);
+    s.r = r;
+    return s;
+}
 /* 1 if a and b differ by at most tol. */
 static inline int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 

@@ -8,26 +8,12 @@
 #define CHECK_SEED 0x9E3779B97F4A7C15ULL
 #include "check.h"
 
-static cl_aabb box(double a, double b, double c, double d, double e, double f)
-{
-    cl_aabb x;
-    x.min = cl_v3(a, b, c);
-    x.max = cl_v3(d, e, f);
-    return x;
-}
 static cl_ray ray(double ox, double oy, double oz, double dx, double dy, double dz)
 {
     cl_ray r;
     r.o = cl_v3(0, 0, 0); r.d = cl_v3(0, 0, 0);
     cl_ray_make(&r, cl_v3(ox, oy, oz), cl_v3(dx, dy, dz));
     return r;
-}
-static cl_sphere sph(double x, double y, double z, double r)
-{
-    cl_sphere s;
-    s.c = cl_v3(x, y, z);
-    s.r = r;
-    return s;
 }
 static cl_obb obb_axes(cl_vec3 c, cl_vec3 h, cl_vec3 u, cl_vec3 v, cl_vec3 w)
 {

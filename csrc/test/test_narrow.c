@@ -182,20 +182,6 @@ static cl_shape moved(cl_shape s, cl_vec3 d)
 
 /* ================================================================ */
 
-static cl_aabb box(double a, double b, double c, double d, double e, double f)
-{
-    cl_aabb x;
-    x.min = cl_v3(a, b, c);
-    x.max = cl_v3(d, e, f);
-    return x;
-}
-static cl_sphere sph(double x, double y, double z, double r)
-{
-    cl_sphere s;
-    s.c = cl_v3(x, y, z);
-    s.r = r;
-    return s;
-}
 
 static void test_penetration_fixed(void)
 {
