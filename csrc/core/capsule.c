@@ -456,7 +456,9 @@ static int capsule_frame_overlaps(const cl_capsule *c, const frame *f)
     int nout;
     cl_sphere bl;
     (void)frame_closest(f, c->a, c->b, cl_v3(0, 0, 0), &p, &q, &nout);
-    if (nout == 0) return 1;
+    /* an AABB's frame is the world's: the ball test at p decides (nout can read 0 where the
+     * scaled data overflow: a capsule at 1.8e308 "inside" a box of +-1e300, abuse.lua) */
+    if (nout == 0 && f->box.kind != CL_AABB) return 1;
     bl = ball(p, c->r);
     return f->box.kind == CL_AABB ? cl_sphere_overlaps_aabb(&bl, &f->box.u.aabb) : cl_sphere_overlaps_obb(&bl, &f->box.u.obb);
 }

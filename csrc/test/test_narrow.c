@@ -954,6 +954,15 @@ static void test_findings(void)
     y.r = 0x1.ep+2;
     ENSURE(cl_capsule_overlaps_capsule(&x, &y) == cl_capsule_overlaps_capsule(&y, &x),
            "finding: capsule/capsule overlap is symmetric at huge, lopsided coordinates");
+    {   /* a capsule at x = DBL_MAX "inside" a box of +-1e300: the segment's closest point read
+         * inside the box where the scaled data overflow (abuse.lua) */
+        cl_capsule k;
+        cl_aabb big = box(-1e300, -1e300, -1e300, 1e300, 1e300, 1e300);
+        k.a = cl_v3(DBL_MAX, 1.5, -3.5);
+        k.b = cl_v3(DBL_MAX, 1, -4.5);
+        k.r = 2;
+        ENSURE(!cl_capsule_overlaps_aabb(&k, &big), "finding: a capsule at DBL_MAX does not overlap a box of +-1e300");
+    }
 }
 
 int main(void)
