@@ -593,6 +593,20 @@ function checks.walk()
     nz or 0, walk.frames - walk.worst, walk.frames, ok and "ok" or "FAIL")
 end
 
+-- Returns how many of the 7 levels (floor and 6 steps) the player stood grounded on, exactly at
+-- the level's height, in frames f0 to f1 of the scripted walk.
+local function levels(f0, f1)
+  local heights, n = {}, 0
+  for f = f0, f1 do
+    local i = math.floor(walk.feet[f] / level.STEP_H + 0.5)
+    if walk.grounded[f] and math.abs(walk.feet[f] - i * level.STEP_H) < 1e-9 then heights[i] = true end
+  end
+  for i = 0, 6 do
+    if heights[i] then n = n + 1 end
+  end
+  return n
+end
+
 -- After the screenshot, the rest of the scripted walk (no drawing): onto the platform and down
 -- the steps; the player must end grounded on the floor east of them, having stood on every step
 -- on the way down (grounded at each step's height) and rested exactly on the level in every
@@ -601,15 +615,7 @@ function checks.stairs()
   while frame < DOWN_FRAMES do tick(1 / 60) end
   local x, y, z = feet()
   local grounded = character:grounded()
-  local heights = {}
-  for f = SHOT_FRAME + 80, DOWN_FRAMES do
-    local i = math.floor(walk.feet[f] / level.STEP_H + 0.5)
-    if walk.grounded[f] and math.abs(walk.feet[f] - i * level.STEP_H) < 1e-9 then heights[i] = true end
-  end
-  local steps = 0
-  for i = 0, 6 do
-    if heights[i] then steps = steps + 1 end
-  end
+  local steps = levels(SHOT_FRAME + 80, DOWN_FRAMES)
   local ok = grounded and math.abs(y) < 1e-9 and math.abs(walk.feet[SHOT_FRAME + 80] - level.PLATFORM_Y) < 1e-9
     and steps == 7 and walk.worst == 0 and math.abs(x - 7) < 0.05 and math.abs(z + 2) < 0.05
   return ok, ("stairs: on the platform at frame %d (feet %.4f), down %d of 7 levels (6 steps and the "
@@ -625,15 +631,7 @@ function checks.upstairs()
   while frame < SCRIPT_FRAMES do tick(1 / 60) end
   local x, y, z = feet()
   local grounded = character:grounded()
-  local heights = {}
-  for f = DOWN_FRAMES + 1, SCRIPT_FRAMES do
-    local i = math.floor(walk.feet[f] / level.STEP_H + 0.5)
-    if walk.grounded[f] and math.abs(walk.feet[f] - i * level.STEP_H) < 1e-9 then heights[i] = true end
-  end
-  local steps = 0
-  for i = 0, 6 do
-    if heights[i] then steps = steps + 1 end
-  end
+  local steps = levels(DOWN_FRAMES + 1, SCRIPT_FRAMES)
   local ok = grounded and math.abs(y - level.PLATFORM_Y) < 1e-9 and steps == 7 and walk.worst == 0
   return ok, ("upstairs: up %d of 7 levels to (%.3f, %.4f, %.3f) grounded %s; resting exactly on the level "
     .. "in %d of %d grounded frames: %s"):format(steps, x, y, z, tostring(grounded), walk.frames - walk.worst,
