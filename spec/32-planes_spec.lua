@@ -3,7 +3,7 @@
 -- random points, and world:queryplanes against brute force (every item's shape:plane for every
 -- plane, add order) on random worlds of AABBs, OBBs and Spheres with moved (stale-leaf) items,
 -- random plane sets of 1 to 32 planes, frustums, planes touching boxes exactly; filters, out
--- tables and errors.
+-- tables and errors. Capsules and placed mesh items against the placed triangles' corners.
 local collide = require "collide"
 local util = require "support.util"
 local errof = util.errof
@@ -256,5 +256,108 @@ describe("world:queryplanes order", function()
       assert.is_true(n > 64)
       assert.are.same(exp, r)
     end
+  end)
+end)
+
+-- Capsules and mesh items (issue 16): a capsule's side is capsule:plane's; a mesh item is wholly
+-- behind a plane when every non-degenerate triangle, placed (c + x u + y v + z w), has its three
+-- corners behind it. Placements: none, an integer translation, a quarter turn about y (exact
+-- arithmetic), and random rotations (cases within rounding of touching are not compared).
+describe("world:queryplanes with Capsule and mesh items", function()
+  local Capsule, Mesh = collide.Capsule, collide.Mesh
+  local unpack = table.unpack or unpack
+
+  it("exact values: touching counts, the placement's rotation is applied", function()
+    local w = World()
+    w:add("c", Capsule(0, 0, 0, 0, 2, 0, 0.5))                     -- y in [-0.5, 2.5]
+    -- a quarter turn about y (local x -> world -z, local z -> world +x): the corners stand at
+    -- (4, 10, 1), (4, 10, -1) and (6, 11, 0); unturned, the top corner would be (5, 11, 1)
+    w:add("m", Mesh({ -1, 0, -1, 1, 0, -1, 0, 1, 1 }), 5, 10, 0, 0, 0, -1, 0, 1, 0, 1, 0, 0)
+    local function q(...) local r, n = w:queryplanes({ ... }); return { table.concat(r, ","), n } end
+    assert.same({ "c,m", 2 }, q(0, 1, 0, -2.5))       -- the capsule's top touches y = 2.5
+    assert.same({ "m", 1 }, q(0, 1, 0, -2.5000001))
+    assert.same({ "c", 1 }, q(0, -1, 0, -0.5))        -- its bottom touches y = -0.5; the mesh is above
+    assert.same({ "", 0 }, q(0, -1, 0, -0.5000001))
+    assert.same({ "c,m", 2 }, q(0, -1, 0, 10))        -- the mesh's bottom edge touches y = 10
+    assert.same({ "c", 1 }, q(0, -1, 0, 9.9999999))
+    assert.same({ "m", 1 }, q(1, 1, 0, -17))          -- x + y = 17 touches the turned top corner
+    assert.same({ "", 0 }, q(1, 1, 0, -17.0000001))
+    assert.same({ "c", 1 }, q(0, 1, 0, 0.5, 0, -1, 0, 2.5))
+  end)
+
+  it("random worlds of capsules and placed meshes against brute force", function()
+    local function axes()
+      local o = OBB(0, 0, 0, 1, 1, 1)
+      o:rotate(urand(0, 6.3), urand(-1, 1), urand(-1, 1), urand(0.1, 1))
+      return { o:axes() }
+    end
+    local kept, compared = 0, 0
+    for _ = 1, QUICK and 6 or 20 do
+      local w, items, info = World(), {}, {}
+      for i = 1, 60 do
+        local x, y, z = urand(-30, 30), urand(-10, 10), urand(-30, 30)
+        if rnd() < 0.5 then
+          local c = Capsule(x, y, z, x + urand(-3, 3), y + urand(-3, 3), z + urand(-3, 3), urand(0, 1.5))
+          w:add(i, c)
+          info[i] = { c = c }
+        else
+          local v = {}
+          for k = 1, 9 * math.floor(urand(1, 12)) do v[k] = urand(-3, 3) end
+          if rnd() < 0.2 then v[7], v[8], v[9] = v[1], v[2], v[3] end   -- a degenerate triangle
+          local m = Mesh(v)
+          local ax = ({ { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, { 0, 0, -1, 0, 1, 0, 1, 0, 0 }, axes(), axes() })[math.floor(urand(1, 5))]
+          if rnd() < 0.3 then x, y, z = math.floor(x), math.floor(y), math.floor(z) end
+          w:add(i, m, x, y, z, unpack(ax))
+          info[i] = { m = m, p = { x, y, z }, ax = ax }
+        end
+        items[i] = i
+      end
+      for _ = 1, 20 do
+        local planes = {}
+        for _ = 1, math.floor(urand(1, 9)) do
+          planes[#planes + 1], planes[#planes + 2], planes[#planes + 3] = urand(-1, 1), urand(-1, 1), urand(-1, 1)
+          planes[#planes + 1] = urand(-20, 20)
+        end
+        local r, n = w:queryplanes(planes)
+        local got = {}
+        for k = 1, n do got[r[k]] = true end
+        for i = 1, 60 do
+          local f, keep, near = info[i], true, false
+          for k = 1, #planes, 4 do
+            local nx, ny, nz, d = planes[k], planes[k + 1], planes[k + 2], planes[k + 3]
+            if f.c then
+              if f.c:plane(nx, ny, nz, d) < 0 then keep = false end
+            else
+              -- the largest side over the corners of the non-degenerate triangles
+              local top, a, p = -math.huge, f.ax, f.p
+              for t = 1, f.m:count() do
+                local tv = { f.m:triangle(t) }
+                local e1 = { tv[4] - tv[1], tv[5] - tv[2], tv[6] - tv[3] }
+                local e2 = { tv[7] - tv[1], tv[8] - tv[2], tv[9] - tv[3] }
+                if e1[2] * e2[3] - e1[3] * e2[2] ~= 0 or e1[3] * e2[1] - e1[1] * e2[3] ~= 0
+                    or e1[1] * e2[2] - e1[2] * e2[1] ~= 0 then
+                  for c = 0, 6, 3 do
+                    local lx, ly, lz = tv[c + 1], tv[c + 2], tv[c + 3]
+                    local s = nx * (p[1] + lx * a[1] + ly * a[4] + lz * a[7]) + ny * (p[2] + lx * a[2] + ly * a[5] + lz * a[8])
+                      + nz * (p[3] + lx * a[3] + ly * a[6] + lz * a[9]) + d
+                    if s > top then top = s end
+                  end
+                end
+              end
+              -- (a mesh of degenerate triangles only is not compared)
+              if math.abs(top) < 1e-9 or top == -math.huge then near = true end
+              if top < 0 then keep = false end
+            end
+          end
+          if not near then
+            assert.equal(keep, got[i] or false, ("item %d (%s)"):format(i, f.c and "capsule" or "mesh"))
+            compared = compared + 1
+            if keep then kept = kept + 1 end
+          end
+        end
+      end
+      w:destroy()
+    end
+    assert.is_true(kept > compared / 20 and kept < compared * 0.9, kept .. " of " .. compared)
   end)
 end)
