@@ -630,3 +630,70 @@ describe("mesh items in a World", function()
                    errmsg(w.query, w, m), 1, true)
   end)
 end)
+
+-- A user's scene: the walker demo's level.obj read with collide.obj, placed turned a quarter about
+-- y and moved away (local x -> world -z, local z -> world +x: exact arithmetic), and a capsule
+-- collide.Character walking on it with gravity: across the floor's seams, up the ramp and up the
+-- steps. Every frame it is grounded, its feet are on the surface (the level's own coordinates, to
+-- rounding) and a capsule a hair thinner overlaps no triangle.
+describe("a capsule Character on level.obj placed with a quarter turn", function()
+  local obj = require "collide.obj"
+  local level = dofile("examples/love-walker/level.lua")
+  local v, idx = obj.load("examples/love-walker/level.obj")
+  local mesh = collide.Mesh(v, idx)
+  local C = { 100, 5, -50 }
+  local function toworld(x, y, z) return C[1] + z, C[2] + y, C[3] - x end
+  local function tolocal(x, y, z) return C[3] - z, y - C[2], x - C[1] end
+  local R, H = 0.35, 1
+
+  -- Walks from local (x, y, z) by local (dx, dz) per frame; surf(x, z) is the surface height under
+  -- the feet (nil: not checked there). Returns the feet's final local position.
+  local function walk(x, y, z, dx, dz, frames, surf)
+    local w = collide.World()
+    w:add("level", mesh, C[1], C[2], C[3], 0, 0, -1, 0, 1, 0, 1, 0, 0)
+    local wx, wy, wz = toworld(x, y + 0.05, z)
+    w:add("p", collide.Capsule(wx, wy + R, wz, wx, wy + R + H, wz, R))
+    local ch = collide.Character(w, "p", { step = 0.3, snap = 0.3 })
+    local lx, ly, lz
+    for f = 1, frames do
+      ch:move(dz, -0.2, -dx)
+      local s = w:shape("p")
+      local ax, ay, az, bx, by, bz = s:segment()
+      lx, ly, lz = tolocal(ax, ay - R, az)
+      assert.is_true((ch:grounded()), "frame " .. f)
+      local want = surf(lx, lz)
+      if want then
+        -- on a slope the round bottom stands r (1 / cos - 1) above the point under its centre
+        assert(ly >= want - 1e-9 and ly <= want + 0.025, ("frame %d: feet %.17g over %.17g"):format(f, ly, want))
+      end
+      local _, n = w:query(collide.Capsule(ax, ay, az, bx, by, bz, R * (1 - 1e-6)))
+      assert.equal(1, n, "frame " .. f)   -- itself only
+    end
+    w:destroy()
+    return lx, ly, lz
+  end
+
+  it("walks the floor across its seams at full speed", function()
+    assert.equal(1004, mesh:count())
+    local x, y, z = walk(-9, 0, -8, 0.05, 0, 280, function() return 0 end)
+    assert(math.abs(x - 5) < 1e-9 and math.abs(y) < 1e-9 and math.abs(z + 8) < 1e-9, ("%.17g %.17g %.17g"):format(x, y, z))
+    x, y, z = walk(3, 0, 9, 0, -0.04, 100, function() return 0 end)   -- along a column of vertices
+    assert(math.abs(x - 3) < 1e-9 and math.abs(y) < 1e-9 and math.abs(z - 5) < 1e-9, ("%.17g %.17g %.17g"):format(x, y, z))
+  end)
+
+  it("walks up the ramp at full speed onto the platform", function()
+    local x, y, z = walk(0, 0, 7, 0, -0.04, 240, function(_, z)
+      if z > 0 then return level.rampheight(z) end
+      return level.PLATFORM_Y
+    end)
+    assert(math.abs(x) < 1e-9 and math.abs(y - 1.5) < 1e-9 and math.abs(z + 2.6) < 1e-9, ("%.17g %.17g %.17g"):format(x, y, z))
+  end)
+
+  it("climbs the steps with step = 0.3", function()
+    local x, y, z = walk(8, 0, -2, -0.04, 0, 200, function(x)
+      if x >= 5.6 + R then return 0 end
+      if x <= 2 - R then return level.PLATFORM_Y end
+    end)
+    assert(x < 0.5 and math.abs(y - 1.5) < 1e-9 and math.abs(z + 2) < 1e-9, ("%.17g %.17g %.17g"):format(x, y, z))
+  end)
+end)
