@@ -267,6 +267,30 @@ describe("library/collide_love.lua (Lua Language Server definitions of collide.l
   end)
 end)
 
+-- library/collide_obj.lua annotates collide.obj the same way: every function of the module, and
+-- nothing that the module lacks.
+describe("library/collide_obj.lua (Lua Language Server definitions of collide.obj)", function()
+  local co = require "collide.obj"
+  local olib = parse(root .. "/library/collide_obj.lua")
+
+  it("is a ---@meta file that loads as Lua and declares the module's class", function()
+    assert.is_truthy(olib.text:match("^%-%-%-@meta collide%.obj"))
+    assert.is_function(loadfile(root .. "/library/collide_obj.lua"))
+    assert.equal("collide.obj", olib.classes.obj)
+  end)
+
+  it("annotates every function of the module, and no other, each with its parameters and returns", function()
+    local real = {}
+    for k, v in pairs(co) do if type(v) == "function" then real[#real + 1] = k end end
+    table.sort(real)
+    local doc = annotated("obj", ".", olib)
+    assert.same({ "load", "parse" }, real)
+    assert.equal("", missing(real, doc))
+    assert.equal("", missing(doc, real))
+    assert.equal("", documented(olib, {}))
+  end)
+end)
+
 -- The README's API tables write each call as `obj:name(a, b [, c])`: the annotated parameters of
 -- the same function must be the same number (an optional one forgotten in library/ shows here).
 describe("library/collide.lua against the README's API tables", function()
