@@ -11,6 +11,11 @@
  * it by a power of two first (mesh.c does). */
 #include "vec.h"
 
+/* fmax and fmin without the library call (same values: NaN gives the other one; the callers never
+ * tell -0 from +0). */
+static inline double maxd(double a, double b) { return (a > b || b != b) ? a : b; }
+static inline double mind(double a, double b) { return (a < b || b != b) ? a : b; }
+
 int cl_tri_degenerate(cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a));
@@ -249,13 +254,51 @@ static double segseg(cl_vec3 p1, cl_vec3 q1, cl_vec3 p2, cl_vec3 q2, cl_vec3 *c1
     return cl_dot(w, w);
 }
 
+/* The box of the n points v (n <= 3), as min (lo) and max (hi) per axis. */
+static void box_of(const cl_vec3 *v, int n, double lo[3], double hi[3])
+{
+    int i;
+    lo[0] = hi[0] = v[0].x; lo[1] = hi[1] = v[0].y; lo[2] = hi[2] = v[0].z;
+    for (i = 1; i < n; i++) {
+        if (v[i].x < lo[0]) lo[0] = v[i].x;
+        if (v[i].x > hi[0]) hi[0] = v[i].x;
+        if (v[i].y < lo[1]) lo[1] = v[i].y;
+        if (v[i].y > hi[1]) hi[1] = v[i].y;
+        if (v[i].z < lo[2]) lo[2] = v[i].z;
+        if (v[i].z > hi[2]) hi[2] = v[i].z;
+    }
+}
+
+/* A lower bound on every squared distance trisegment computes between a point of the box
+ * [alo, ahi] and one of [blo, bhi], as it computes it (the end points' closest points on the
+ * triangle are clamped into its box; cl_segment_segment's points round out of their segment's box
+ * by at most 6 ulps of the largest coordinate, far less than the allowance eps): per axis the gap
+ * between the boxes less eps, so that each computed difference is at least as large, and then
+ * summed as cl_dot sums (rounding is monotone: the computed distance is at least this sum). */
+static double gap2(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3],
+                   double eps)
+{
+    double g[3];
+    int i;
+    for (i = 0; i < 3; i++) {
+        double x = blo[i] - ahi[i], y = alo[i] - bhi[i];
+        if (y > x) x = y;
+        g[i] = x > eps ? x - eps : 0;   /* NaN: 0 */
+    }
+    return g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+}
+
 /* cl_tri_segment's squared distance, or the first of its candidate distances under lim2 as soon as
- * one is (so the result is under lim2 exactly when cl_tri_segment's is; lim2 < 0 takes them all). */
+ * one is (so the result is under lim2 exactly when cl_tri_segment's is; lim2 < 0 takes them all).
+ * With lim2 >= 0 the result is only compared with lim2: candidates that the boxes prove at least
+ * lim2 are left out (then a result >= lim2 need not be the distance). */
 static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2, cl_vec3 *ontri,
                          cl_vec3 *onseg)
 {
-    cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a)), t0, s0, t1, s1, w;
-    double dp = cl_dot(n, cl_sub(p, a)), dq = cl_dot(n, cl_sub(q, a)), best, d;
+    cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a)), t0, s0, t1, s1, w, v[3];
+    double dp = cl_dot(n, cl_sub(p, a)), dq = cl_dot(n, cl_sub(q, a)), best, d, eps, sc;
+    double tlo[3], thi[3], slo[3], shi[3], elo[3], ehi[3];
+    int usebox;
     /* the segment crosses the triangle's plane inside the triangle: distance 0 */
     if (((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0)) && dp != dq) {
         cl_vec3 x = cl_add(p, cl_mul(cl_sub(q, p), dp / (dp - dq)));
@@ -268,7 +311,19 @@ static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, 
             return 0;
         }
     }
-    /* otherwise the nearest of: the two endpoints to the triangle, the segment to the three edges */
+    /* otherwise the nearest of: the two endpoints to the triangle, the segment to the three edges;
+     * a candidate whose boxes' gap bound is at least what it must beat (lim2, or the best so far)
+     * cannot win: left out (coordinates up to 2^400, where the bound's allowance holds) */
+    v[0] = a; v[1] = b; v[2] = c;
+    sc = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
+              maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(p.x, p.y, p.z), cl_maxabs3(q.x, q.y, q.z))));
+    usebox = sc <= 0x1p400;
+    eps = sc * 0x1p-40 + 0x1p-1000;
+    if (usebox) {
+        box_of(v, 3, tlo, thi);
+        { cl_vec3 pq[2]; pq[0] = p; pq[1] = q; box_of(pq, 2, slo, shi); }
+        if (lim2 >= 0 && gap2(tlo, thi, slo, shi, eps) >= lim2) return lim2;
+    }
     t0 = cl_tri_closest(a, b, c, p);
     w = cl_sub(t0, p);
     best = cl_dot(w, w);
@@ -278,14 +333,22 @@ static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, 
     d = cl_dot(w, w);
     if (d < best) { best = d; t0 = t1; s0 = q; }
     if (best < lim2) return best;
-    d = segseg(a, b, p, q, &t1, &s1);
-    if (d < best) { best = d; t0 = t1; s0 = s1; }
-    if (best < lim2) return best;
-    d = segseg(b, c, p, q, &t1, &s1);
-    if (d < best) { best = d; t0 = t1; s0 = s1; }
-    if (best < lim2) return best;
-    d = segseg(c, a, p, q, &t1, &s1);
-    if (d < best) { best = d; t0 = t1; s0 = s1; }
+    {
+        int i;
+        double beat = lim2 >= 0 ? lim2 : best;
+        for (i = 0; i < 3; i++) {
+            cl_vec3 e0 = v[i], e1 = v[i == 2 ? 0 : i + 1];
+            if (usebox) {
+                cl_vec3 ee[2];
+                ee[0] = e0; ee[1] = e1;
+                box_of(ee, 2, elo, ehi);
+                if (gap2(elo, ehi, slo, shi, eps) >= beat) continue;
+            }
+            d = segseg(e0, e1, p, q, &t1, &s1);
+            if (d < best) { best = d; t0 = t1; s0 = s1; if (lim2 < 0) beat = best; }
+            if (best < lim2) return best;
+        }
+    }
     *ontri = t0;
     *onseg = s0;
     return best;

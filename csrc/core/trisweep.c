@@ -8,6 +8,12 @@
 #include <math.h>
 #include "vec.h"
 
+/* fmax and fmin without the library call (same values: NaN gives the other one; the callers never
+ * tell -0 from +0); ldexp by a constant is written as the product by that power of two (one
+ * rounding either way, so the same value). */
+static inline double maxd(double a, double b) { return (a > b || b != b) ? a : b; }
+static inline double mind(double a, double b) { return (a < b || b != b) ? a : b; }
+
 /* Entry times closer than this are one contact, decided for the triangle's face (as meshworld.c's
  * ties between triangles). */
 #define TIE_T 0x1p-30
@@ -63,7 +69,7 @@ static cl_vec3 unit(cl_vec3 v)
  * largest magnitude (the leg end's gap, cl_world_move, is 2^-40 of the mover's). */
 static double allowance(double x0, double x1, double y0, double y1)
 {
-    return ldexp(fmax(fmax(fabs(x0), fabs(x1)), fmax(fabs(y0), fabs(y1))), -42);
+    return maxd(maxd(fabs(x0), fabs(x1)), maxd(fabs(y0), fabs(y1))) * 0x1p-42;
 }
 
 cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,
@@ -152,8 +158,8 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
     if (cl_tri_degenerate(a, b, c)) return s;
     /* the open sphere shrunk by the rounding allowance (as cl_sweep_hull_tri): in2 is the squared
      * distance below which the centre is inside the triangle's neighbourhood */
-    e = ldexp(fmax(fmax(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
-                   fmax(cl_maxabs3(c.x, c.y, c.z), cl_maxabs3(sp->c.x, sp->c.y, sp->c.z))) + r, -42);
+    e = (maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
+              maxd(cl_maxabs3(c.x, c.y, c.z), cl_maxabs3(sp->c.x, sp->c.y, sp->c.z))) + r) * 0x1p-42;
     if (!(r > e)) return s;             /* (nearly) a point: no interior to meet a flat triangle */
     in2 = (r - e) * (r - e);
     q = cl_tri_closest(a, b, c, sp->c);
@@ -248,8 +254,8 @@ static int near_path(const cl_aabb *pb, const cl_vec3 *k, int n, double g)
     int i;
     b.min = b.max = k[0];
     for (i = 1; i < n; i++) {
-        b.min = cl_v3(fmin(b.min.x, k[i].x), fmin(b.min.y, k[i].y), fmin(b.min.z, k[i].z));
-        b.max = cl_v3(fmax(b.max.x, k[i].x), fmax(b.max.y, k[i].y), fmax(b.max.z, k[i].z));
+        b.min = cl_v3(mind(b.min.x, k[i].x), mind(b.min.y, k[i].y), mind(b.min.z, k[i].z));
+        b.max = cl_v3(maxd(b.max.x, k[i].x), maxd(b.max.y, k[i].y), maxd(b.max.z, k[i].z));
     }
     return !(b.min.x - g > pb->max.x || b.max.x + g < pb->min.x || b.min.y - g > pb->max.y ||
              b.max.y + g < pb->min.y || b.min.z - g > pb->max.z || b.max.z + g < pb->min.z);
@@ -261,19 +267,19 @@ static int near_path(const cl_aabb *pb, const cl_vec3 *k, int n, double g)
 static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), n = cl_cross(ab, ac), k[4];
-    double s = fmax(fmax(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
-                    fmax(cl_maxabs3(c.x, c.y, c.z), fmax(cl_maxabs3(p.x, p.y, p.z), cl_maxabs3(q.x, q.y, q.z))));
+    double s = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
+                    maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(p.x, p.y, p.z), cl_maxabs3(q.x, q.y, q.z))));
     double lim, lo = HUGE_VAL, hi = -HUGE_VAL;
     int i;
-    s = fmax(s, fmax(cl_maxabs3(d.x, d.y, d.z), r));
+    s = maxd(s, maxd(cl_maxabs3(d.x, d.y, d.z), r));
     if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
     /* the dot products below err by a few ulps of (2s)^3 at most; the margin is 2^-36 s^3 */
-    lim = r * cl_len(n.x, n.y, n.z) * (1 + 0x1p-40) + ldexp(s * s * s, -36);
+    lim = r * cl_len(n.x, n.y, n.z) * (1 + 0x1p-40) + s * s * s * 0x1p-36;
     k[0] = p; k[1] = q; k[2] = cl_add(p, d); k[3] = cl_add(q, d);
     for (i = 0; i < 4; i++) {
         double x = cl_dot(cl_sub(k[i], a), n);
-        lo = fmin(lo, x);
-        hi = fmax(hi, x);
+        lo = mind(lo, x);
+        hi = maxd(hi, x);
     }
     return lo > lim || hi < -lim;
 }
@@ -288,9 +294,9 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     int i, rank = 0;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (cl_tri_degenerate(a, b, c)) return s;
-    e = ldexp(fmax(fmax(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
-                   fmax(cl_maxabs3(c.x, c.y, c.z), fmax(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
-                                                         cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r, -42);
+    e = (maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
+              maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
+                                                   cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r) * 0x1p-42;
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
     if (plane_apart(cp->a, cp->b, d, r, a, b, c)) return s;
     in2 = (r - e) * (r - e);
@@ -304,7 +310,7 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     /* the distance between the moving capsule's segment and the triangle is convex in t: a start
      * that does not approach (to rounding) never enters (a capsule sliding on the triangle) */
     w = unit(cl_sub(onseg, ontri));
-    if (!(cl_dot(w, d) < -ldexp(len, -40))) return s;
+    if (!(cl_dot(w, d) < -(len * 0x1p-40))) return s;
     /* nor does a path that never comes closer than the allowance (grazing an edge, or touching
      * only at the end): the distance between the triangle and the parallelogram the segment
      * sweeps, from its edges against the triangle and the triangle's edges against it */
@@ -334,9 +340,9 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     /* a piece whose box grown by r (and 2^-30 of the scale for rounding) misses the path's box
      * has no hit: left out */
     pb.min = pb.max = cp->a;
-    pb.min = cl_v3(fmin(pb.min.x, cp->a.x + d.x), fmin(pb.min.y, cp->a.y + d.y), fmin(pb.min.z, cp->a.z + d.z));
-    pb.max = cl_v3(fmax(pb.max.x, cp->a.x + d.x), fmax(pb.max.y, cp->a.y + d.y), fmax(pb.max.z, cp->a.z + d.z));
-    g = r + ldexp(e, 14);
+    pb.min = cl_v3(mind(pb.min.x, cp->a.x + d.x), mind(pb.min.y, cp->a.y + d.y), mind(pb.min.z, cp->a.z + d.z));
+    pb.max = cl_v3(maxd(pb.max.x, cp->a.x + d.x), maxd(pb.max.y, cp->a.y + d.y), maxd(pb.max.z, cp->a.z + d.z));
+    g = r + e * 0x1p14;
     if (near_path(&pb, v, 3, g)) offset_hits(&ray, len, d, a, b, c, r, 1, &bt, &n, &rank);
     if (near_path(&pb, u, 3, g)) offset_hits(&ray, len, d, u[0], u[1], u[2], r, 1, &bt, &n, &rank);
     for (i = 0; i < 3; i++) {
