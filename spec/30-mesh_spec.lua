@@ -321,6 +321,18 @@ describe("collide.Mesh: exact values", function()
     assert.same({ 1, 0, 1, 0, 1 }, { m:raycast(collide.Ray(0.5, 1, 0.5, 0, -1, 0)) })
     -- a vertex shared by both
     assert.same({ 1, 0, 1, 0, 1 }, { m:raycast(collide.Ray(1, 1, 1, 0, -1, 0)) })
+    -- a ray starting on a triangle hits it at t = 0, never -0 (printed "-0", 1 / t = -inf), in
+    -- either direction, from the mesh and from mesh items in a World (turned too)
+    local w, wt = collide.World(), collide.World()
+    w:add("m", m)
+    wt:add("m", m, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0)   -- local y -> world z
+    for _, dy in ipairs({ -1, 1 }) do
+      local r, rt = collide.Ray(0.25, 0, 0.75, 0, dy, 0), collide.Ray(0.25, -0.75, 0, 0, 0, dy)
+      assert.equal(math.huge, 1 / m:raycast(r))
+      assert.equal(math.huge, 1 / select(2, w:raycast(r)))
+      assert.equal(math.huge, 1 / w:raycastall(r)[1].t)
+      assert.equal(math.huge, 1 / select(2, wt:raycast(rt)))
+    end
   end)
 
   it("query: ascending triangles, count, out cleared; overlaps; closest with ties to the lower index", function()

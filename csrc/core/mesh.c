@@ -519,7 +519,7 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
     {
         cl_vec3 a, b, c;
         trisc(m, besti, sc, &a, &b, &c);
-        out->t = best;
+        out->t = best == 0 ? 0 : best;  /* a ray starting on a triangle: t = +0, not the edge test's -0 */
         out->n = cl_tri_normal(a, b, c, r->d);
         *tri = besti;
     }
