@@ -209,13 +209,14 @@ end)
 describe("finding 3: a finalizer that changes the world while results are built", function()
   -- Items 1..N at x = i on a ray along x (t = i); the finalizers remove some and add others
   -- off the ray (new items may take freed slots). A call either raises the documented error or
-  -- returns hits that are all numbers whose t is their own x.
-  local function run(call)
+  -- returns hits that are all numbers whose t is their own x. from0: item i is AABB(0, 0, 0, i + 0.5,
+  -- 1, 1) instead, so that every item contains the point (0.25, 0.5, 0.5) (querypoint).
+  local function run(call, from0)
     local raised, rounds = 0, 12 / (Q > 1 and 2 or 1)
     for round = 1, rounds do
       local w = World()
       local N = 3000
-      for i = 1, N do w:add(i, AABB(i, 0, 0, i + 0.5, 1, 1)) end
+      for i = 1, N do w:add(i, AABB(from0 and 0 or i, 0, 0, i + 0.5, 1, 1)) end
       local fired = false
       for i = 1, 100 do
         withgc(function()
@@ -249,6 +250,8 @@ describe("finding 3: a finalizer that changes the world while results are built"
   it("raises from query and querypoint instead of returning removed or reused items", function()
     run(function(w) return (w:query(AABB(0, 0, 0, 4000, 1, 1))) end)
     run(function(w) return (w:query(AABB(0, 0, 0, 4000, 1, 1), nil, {})) end)
+    run(function(w) return (w:querypoint(0.25, 0.5, 0.5)) end, true)
+    run(function(w) return (w:querypoint(0.25, 0.5, 0.5, nil, {})) end, true)
   end)
 end)
 
