@@ -305,22 +305,21 @@ describe("seams: tiled worlds move like merged worlds", function()
   end
 end)
 
--- Open findings of the Capsule differential above on other seeds (5 seeds x 1,000 fields found
--- these two; the seeds used above pass). Exact reproductions, pending until fixed.
-describe("seams: open Capsule findings", function()
+-- Findings of the Capsule differential above on other seeds (5 seeds x 1,000 fields found these
+-- two; the seeds used above pass), with their exact reproductions.
+describe("seams: Capsule findings", function()
   local function obb(x0, y0, z0, x1, y1, z1)
     return OBB((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2, (x1 - x0) / 2, (y1 - y0) / 2, (z1 - z0) / 2)
   end
 
   -- A capsule's bottom ball level with a ledge's top edge to rounding, resting in the corner of the
-  -- floor and the ledge's face (the 2^-40 gaps a move keeps): a move into the ledge, down and along
-  -- it meets the ledge's edge at t = 0 with a normal 3e-11 off the face's, closing by about 3e-11
-  -- (accept's 2^-40 is an angle, the gaps' noise here is 2^-40 of the coordinates over r); the slide
-  -- takes nothing off and all 16 legs stop there: it makes no progress along the ledge (the tiled
-  -- world happened to slide). With floor and ledge AABBs and curb height == r, a /tmp scan of
-  -- random diagonal moves (x into the curb, y down, z along) stalled in 14% of 36,000 frames;
-  -- spheres and collide.Character walking the same curb did not stall.
-  pending("a capsule in the corner of a floor and a ledge as high as its radius slides along the ledge", function()
+  -- floor and the ledge's face (a hair inside the face, within the resting allowance): a move into
+  -- the ledge, down and along it meets the ledge's edge at t = 0 with the normal (-1, 1.1e-11, 0).
+  -- The slide's x of 2e-12 that makes the rest perpendicular to it was zeroed (x == -1: taken for
+  -- an axis normal), so the same contact came back at t = 0 for all 16 legs: no progress along
+  -- the ledge (the tiled world happened to slide). Before the fix a scan of diagonal moves into
+  -- curbs as high as the radius stalled in 14% of 36,000 frames.
+  it("a capsule in the corner of a floor and a ledge as high as its radius slides along the ledge", function()
     local w = World()
     w:add("floor", obb(0, -1, 0, 7, 0, 4))
     w:add("step", obb(1.5, 0, 0, 2.25, 0.125, 4))
@@ -329,6 +328,31 @@ describe("seams: open Capsule findings", function()
     assert.is_true(n < 16)
     assert.is_true(math.abs(ax) < 1e-9 and math.abs(ay) < 1e-9)
     assert.is_true(math.abs(az + 0.50199443893692863) < 1e-9)
+  end)
+
+  it("capsules pressed into floor-and-curb corners (curb as high as the radius) slide along the curb", function()
+    local r = gen.new(1512)
+    local frames, stalled = 0, 0
+    for _, kind in ipairs({ "AABB", "OBB" }) do
+      for _ = 1, QUICK and 40 or 150 do
+        local w = World()
+        local rad = ({ 0.125, 0.25, 0.375, 0.1, 0.3, 0.2 })[r:int(1, 6)]
+        local wx = 1 + r:float() * 2
+        w:add("floor", boxshape(kind, -5, -1, -500, 10, 0, 500))
+        w:add("curb", boxshape(kind, wx, 0, -500, wx + 1, rad, 500))
+        local x = r:float() * 0.5
+        w:add("p", Capsule(x, rad + r:float() * 0.1, 0, x, rad + 0.6, 0, rad))
+        for _ = 1, 40 do
+          local dz = -(0.05 + r:float() * 0.5)
+          local _, _, az = w:move("p", r:float() * 0.7, -r:float() * 0.3, dz)
+          frames = frames + 1
+          if math.abs(az - dz) > 1e-6 then stalled = stalled + 1 end   -- a stall loses all of dz
+        end
+        w:destroy()
+      end
+    end
+    assert.equal(0, stalled)
+    assert.is_true(frames >= 80 * 40)
   end)
 
   -- A capsule exactly as wide as a slot (0.5) between a ledge (OBB, x <= 2.5) and a wall (AABB,

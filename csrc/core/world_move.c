@@ -489,10 +489,13 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                 dn = left.x * nn.x + left.y * nn.y + left.z * nn.z;
                 if (resp == CL_RESP_SLIDE) {
                     left.x -= dn * nn.x; left.y -= dn * nn.y; left.z -= dn * nn.z;
-                    /* an axis normal leaves exactly nothing along that axis */
-                    if (nn.x == 1 || nn.x == -1) left.x = 0;
-                    if (nn.y == 1 || nn.y == -1) left.y = 0;
-                    if (nn.z == 1 || nn.z == -1) left.z = 0;
+                    /* an axis normal leaves exactly nothing along that axis; only an exact
+                     * one: a normal such as (-1, 1e-11, 0) also has -1 there, and zeroing x
+                     * would undo the slide's tiny x that makes it perpendicular, so the same
+                     * contact came back at t = 0 for every leg (a capsule in a corner) */
+                    if ((nn.x == 1 || nn.x == -1) && nn.y == 0 && nn.z == 0) left.x = 0;
+                    if ((nn.y == 1 || nn.y == -1) && nn.x == 0 && nn.z == 0) left.y = 0;
+                    if ((nn.z == 1 || nn.z == -1) && nn.x == 0 && nn.y == 0) left.z = 0;
                 } else if (resp == CL_RESP_BOUNCE) {
                     left.x -= 2 * dn * nn.x; left.y -= 2 * dn * nn.y; left.z -= 2 * dn * nn.z;
                 } else {
