@@ -676,4 +676,32 @@ describe("move invariants for sphere and OBB movers", function()
     end
     assert.is_true(ncols > 1000, "collisions " .. ncols)
   end)
+
+  -- fuzz_world (CI): the gap a mover keeps off a non-box contact was 2^-40 of its coordinates
+  -- plus 1, so a sphere of radius 1e-49 moving 1e-48 into another backed off 9e-13, beyond the
+  -- box its candidates came from, into an item nothing had tested. Every kind of mover, at tiny
+  -- and ordinary scales: the move goes forward to the contact and ends inside nothing.
+  it("a tiny mover stopped by a sphere keeps a gap of its own scale, not 2^-40", function()
+    for _, s in ipairs { 1e-49, 1e-20, 1e-9, 1 } do
+      local movers = {
+        Sphere(0, 0, 0, s), AABB(-s, -s, -s, s, s, s), OBB(0, 0, 0, s, s, s),
+        collide.Capsule(0, -s, 0, 0, s, 0, s),
+      }
+      for k, m in ipairs(movers) do
+        local behind = AABB(-s - 1e-12, -s, -s, -s - 8e-13, s, s)
+        local w = World()
+        w:add("x", behind)                 -- behind the mover, off its swept box
+        w:add("m", m)
+        w:add("b", Sphere(3 * s, 0, 0, s))
+        local ax, ay, az, cols, n = w:move("m", 10 * s, 0, 0)
+        assert.equal(1, n)
+        assert.equal("b", cols[1].other)
+        assert.is_true(ax > 0 and ax <= s, ("mover %d at scale %g moved %.17g"):format(k, s, ax))
+        assert.equal(0, ay)
+        assert.equal(0, az)
+        assert.is_false(w:shape("m"):overlaps(behind), ("mover %d at scale %g"):format(k, s))
+        assert.is_false(w:shape("m"):overlaps(Sphere(3 * s, 0, 0, s * (1 - 2 ^ -30))))
+      end
+    end
+  end)
 end)

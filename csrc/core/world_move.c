@@ -222,14 +222,16 @@ static int snap_out(cl_aabb *nb, const cl_aabb *cb, cl_vec3 rem, const cl_aabb *
     return 1;
 }
 
-/* Returns the largest |coordinate| of the shape's box, plus 1. */
-static double shape_scale(const cl_shape *s) {
+/* Returns the gap a mover keeps off a non-box contact: 2^-40 of the largest |coordinate| of
+ * its box (plus 1e-300, so it is never 0). It never exceeds the rounding allowance box_tol adds
+ * to the leg's swept box (EPS_REL > 2^-40 of coordinates at least as large, the same 1e-300), so
+ * a leg's end, backed off by it, stays inside the box whose items were the leg's candidates.
+ * (It was 2^-40 of the largest |coordinate| plus 1: a sphere of radius 1e-49 moving 1e-48 into
+ * another backed off 9e-13, outside that box, into an item no test had seen; fuzz_world.) */
+static double move_gap(const cl_shape *s) {
     cl_aabb b = cl_shape_aabb(s);
-    double m = 1, v[6];
-    int i;
-    v[0] = b.min.x; v[1] = b.min.y; v[2] = b.min.z; v[3] = b.max.x; v[4] = b.max.y; v[5] = b.max.z;
-    for (i = 0; i < 6; i++) if (fabs(v[i]) + 1 > m) m = fabs(v[i]) + 1;
-    return m;
+    double m = cl_maxabs3(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z), 0);
+    return ldexp(m, -40) + 1e-300;
 }
 
 /* One candidate m of a leg_end pass over next: 0 when it is skipped (overlapped at the leg's
@@ -324,7 +326,7 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
     if (blk >= 0) {
         const cl_shape *o = &w->items[w->mc[blk].item].shape;
         n = w->mc[blk].s.n;
-        if (!(cur->kind == CL_AABB && cl_shape_boxlike(o, &ob))) gap = ldexp(shape_scale(cur), -40);
+        if (!(cur->kind == CL_AABB && cl_shape_boxlike(o, &ob))) gap = move_gap(cur);
     }
     for (iter = 0; iter < 80; iter++) {
         int bad = 0;
