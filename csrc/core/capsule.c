@@ -360,7 +360,9 @@ static void seg_box(const frame *f, cl_vec3 a, cl_vec3 b, segbox *sb)
         m = 2 * scale_of(v, 2, 0);
         for (i = 0; i < 3; i++) m = fmax(m, f->hi[i]);
     }
-    sb->k = m > DBL_MAX ? 0x1p1023 : pow2_near(m);
+    /* at most 2^1023: pow2_near of a value from 2^1023 up is 2^1024, an infinite k that read
+     * every frame value as 0 (a capsule inside a box reaching 2^1023 had no penetration) */
+    sb->k = m >= 0x1p1023 ? 0x1p1023 : pow2_near(m);
     sb->m = m / sb->k;
     to_frame(f, a, sb->k, la);
     to_frame(f, b, sb->k, lb);
@@ -447,20 +449,40 @@ int cl_capsule_overlaps_capsule(const cl_capsule *x, const cl_capsule *y)
     return cl_sphere_overlaps_sphere(&bp, &bq);
 }
 
-/* 1 when the segment meets the frame's box (in the frame), else whether the ball of radius r
- * at the segment's closest point touches it (the point taken back to world coordinates could
- * leave a flat box: fuzz_geom found a segment through a rotated box with h.x == 0 missing it). */
+/* 1 when the offset q from the box to the segment's closest point (world frame: both exact
+ * but for the rounding of that point, p + s w) is within that rounding on every axis, which is
+ * relative to the segment's own coordinates on the axis, never to the box's size (a huge floor). */
+static int seg_in_noise(const segbox *sb, const double q[3])
+{
+    int i;
+    for (i = 0; i < 3; i++)
+        if (fabs(q[i]) > 0x1p-40 * (fabs(sb->p[i]) + fabs(sb->w[i]))) return 0;
+    return 1;
+}
+
+/* Fills sb for the capsule's segment and the frame's box, q with the offset from the box's
+ * closest point to the segment's (frame, / sb->k) and *len with its length; 1 when the segment
+ * meets the box (the offset is the rounding of the segment's point), else 0. Overlap and
+ * penetration both decide here, so they agree: a segment crossing a rotated box 5e-48 thick
+ * (r 3e-33) lands 1e-16 off it, which penetration read as meeting it (depth 1.1) and the ball
+ * test at that point as missing (fuzz_geom). */
+static int seg_meets_box(const cl_capsule *c, const frame *f, segbox *sb, double q[3], double *len)
+{
+    int i;
+    seg_box(f, c->a, c->b, sb);
+    for (i = 0; i < 3; i++) q[i] = sb->ps[i] - sb->pb[i];
+    *len = cl_len(q[0], q[1], q[2]);
+    return f->world ? seg_in_noise(sb, q) : *len <= 0x1p-40 * sb->m;
+}
+
+/* 1 when the segment meets the frame's box (seg_meets_box), else whether it comes within r of
+ * it (in the frame, as penetration measures it: touching counts). */
 static int capsule_frame_overlaps(const cl_capsule *c, const frame *f)
 {
-    cl_vec3 p, q;
-    int nout;
-    cl_sphere bl;
-    (void)frame_closest(f, c->a, c->b, cl_v3(0, 0, 0), &p, &q, &nout);
-    /* an AABB's frame is the world's: the ball test at p decides (nout can read 0 where the
-     * scaled data overflow: a capsule at 1.8e308 "inside" a box of +-1e300, abuse.lua) */
-    if (nout == 0 && f->box.kind != CL_AABB) return 1;
-    bl = ball(p, c->r);
-    return f->box.kind == CL_AABB ? cl_sphere_overlaps_aabb(&bl, &f->box.u.aabb) : cl_sphere_overlaps_obb(&bl, &f->box.u.obb);
+    segbox sb;
+    double q[3], len;
+    if (seg_meets_box(c, f, &sb, q, &len)) return 1;
+    return len <= c->r / sb.k;
 }
 
 /// 1 if the segment meets the box or the ball of radius r at its closest point touches it.
@@ -548,32 +570,18 @@ int cl_penetration_capsule_capsule(const cl_capsule *x, const cl_capsule *y, dou
     return rounded_push(p, q, x->r + y->r, sc, nn, depth, n);
 }
 
-/* 1 when the offset q from the box to the segment's closest point (world frame: both exact
- * but for the rounding of that point, p + s w) is within that rounding on every axis, which is
- * relative to the segment's own coordinates on the axis, never to the box's size (a huge floor). */
-static int seg_in_noise(const segbox *sb, const double q[3])
-{
-    int i;
-    for (i = 0; i < 3; i++)
-        if (fabs(q[i]) > 0x1p-40 * (fabs(sb->p[i]) + fabs(sb->w[i]))) return 0;
-    return 1;
-}
-
 /* Capsule c out of the frame's box: shallow (the segment misses the box) along the closest
  * points' offset; deep (the segment meets the box) through the face of box (+) segment nearest
  * the origin, over its face normals (the box's axes and the segment x each axis). */
 static int capsule_box(const cl_capsule *c, const frame *f, double *depth, cl_vec3 *n)
 {
     segbox sb;
-    double q[3], len, r, best = INFINITY, sc;
-    int i, j;
+    double q[3], len, r, best = INFINITY;
+    int i, j, meets;
     cl_vec3 bn = cl_v3(0, 0, 0);
-    seg_box(f, c->a, c->b, &sb);
+    meets = seg_meets_box(c, f, &sb, q, &len);
     r = c->r / sb.k;
-    sc = sb.m;  /* the largest frame value */
-    for (i = 0; i < 3; i++) q[i] = sb.ps[i] - sb.pb[i];
-    len = cl_len(q[0], q[1], q[2]);
-    if (f->world ? !seg_in_noise(&sb, q) : len > 0x1p-40 * sc) {  /* shallow */
+    if (!meets) {  /* shallow */
         cl_vec3 nl;
         if (!(len < r)) return 0;
         if (!unit(cl_v3(q[0], q[1], q[2]), &nl)) return 0;

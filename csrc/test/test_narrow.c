@@ -963,6 +963,56 @@ static void test_findings(void)
         k.r = 2;
         ENSURE(!cl_capsule_overlaps_aabb(&k, &big), "finding: a capsule at DBL_MAX does not overlap a box of +-1e300");
     }
+    {   /* a segment (r 3.4e-33) through a rotated box 5.3e-48 thick, crossing its plane 1.2 and
+         * 1.7 inside its edges: its closest point rounds 1e-16 off the box, so the ball test
+         * there said no overlap while the penetration (deep: the segment meets the box) said
+         * depth 1.13 (fuzz_geom; csrc/fuzz/corpus/fuzz_geom/capsule_thin_flat_obb_depth) */
+        cl_capsule k;
+        cl_obb o;
+        double depth;
+        cl_vec3 n;
+        k.a = cl_v3(-8, -8, -8);
+        k.b = cl_v3(-8, 0x1.8p-46, 0x1.1717171717171p-108);
+        k.r = 0x1.1717171717171p-108;
+        o.c = cl_v3(0x1.171e3e3e3e3e3p-108, 0x1.1e3e3e3e3e3e3p-150, -0x1.fdfe3e3e3e323p-14);
+        o.h = cl_v3(0x1.f184p-159, 8, 8);
+        o.u[0] = cl_v3(0x1.00c0300c0300cp-1, -0x1.5054150541504p-1, -0x1.2048120481204p-1);
+        o.u[1] = cl_v3(0x1.2048120481204p-1, -0x1.f87e1f87e1f8p-3, 0x1.93e4f93e4f93dp-1);
+        o.u[2] = cl_v3(-0x1.5054150541504p-1, -0x1.6cdb36cdb36cdp-1, 0x1.f87e1f87e1f8cp-3);
+        ENSURE(cl_capsule_overlaps_obb(&k, &o), "finding: a thin capsule through a flat rotated box overlaps it");
+        ENSURE(cl_penetration_capsule_obb(&k, &o, &depth, &n) && depth > 1 && depth < 4.02,
+               "finding: ... and its penetration says so (deeper than 1: the crossing is 1.2 from an edge)");
+    }
+    {   /* a sphere of radius 2^-49 (below the rounding of its centre, 4) hit straight on: the
+         * offset from the centre to the ray's closest point is rounding noise as large as the
+         * radius, and the normal came out along the ray (fuzz_geom) */
+        cl_sphere sp;
+        cl_ray ray;
+        cl_hit h;
+        sp.c = cl_v3(4, 4, 4);
+        sp.r = 0x1p-49;
+        h.n = cl_v3(0, 0, 0);
+        ENSURE(cl_ray_make(&ray, cl_v3(0x1p-49, 0x1p-49, 0x1p-49), cl_v3(1, 1, 1)) && cl_sphere_raycast(&sp, &ray, HUGE_VAL, &h),
+               "finding: a ray at a tiny sphere's centre hits it");
+        CHECK(dot(h.n, ray.d) < 0 && fabs(dot(h.n, h.n) - 1) < 1e-12, "finding: ... with a unit normal facing the ray",
+              "n %g %g %g", h.n.x, h.n.y, h.n.z);
+    }
+    {   /* a capsule at the origin inside a box reaching DBL_MAX: the frame's scale was 2^1024
+         * (infinite), every frame value read 0 and the penetration said none while the overlap
+         * said yes */
+        cl_capsule k;
+        cl_aabb huge = box(-DBL_MAX, -DBL_MAX, -DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX), tall = box(-1, -1, -1, 1, 1, 0x1p1023);
+        double depth = 0;
+        cl_vec3 n;
+        k.a = cl_v3(0, 0, 0);
+        k.b = cl_v3(1, 0, 0);
+        k.r = 1;
+        CHECK(cl_capsule_overlaps_aabb(&k, &huge) && cl_penetration_capsule_aabb(&k, &huge, &depth, &n) && depth > 1e308,
+              "finding: a capsule inside a box of +-DBL_MAX penetrates it", "depth %g", depth);
+        depth = 0;
+        CHECK(cl_capsule_overlaps_aabb(&k, &tall) && cl_penetration_capsule_aabb(&k, &tall, &depth, &n) && depth == 2,
+              "finding: a capsule in a box 2^1023 tall penetrates it by 2", "depth %g", depth);
+    }
 }
 
 int main(void)
