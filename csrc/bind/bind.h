@@ -234,9 +234,11 @@ static inline const void *cl_checkkind(lua_State *L, cl_kind k, const char *fnam
     return p;
 }
 /* The methods every shape kind has, through the kind table; each kind's file stamps its own
- * copies with CL_KIND_METHODS and lists them with CL_KIND_REGS. */
+ * copies with CL_KIND_METHODS and lists them with CL_KIND_REGS. Those that take a row adapter
+ * are CLK_INLINE too: gcc -O1 does not inline through a function pointer argument, and an
+ * always_inline adapter it cannot inline is a compile error. */
 /// shape:contains(x,y,z) -> boolean (inclusive).
-static inline int cl_m_contains(lua_State *L, cl_kind k, int (*contains)(const void *, cl_vec3)) {
+static CLK_INLINE int cl_m_contains(lua_State *L, cl_kind k, int (*contains)(const void *, cl_vec3)) {
     const void *s = cl_checkkind(L, k, "contains");
     cl_vec3 p = cl_checkvec(L, 2, "contains");
     lua_pushboolean(L, contains(s, p));
@@ -261,7 +263,7 @@ static inline int cl_m_penetration(lua_State *L, cl_kind k) {
     return cl_pushhit(L, &h);
 }
 /// shape:raycast(ray[, maxt]) -> t, nx,ny,nz or nil.
-static inline int cl_m_raycast(lua_State *L, cl_kind k, int (*raycast)(const void *, const cl_ray *, double, cl_hit *)) {
+static CLK_INLINE int cl_m_raycast(lua_State *L, cl_kind k, int (*raycast)(const void *, const cl_ray *, double, cl_hit *)) {
     const void *s = cl_checkkind(L, k, "raycast");
     const cl_ray *r = cl_checkray(L, 2, "raycast");
     double maxt = cl_optlimit(L, 3, "raycast", HUGE_VAL);
@@ -270,7 +272,7 @@ static inline int cl_m_raycast(lua_State *L, cl_kind k, int (*raycast)(const voi
     return cl_pushhit(L, &h);
 }
 /// shape:closest(x,y,z) -> the closest point x,y,z on or in the shape.
-static inline int cl_m_closest(lua_State *L, cl_kind k, cl_vec3 (*closest)(const void *, cl_vec3)) {
+static CLK_INLINE int cl_m_closest(lua_State *L, cl_kind k, cl_vec3 (*closest)(const void *, cl_vec3)) {
     const void *s = cl_checkkind(L, k, "closest");
     cl_vec3 c = closest(s, cl_checkvec(L, 2, "closest"));
     lua_pushnumber(L, c.x);
@@ -279,7 +281,7 @@ static inline int cl_m_closest(lua_State *L, cl_kind k, cl_vec3 (*closest)(const
     return 3;
 }
 /// shape:plane(nx,ny,nz,d) -> 1 (wholly in front), -1 (wholly behind) or 0 (crossing or touching).
-static inline int cl_m_plane(lua_State *L, cl_kind k, int (*plane)(const void *, cl_vec3, double)) {
+static CLK_INLINE int cl_m_plane(lua_State *L, cl_kind k, int (*plane)(const void *, cl_vec3, double)) {
     const void *s = cl_checkkind(L, k, "plane");
     cl_vec3 n = cl_checkvec(L, 2, "plane");
     double d = cl_checkfinite(L, 5, "plane");
@@ -287,7 +289,7 @@ static inline int cl_m_plane(lua_State *L, cl_kind k, int (*plane)(const void *,
     return 1;
 }
 /// shape:aabb() -> a new AABB, the tight box enclosing the shape.
-static inline int cl_m_aabb(lua_State *L, cl_kind k, cl_aabb (*aabb)(const void *)) {
+static CLK_INLINE int cl_m_aabb(lua_State *L, cl_kind k, cl_aabb (*aabb)(const void *)) {
     cl_aabb a = aabb(cl_checkkind(L, k, "aabb"));
     *cl_newaabb(L) = a;
     return 1;

@@ -96,10 +96,11 @@ static void put3(double *out, cl_vec3 v) { out[0] = v.x; out[1] = v.y; out[2] = 
 /* Writes the hit to out[0..3] and returns 1. */
 static int puthit(double *out, const cl_hit *h) { out[0] = h->t; put3(out + 1, h->n); return 1; }
 
-/* ---- every shape kind: the methods of CL_KIND_METHODS (bind.h), through the kind table ---- */
+/* ---- every shape kind: the methods of CL_KIND_METHODS (bind.h), through the kind table (those
+ * taking a row adapter CLK_INLINE, as bind.h's: gcc -O1 would not inline the adapter) ---- */
 
 /* shape:contains(x,y,z): 0 or 1. */
-static inline int fast_contains(cl_kind k, int (*contains)(const void *, cl_vec3), const void *ud, double x,
+static CLK_INLINE int fast_contains(cl_kind k, int (*contains)(const void *, cl_vec3), const void *ud, double x,
                                 double y, double z) {
     const void *s = payload(ud, (int)k);
     if (s == NULL || !fin3(x, y, z)) return -1;
@@ -113,7 +114,7 @@ static inline int fast_overlaps(cl_kind k, const void *ud, const void *oud) {
     return cl_pair_overlaps[k][ko](s, o) != 0;
 }
 /* shape:raycast(ray, maxt): 0 (miss) or 1 with t,nx,ny,nz. */
-static inline int fast_raycast(cl_kind k, int (*raycast)(const void *, const cl_ray *, double, cl_hit *),
+static CLK_INLINE int fast_raycast(cl_kind k, int (*raycast)(const void *, const cl_ray *, double, cl_hit *),
                                const void *ud, const void *rud, double maxt, double *out) {
     const void *s = payload(ud, (int)k);
     const cl_ray *r = RAY_OF(rud);
@@ -122,7 +123,7 @@ static inline int fast_raycast(cl_kind k, int (*raycast)(const void *, const cl_
     return raycast(s, r, maxt, &h) ? puthit(out, &h) : 0;
 }
 /* shape:closest(x,y,z): 1 with the point. */
-static inline int fast_closest(cl_kind k, cl_vec3 (*closest)(const void *, cl_vec3), const void *ud, double x, double y,
+static CLK_INLINE int fast_closest(cl_kind k, cl_vec3 (*closest)(const void *, cl_vec3), const void *ud, double x, double y,
                                double z, double *out) {
     const void *s = payload(ud, (int)k);
     if (s == NULL || !fin3(x, y, z)) return -1;
@@ -130,7 +131,7 @@ static inline int fast_closest(cl_kind k, cl_vec3 (*closest)(const void *, cl_ve
     return 1;
 }
 /* shape:plane(nx,ny,nz,d): side + 1 (0, 1 or 2). */
-static inline int fast_plane(cl_kind k, int (*plane)(const void *, cl_vec3, double), const void *ud, double nx,
+static CLK_INLINE int fast_plane(cl_kind k, int (*plane)(const void *, cl_vec3, double), const void *ud, double nx,
                              double ny, double nz, double d) {
     const void *s = payload(ud, (int)k);
     if (s == NULL || !fin3(nx, ny, nz) || !fin1(d)) return -1;
