@@ -189,6 +189,9 @@ CL_API double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3
 /// 1 when cl_tri_segment(a, b, c, p, q) < lim2, deciding from the first of its candidate distances
 /// under lim2 (the crossing, the ends, then the edges) without computing the others.
 CL_API int cl_tri_segment_below(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2);
+/// 1 when cl_tri_segment(a, b, c, p, q) decides 0 by its first test (the segment crosses the
+/// triangle's plane inside it, as computed), without computing the other candidates.
+CL_API int cl_tri_segment_crosses(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q);
 
 /* ---- triangle sweeps, pushes and the triangle pair (trisweep.c) ---- */
 /// The sweep of the convex hull of the np points p (a box: its 8 corners), whose face normals are

@@ -288,17 +288,69 @@ static double gap2(const double alo[3], const double ahi[3], const double blo[3]
     return g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
 }
 
+/* A lower bound on the distance between the triangle and the segment pq along the unit normal
+ * when pq stays on one side of the triangle's plane (dp, dq: the dot products of its ends with the
+ * computed normal n, of length nl, from a, of the same sign), else 0. Exact reasoning with the
+ * computed n: the triangle lies within 2^-48 L^3 / |n| of the plane through a normal to n (L: the
+ * largest coordinate of b - a, c - a; n's rounding), the segment is at least
+ * (min(|dp|, |dq|) - 2^-49 |n| P) / |n| from it (P: the largest coordinate of p - a, q - a; the dot
+ * products' rounding); the margins below are 16 times those. Callers keep coordinates in
+ * [2^-300, 2^200]; a normal under 2^-400 gives 0. */
+static double plane_sep(double nl, cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double dp,
+                        double dq)
+{
+    double l, pm, h, m;
+    cl_vec3 x;
+    if (!((dp > 0 && dq > 0) || (dp < 0 && dq < 0)) || !(nl >= 0x1p-400)) return 0;
+    x = cl_sub(b, a); l = cl_maxabs3(x.x, x.y, x.z);
+    x = cl_sub(c, a); l = maxd(l, cl_maxabs3(x.x, x.y, x.z));
+    x = cl_sub(p, a); pm = cl_maxabs3(x.x, x.y, x.z);
+    x = cl_sub(q, a); pm = maxd(pm, cl_maxabs3(x.x, x.y, x.z));
+    m = (l * l * l + nl * pm) * 0x1p-44;
+    h = (dp > 0 ? (dp < dq ? dp : dq) : (dp > dq ? -dp : -dq)) - m;
+    if (!(h > 0)) return 0;
+    return h / nl * (1 - 0x1p-44);
+}
+
+/* The squared lower bound from a separation h (distance, without the points' rounding): the points
+ * trisegment compares lie within 2^-47 sc of the triangle and the segment. */
+static double sep2(double h, double sc)
+{
+    h = h * (1 - 0x1p-44) - sc * 0x1p-43;
+    return h > 0 ? h * h * (1 - 0x1p-44) : 0;
+}
+
+/* A lower bound on the squared distance trisegment computes between edge e0e1 of the triangle and
+ * the segment pq, from the segment's separation hn (plane_sep) along the normal n (length nl) and
+ * its separation along the edge's normal in the plane, cross(e1 - e0, n) (orthogonal to n up to
+ * rounding: the squares add; the edge lies on its line up to that rounding, less than the
+ * margin, 16 times the dot products' rounding). */
+static double edge_gap(cl_vec3 n, double hn, cl_vec3 e0, cl_vec3 e1, cl_vec3 p, cl_vec3 q, double sc)
+{
+    cl_vec3 e = cl_sub(e1, e0), m = cl_cross(e, n), x;
+    double ml = sqrt(cl_dot(m, m)), dp, dq, pm, h = 0;
+    if (ml >= 0x1p-400) {
+        x = cl_sub(p, e0); pm = cl_maxabs3(x.x, x.y, x.z); dp = cl_dot(x, m);
+        x = cl_sub(q, e0); pm = maxd(pm, cl_maxabs3(x.x, x.y, x.z)); dq = cl_dot(x, m);
+        pm = maxd(pm, cl_maxabs3(e.x, e.y, e.z));
+        h = (dp > 0 && dq > 0) ? mind(dp, dq) : (dp < 0 && dq < 0) ? -maxd(dp, dq) : 0;
+        h -= pm * ml * 0x1p-43;
+        h = h > 0 ? h / ml * (1 - 0x1p-44) : 0;
+    }
+    return sep2(sqrt(hn * hn + h * h), sc);
+}
+
 /* cl_tri_segment's squared distance, or the first of its candidate distances under lim2 as soon as
  * one is (so the result is under lim2 exactly when cl_tri_segment's is; lim2 < 0 takes them all).
  * With lim2 >= 0 the result is only compared with lim2: candidates that the boxes prove at least
  * lim2 are left out (then a result >= lim2 need not be the distance). */
-static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2, cl_vec3 *ontri,
-                         cl_vec3 *onseg)
+static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2, int crossonly,
+                         cl_vec3 *ontri, cl_vec3 *onseg)
 {
     cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a)), t0, s0, t1, s1, w, v[3];
     double dp = cl_dot(n, cl_sub(p, a)), dq = cl_dot(n, cl_sub(q, a)), best, d, eps, sc;
-    double tlo[3], thi[3], slo[3], shi[3], elo[3], ehi[3];
-    int usebox;
+    double tlo[3], thi[3], slo[3], shi[3], elo[3], ehi[3], nl = 0, hn = 0;
+    int usebox, useplane = 0;
     /* the segment crosses the triangle's plane inside the triangle: distance 0 */
     if (((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0)) && dp != dq) {
         cl_vec3 x = cl_add(p, cl_mul(cl_sub(q, p), dp / (dp - dq)));
@@ -311,6 +363,7 @@ static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, 
             return 0;
         }
     }
+    if (crossonly) return 1;
     /* otherwise the nearest of: the two endpoints to the triangle, the segment to the three edges;
      * a candidate whose boxes' gap bound is at least what it must beat (lim2, or the best so far)
      * cannot win: left out (coordinates up to 2^400, where the bound's allowance holds) */
@@ -323,6 +376,12 @@ static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, 
         box_of(v, 3, tlo, thi);
         { cl_vec3 pq[2]; pq[0] = p; pq[1] = q; box_of(pq, 2, slo, shi); }
         if (lim2 >= 0 && gap2(tlo, thi, slo, shi, eps) >= lim2) return lim2;
+        if (sc >= 0x1p-300 && sc <= 0x1p200) {
+            nl = sqrt(cl_dot(n, n));
+            hn = plane_sep(nl, a, b, c, p, q, dp, dq);
+            if (lim2 >= 0 && sep2(hn, sc) >= lim2) return lim2;
+            useplane = nl >= 0x1p-400;
+        }
     }
     t0 = cl_tri_closest(a, b, c, p);
     w = cl_sub(t0, p);
@@ -343,6 +402,7 @@ static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, 
                 ee[0] = e0; ee[1] = e1;
                 box_of(ee, 2, elo, ehi);
                 if (gap2(elo, ehi, slo, shi, eps) >= beat) continue;
+                if (useplane && edge_gap(n, hn, e0, e1, p, q, sc) >= beat) continue;
             }
             d = segseg(e0, e1, p, q, &t1, &s1);
             if (d < best) { best = d; t0 = t1; s0 = s1; if (lim2 < 0) beat = best; }
@@ -356,11 +416,17 @@ static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, 
 
 double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg)
 {
-    return trisegment(a, b, c, p, q, -1, ontri, onseg);
+    return trisegment(a, b, c, p, q, -1, 0, ontri, onseg);
 }
 
 int cl_tri_segment_below(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2)
 {
     cl_vec3 x, y;
-    return trisegment(a, b, c, p, q, lim2, &x, &y) < lim2;
+    return trisegment(a, b, c, p, q, lim2, 0, &x, &y) < lim2;
+}
+
+int cl_tri_segment_crosses(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q)
+{
+    cl_vec3 x, y;
+    return trisegment(a, b, c, p, q, 0, 1, &x, &y) == 0;
 }

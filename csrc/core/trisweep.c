@@ -284,6 +284,57 @@ static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_
     return lo > lim || hi < -lim;
 }
 
+/* A lower bound on the squared distance between any two points cl_tri_segment computes (one near
+ * triangle abc, one near the convex quadrilateral k[0..3], or the other way round: each within 2^-47
+ * sc of its set, sc the largest coordinate), or 0 when unsure: the separation along the triangle's
+ * normal n and along one of its edges' outward normals m (cross(e, n): orthogonal to n up to
+ * rounding, so the squares add), each found from computed dot products less a margin 16 times their
+ * rounding (as tri.c's plane_gap). Coordinates in [2^-300, 2^200] only. */
+static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc)
+{
+    cl_vec3 v[3], n, x;
+    double nl, h1 = 0, h2 = 0, h, l, pm, lo = HUGE_VAL, hi = -HUGE_VAL, m;
+    int i, j;
+    if (!(sc >= 0x1p-300 && sc <= 0x1p200)) return 0;
+    v[0] = a; v[1] = b; v[2] = c;
+    n = cl_cross(cl_sub(b, a), cl_sub(c, a));
+    nl = sqrt(cl_dot(n, n));
+    if (!(nl >= 0x1p-400)) return 0;
+    x = cl_sub(b, a); l = cl_maxabs3(x.x, x.y, x.z);
+    x = cl_sub(c, a); l = maxd(l, cl_maxabs3(x.x, x.y, x.z));
+    pm = 0;
+    for (i = 0; i < 4; i++) {
+        double y;
+        x = cl_sub(k[i], a);
+        pm = maxd(pm, cl_maxabs3(x.x, x.y, x.z));
+        y = cl_dot(x, n);
+        lo = mind(lo, y);
+        hi = maxd(hi, y);
+    }
+    m = (l * l * l + nl * pm) * 0x1p-44;
+    if (lo - m > 0) h1 = (lo - m) / nl * (1 - 0x1p-44);
+    else if (-hi - m > 0) h1 = (-hi - m) / nl * (1 - 0x1p-44);
+    for (j = 0; j < 3; j++) {
+        cl_vec3 e = cl_sub(v[j == 2 ? 0 : j + 1], v[j]), mj = cl_cross(e, n);
+        double ml = sqrt(cl_dot(mj, mj)), smin = HUGE_VAL, tmax, sep;
+        if (!(ml >= 0x1p-400)) continue;
+        pm = cl_maxabs3(e.x, e.y, e.z);
+        x = cl_sub(v[j == 0 ? 2 : j - 1], v[j]);
+        pm = maxd(pm, cl_maxabs3(x.x, x.y, x.z));
+        tmax = maxd(0, cl_dot(x, mj));
+        for (i = 0; i < 4; i++) {
+            cl_vec3 y = cl_sub(k[i], v[j]);
+            pm = maxd(pm, cl_maxabs3(y.x, y.y, y.z));
+            smin = mind(smin, cl_dot(y, mj));
+        }
+        sep = smin - tmax - pm * ml * 0x1p-43;
+        if (sep > 0) h2 = maxd(h2, sep / ml * (1 - 0x1p-44));
+    }
+    h = sqrt(h1 * h1 + h2 * h2) * (1 - 0x1p-44) - sc * 0x1p-43;
+    if (!(h > 0)) return 0;
+    return h * h * (1 - 0x1p-44);
+}
+
 cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_sweep s;
@@ -319,12 +370,25 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
         static const int ek[4] = { 3, 1, 2, 0 };
         cl_vec3 q[4];
         int k, near = 0;
+        double sc;
         q[0] = cp->a; q[1] = cp->b; q[2] = cl_add(cp->b, d); q[3] = cl_add(cp->a, d);
         v[0] = a; v[1] = b; v[2] = c;
-        for (k = 0; k < 4 && !near; k++) near = cl_tri_segment_below(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4], in2);
-        for (k = 0; k < 3 && !near; k++)
-            near = cl_tri_segment_below(q[0], q[1], q[2], v[k], v[(k + 1) % 3], in2) ||
-                   cl_tri_segment_below(q[0], q[2], q[3], v[k], v[(k + 1) % 3], in2);
+        sc = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), maxd(cl_maxabs3(b.x, b.y, b.z), cl_maxabs3(c.x, c.y, c.z))),
+                  maxd(maxd(cl_maxabs3(q[0].x, q[0].y, q[0].z), cl_maxabs3(q[1].x, q[1].y, q[1].z)),
+                       maxd(cl_maxabs3(q[2].x, q[2].y, q[2].z), cl_maxabs3(q[3].x, q[3].y, q[3].z))));
+        if (tri_quad_gap(a, b, c, q, sc) >= in2) {
+            /* every distance the ten tests compute is at least in2: only a crossing, which they
+             * decide first (0 when the computed crossing point is inside), can make one near */
+            for (k = 0; k < 4 && !near; k++) near = cl_tri_segment_crosses(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4]);
+            for (k = 0; k < 3 && !near; k++)
+                near = cl_tri_segment_crosses(q[0], q[1], q[2], v[k], v[(k + 1) % 3]) ||
+                       cl_tri_segment_crosses(q[0], q[2], q[3], v[k], v[(k + 1) % 3]);
+        } else {
+            for (k = 0; k < 4 && !near; k++) near = cl_tri_segment_below(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4], in2);
+            for (k = 0; k < 3 && !near; k++)
+                near = cl_tri_segment_below(q[0], q[1], q[2], v[k], v[(k + 1) % 3], in2) ||
+                       cl_tri_segment_below(q[0], q[2], q[3], v[k], v[(k + 1) % 3], in2);
+        }
         if (!near) return s;
     }
     if (d2 <= r * r) {
