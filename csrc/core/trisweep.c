@@ -335,14 +335,37 @@ static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, do
     return h * h * (1 - 0x1p-44);
 }
 
+/* The grazing check's ten tests (the triangle against the parallelogram q's four sides, the
+ * ends' paths first, then the triangle's edges against its two halves), the first near one
+ * deciding: below lim2 (cl_tri_segment_below), or with crossonly only their crossing parts
+ * (cl_tri_segment_crosses, what decides them all when tri_quad_gap is at least lim2). */
+static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double lim2, int crossonly)
+{
+    static const int ek[4] = { 3, 1, 2, 0 };
+    cl_vec3 v[3];
+    int k;
+    v[0] = a; v[1] = b; v[2] = c;
+    for (k = 0; k < 4; k++)
+        if (crossonly ? cl_tri_segment_crosses(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4])
+                      : cl_tri_segment_below(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4], lim2))
+            return 1;
+    for (k = 0; k < 3; k++)
+        if (crossonly ? cl_tri_segment_crosses(q[0], q[1], q[2], v[k], v[(k + 1) % 3]) ||
+                            cl_tri_segment_crosses(q[0], q[2], q[3], v[k], v[(k + 1) % 3])
+                      : cl_tri_segment_below(q[0], q[1], q[2], v[k], v[(k + 1) % 3], lim2) ||
+                            cl_tri_segment_below(q[0], q[2], q[3], v[k], v[(k + 1) % 3], lim2))
+            return 1;
+    return 0;
+}
+
 cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_sweep s;
-    cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], n = cl_v3(0, 0, 0);
+    cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], q[4], n = cl_v3(0, 0, 0);
     cl_ray ray;
     cl_aabb pb;
     double r = cp->r, e, in2, d2, len, g, bt = HUGE_VAL;
-    int i, rank = 0;
+    int i, rank = 0, far;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (cl_tri_degenerate(a, b, c)) return s;
     e = (maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
@@ -355,6 +378,18 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
         if (cl_tri_segment_below(a, b, c, cp->a, cp->b, in2)) { s.state = CL_TOI_OVERLAPPED; s.t = 0; }
         return s;
     }
+    /* the parallelogram the segment sweeps: when the triangle is at least the allowance away from
+     * it (tri_quad_gap, a bound on every distance the tests below compute), only a crossing found
+     * by the grazing check's tests can make the path near; without one the answer is SEPARATED
+     * whatever the start distance (it is at least the allowance too: no overlap) */
+    q[0] = cp->a; q[1] = cp->b; q[2] = cl_add(cp->b, d); q[3] = cl_add(cp->a, d);
+    {
+        double sc = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), maxd(cl_maxabs3(b.x, b.y, b.z), cl_maxabs3(c.x, c.y, c.z))),
+                         maxd(maxd(cl_maxabs3(q[0].x, q[0].y, q[0].z), cl_maxabs3(q[1].x, q[1].y, q[1].z)),
+                              maxd(cl_maxabs3(q[2].x, q[2].y, q[2].z), cl_maxabs3(q[3].x, q[3].y, q[3].z))));
+        far = tri_quad_gap(a, b, c, q, sc) >= in2;
+        if (far && !quad_near(a, b, c, q, in2, 1)) return s;
+    }
     d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
     if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
     len = cl_len(d.x, d.y, d.z);
@@ -364,33 +399,9 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     if (!(cl_dot(w, d) < -(len * 0x1p-40))) return s;
     /* nor does a path that never comes closer than the allowance (grazing an edge, or touching
      * only at the end): the distance between the triangle and the parallelogram the segment
-     * sweeps, from its edges against the triangle and the triangle's edges against it */
-    {
-        /* the first distance under the allowance decides: the ends' paths first (the likeliest) */
-        static const int ek[4] = { 3, 1, 2, 0 };
-        cl_vec3 q[4];
-        int k, near = 0;
-        double sc;
-        q[0] = cp->a; q[1] = cp->b; q[2] = cl_add(cp->b, d); q[3] = cl_add(cp->a, d);
-        v[0] = a; v[1] = b; v[2] = c;
-        sc = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), maxd(cl_maxabs3(b.x, b.y, b.z), cl_maxabs3(c.x, c.y, c.z))),
-                  maxd(maxd(cl_maxabs3(q[0].x, q[0].y, q[0].z), cl_maxabs3(q[1].x, q[1].y, q[1].z)),
-                       maxd(cl_maxabs3(q[2].x, q[2].y, q[2].z), cl_maxabs3(q[3].x, q[3].y, q[3].z))));
-        if (tri_quad_gap(a, b, c, q, sc) >= in2) {
-            /* every distance the ten tests compute is at least in2: only a crossing, which they
-             * decide first (0 when the computed crossing point is inside), can make one near */
-            for (k = 0; k < 4 && !near; k++) near = cl_tri_segment_crosses(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4]);
-            for (k = 0; k < 3 && !near; k++)
-                near = cl_tri_segment_crosses(q[0], q[1], q[2], v[k], v[(k + 1) % 3]) ||
-                       cl_tri_segment_crosses(q[0], q[2], q[3], v[k], v[(k + 1) % 3]);
-        } else {
-            for (k = 0; k < 4 && !near; k++) near = cl_tri_segment_below(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4], in2);
-            for (k = 0; k < 3 && !near; k++)
-                near = cl_tri_segment_below(q[0], q[1], q[2], v[k], v[(k + 1) % 3], in2) ||
-                       cl_tri_segment_below(q[0], q[2], q[3], v[k], v[(k + 1) % 3], in2);
-        }
-        if (!near) return s;
-    }
+     * sweeps, from its edges against the triangle and the triangle's edges against it (the
+     * first distance under the allowance decides) */
+    if (!far && !quad_near(a, b, c, q, in2, 0)) return s;
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0; s.n = w; s.rank = 1;
         return s;
