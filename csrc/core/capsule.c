@@ -188,6 +188,17 @@ void cl_segment_segment(cl_vec3 p0, cl_vec3 p1, cl_vec3 q0, cl_vec3 q1, double *
     else {
         den = a * c - b * b;
         ss = den > 0 ? clamp01((b * e - c * d) / den) : 0;
+        if (den < a * c * 0x1p-8) {
+            /* nearly parallel (under about 3.6 degrees): a c - b b and b e - c d cancel to
+             * about 1e-16 / sin^2 of the angle, so ss slid along the segments, and the points'
+             * difference leaned along their twist (fuzz_geom: capsules 5.9e9 long, 10.5 apart
+             * at 4.6e-5 rad, s off by 5e-3 of itself, pushed 0.0022 rad off and still
+             * overlapping). The same quotient as cross products, |u x x|^2 and
+             * (u x x).(x x w) (Lagrange's identity), is good to 1e-16 / sin of the angle. */
+            cl_vec3 cr = cl_cross(u, x);
+            den = cl_dot(cr, cr);
+            ss = den > 0 ? clamp01(cl_dot(cr, cl_cross(x, w)) / den) : 0;
+        }
         tt = (b * ss + e) / c;
         if (tt < 0) { tt = 0; ss = clamp01(-d / a); }
         else if (tt > 1) { tt = 1; ss = clamp01((b - d) / a); }

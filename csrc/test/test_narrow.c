@@ -1013,6 +1013,33 @@ static void test_findings(void)
         CHECK(cl_capsule_overlaps_aabb(&k, &tall) && cl_penetration_capsule_aabb(&k, &tall, &depth, &n) && depth == 2,
               "finding: a capsule in a box 2^1023 tall penetrates it by 2", "depth %g", depth);
     }
+    {   /* nearly antiparallel segments 5.9e9 long, 10.5 apart at 4.6e-5 rad: a c - b b cancelled,
+         * s came out 2.1576e-5 instead of 2.16947e-5 (500 units along), the points' difference
+         * leaned 0.0022 rad along the twist, and a capsule pushed out by its penetration still
+         * overlapped the other (fuzz_geom; csrc/fuzz/corpus/fuzz_geom/capsule_capsule_push).
+         * Exact answers from rational arithmetic: s 2.1694741191747324e-05, direction
+         * (0.99999999928, -2.68e-05, 2.68e-05). */
+        cl_capsule x, y, m;
+        double s, t, depth = 0, len;
+        cl_vec3 p, q, d, n;
+        x.a = cl_v3(4, 6, -6);
+        x.b = cl_v3(2.3283064365386963e-09, 4185489274.0370097, 4185881097.4745097);
+        x.r = 4286187897.4745097;
+        y.a = cl_v3(5.0163453371875809e-85, 4185487737.4979558, 4185487743.476685);
+        y.b = cl_v3(-6.5, -6.075961146639246e-74, -3.5);
+        y.r = 4;
+        cl_segment_segment(x.a, x.b, y.a, y.b, &s, &t, &p, &q);
+        d = vsub(p, q);
+        len = sqrt(dot(d, d));
+        CHECK(fabs(s - 2.1694741191747324e-05) < 1e-12 && fabs(len - 10.499772203388076) < 1e-6 &&
+              fabs(d.y / len + 2.68e-05) < 1e-6 && fabs(d.z / len - 2.68e-05) < 1e-6,
+              "finding: closest points of nearly antiparallel long segments", "s %.17g d %g %g %g", s, d.x, d.y, d.z);
+        ENSURE(cl_penetration_capsule_capsule(&x, &y, &depth, &n), "finding: ... the capsules penetrate");
+        m = x;
+        m.a = vadd(m.a, vmul(n, depth * (1 + 1e-12)));
+        m.b = vadd(m.b, vmul(n, depth * (1 + 1e-12)));
+        ENSURE(!cl_capsule_overlaps_capsule(&m, &y), "finding: ... and the push by the depth separates them");
+    }
 }
 
 int main(void)
