@@ -951,7 +951,8 @@ function World:destroy() end
 
 ---Moves the character's item by up to the displacement (carried first by ground that moved since
 ---the last move; walking with step-up and snap on walkable ground; sliding through the air
----otherwise). Returns what world:move returns. Errors if the item left the world.
+---otherwise). Returns what world:move returns. Errors if the item left the world or came back as a
+---mesh item.
 ---@param dx number
 ---@param dy number
 ---@param dz number

@@ -137,6 +137,26 @@ describe("Character: options and bad input", function()
     w:destroy()
     assert.equal("bad argument #1 to 'move' (world is destroyed)", errof(ch.move, ch, 1, 0, 0))
   end)
+
+  -- Mesh items never move (world:move and collide.Character refuse one), but character:move of a
+  -- character whose item was removed and added again as a mesh moved the mesh item.
+  it("a character whose item came back as a mesh raises, the mesh left where it is", function()
+    if not collide.Mesh then return end
+    local w = world()
+    local ch = Character(w, "p")
+    local mesh = collide.Mesh({ 0, 0, 0, 1, 0, 0, 0, 0, 1 }, { 1, 2, 3 })
+    w:remove("p")
+    w:add("p", mesh, 2, 3, 4)
+    for _, f in ipairs { false, function() return "slide" end } do
+      assert.equal("bad argument #1 to 'move' (character's item is a mesh (mesh items do not move))",
+        errof(ch.move, ch, 1, -0.5, 0, f or nil))
+      local _, x, y, z = w:shape("p")
+      assert.same({ 2, 3, 4 }, { x, y, z })
+    end
+    w:remove("p")
+    w:add("p", AABB(5, 0, 0, 6, 1, 1))   -- a movable shape again: followed
+    assert.equal(1, (ch:move(1, 0, 0)))
+  end)
 end)
 
 describe("Character: slopes (3D, up +y)", function()

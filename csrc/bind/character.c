@@ -159,6 +159,8 @@ static int ch_move(lua_State *L) {
     id = lw_findid(L, lw, pushitems(L), 2);
     lua_pop(L, 1);
     if (id < 0) cl_argerror(L, 1, "move", "character's item is not in its world");
+    if (cl_world_shape(&lw->w, id)->kind == CL_MESH)      /* (removed and added again as a mesh) */
+        cl_argerror(L, 1, "move", "character's item is a mesh (mesh items do not move)");
     (void)ch;
     if (lua_isnil(L, 6)) {
         int n = lw_charmove(L, lw, id, &ch->c, "move");
