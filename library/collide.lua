@@ -17,7 +17,7 @@
 ---@class collide
 ---@field _VERSION string the module version, e.g. "0.1.0"
 ---@field _ffi boolean true when the LuaJIT FFI fast path is installed (LuaJIT with the ffi library and the JIT on, and COLLIDE_FFI not "0" at load time)
----@field _classic table|nil with _ffi, the classic C functions the fast path replaced (AABB.contains, ..., toi, ...), for testing
+---@field _classic table|nil with _ffi, the classic C functions the fast path replaced (AABB.contains, ..., toi, ..., World.move, Character.move, ...), for testing
 local collide = {}
 
 ---Axis-aligned box; min <= max on every axis (flat boxes allowed).

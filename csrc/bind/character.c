@@ -2,17 +2,21 @@
  * A userdata holding the core's cl_char; its user value is {world, item}: the character finds
  * its item's id again at every call (an item removed and added again is followed; one that left
  * raises). Its move runs through world_move.c (lw_charmove), which calls the filter and builds
- * the collision tables exactly as world:move does. */
+ * the collision tables exactly as world:move does. On LuaJIT, move without a filter and grounded
+ * are replaced by FFI wrappers (ffi_world.c), which read the payload's tag through lw_fastchar. */
 #include <math.h>
 #include <string.h>
 
 #include "lworld.h"
 
 typedef struct lchar {
+    /* &char_key, first: the LuaJIT FFI fast path (ffi_world.c) reads it from a userdata wearing
+     * the Character metatable before it trusts the rest (as lworld's tag) */
+    const char *tag;
     cl_char c;
 } lchar;
 
-static const char char_key = 0;     /* registry: the Character metatable */
+static const char char_key = 0;     /* registry: the Character metatable; the payload's tag */
 static const char charbody_key = 0; /* registry: the move body with a filter (see ch_move) */
 
 /* Returns the Character at idx, or NULL for anything else (metatable and size checked). */
@@ -98,6 +102,7 @@ static int ch_new(lua_State *L) {
     }
     af = lua_getallocf(L, &ud);
     ch = (lchar *)w_newuserdata(L, sizeof(lchar));
+    ch->tag = &char_key;
     cl_char_init(&ch->c, up, maxslope, step, snap, (cl_alloc)af, ud);
     lua_createtable(L, 2, 0);
     lua_pushvalue(L, 1);
@@ -206,6 +211,17 @@ static int ch_grounded(lua_State *L) {
     lua_pushnumber(L, n.z);
     return 5;
 }
+
+#ifdef CL_LUAJIT
+/* ffi_world.c's fast path: the character whose userdata payload is ud (its tag checked), else
+ * NULL (ud NULL: a closed Lua file wearing the Character metatable, whose FILE * the FFI
+ * passes). */
+CL_API cl_char *lw_fastchar(void *ud);
+cl_char *lw_fastchar(void *ud) {
+    lchar *ch = (lchar *)ud;
+    return ch != NULL && ch->tag == &char_key ? &ch->c : NULL;
+}
+#endif
 
 /* __gc: frees the collision buffer. */
 static int ch_gc(lua_State *L) {

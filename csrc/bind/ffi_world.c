@@ -1,5 +1,6 @@
 /* collide Lua binding: the LuaJIT FFI fast path of the World (built only against LuaJIT headers):
- * world:move, world:query, world:querypoint and world:raycast without a filter.
+ * world:move, world:query, world:querypoint and world:raycast without a filter, and a Character's
+ * move without a filter and grounded (collide._classic.Character keeps the classic methods).
  *
  * As for the shapes (ffi.c, whose header explains the FFI conventions and the safety argument),
  * each method gets a plain C entry point below taking the World userdata as a pointer to its
@@ -26,6 +27,13 @@
  * while 'f' built its results", and a move is then not committed (the classic move commits after
  * building its tables too: world_move.c's redo).
  *
+ * A Character (character.c) is a userdata tagged like the World (its payload starts with
+ * &char_key) whose user value is {world, item}: its wrappers read that table at every call (a
+ * user value replaced through the debug library is seen: the classic path then raises), map the
+ * item to its id through the World's U[0] and run cl_char_move as the classic path does
+ * (world_move.c's lw_charmove): a move with collisions is put back at its start while the tables
+ * are built and committed by fw_commit, as world:move's.
+ *
  * Known difference: a user value replaced with debug.setfenv after the wrapper first met the
  * world is not seen by the wrapper (it keeps the tables the World made; the classic path reads
  * the new one). Entries changed inside those tables are seen by both. */
@@ -36,6 +44,9 @@
 #include "lworld.h"
 
 #ifdef CL_LUAJIT
+
+/* character.c: the character whose userdata payload is ud (its tag checked), else NULL. */
+CL_API cl_char *lw_fastchar(void *ud);
 
 /* 1 if x, y and z are all finite (as cl_checkvec). */
 static int fin3w(double x, double y, double z) { return (x - x) + (y - y) + (z - z) == 0; }
@@ -119,6 +130,20 @@ static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
     return 2;
 }
 
+/* Writes collisions c[0..n-1] as other id, type, t, nx, ny, nz into cols[6i..6i+5]. */
+static void putcols(const cl_col *c, int n, double *cols) {
+    int i;
+    for (i = 0; i < n; i++, c++) {
+        double *o = cols + 6 * i;
+        o[0] = c->other;
+        o[1] = (double)c->type;
+        o[2] = c->t;
+        o[3] = c->n.x;
+        o[4] = c->n.y;
+        o[5] = c->n.z;
+    }
+}
+
 /* world:move(item, dx, dy, dz) for the item's id did, without a filter: the collision count n
  * with ax, ay, az in out[0..2] and each collision as other id, type, t, nx, ny, nz in
  * cols[6i..6i+5]. n = 0: the move is committed (as domove does). n > 0: nothing committed, the
@@ -127,7 +152,7 @@ static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
  * non-finite delta, out of memory), -2 (world unchanged, the count in out[3]) when n > cap. */
 static int fw_move(void *ud, double did, double dx, double dy, double dz, double *out, double *cols, int cap) {
     lworld *lw = liveworld(ud);
-    int id, n, i;
+    int id, n;
     cl_vec3 a;
     if (lw == NULL || lw->lock || lw->redo || !(did >= 0 && did < (double)lw->w.cap) || !fin3w(dx, dy, dz))
         return -1;
@@ -148,20 +173,83 @@ static int fw_move(void *ud, double did, double dx, double dy, double dz, double
         out[3] = n;
         return -2;
     }
-    for (i = 0; i < n; i++) {
-        const cl_col *c = &lw->w.cols[i];
-        double *o = cols + 6 * i;
-        o[0] = c->other;
-        o[1] = (double)c->type;
-        o[2] = c->t;
-        o[3] = c->n.x;
-        o[4] = c->n.y;
-        o[5] = c->n.z;
-    }
+    putcols(lw->w.cols, n, cols);
     lw->redoid = id;
     lw->redoseq = lw->w.items[id].seq;
     lw->redoshape = lw->w.mend;
     return n;
+}
+
+/* character:move(dx, dy, dz) without a filter, for the character at cud whose item has id did in
+ * the World at ud: as fw_move (the same results in out and cols, the same returns), the move
+ * made by cl_char_move as character.c's classic path does (world_move.c's lw_charmove): the core
+ * commits the character's legs as it goes; a move with collisions is put back at its start and
+ * left pending for fw_commit, the character's own state (its ground) already updated. -2 (the
+ * count in out[3]) also leaves the move pending: the wrapper grows its buffer and takes the
+ * collisions with fc_cols. -1 if irregular, nothing changed (a foreign userdata, a dead or locked
+ * world, a pending classic redo, an id that is no live item or a mesh item, a non-finite delta,
+ * out of memory: the core put the item back and left the character as it was). */
+static int fc_move(void *cud, void *ud, double did, double dx, double dy, double dz, double *out, double *cols,
+                   int cap) {
+    cl_char *c = lw_fastchar(cud);
+    lworld *lw = liveworld(ud);
+    int id, n;
+    double seq;
+    cl_shape start;
+    cl_vec3 a;
+    if (c == NULL || lw == NULL || lw->lock || lw->redo || !(did >= 0 && did < (double)lw->w.cap) ||
+        !fin3w(dx, dy, dz))
+        return -1;
+    id = (int)did;
+    if ((double)id != did || !liveid(lw, id) || cl_world_shape(&lw->w, id)->kind == CL_MESH) return -1;
+    start = lw->w.items[id].shape;
+    seq = lw->w.items[id].seq;
+    lw->gen++;
+    n = cl_char_move(c, &lw->w, id, cl_v3(dx, dy, dz), NULL, NULL, &a);
+    if (n < 0) return -1;
+    out[0] = a.x;
+    out[1] = a.y;
+    out[2] = a.z;
+    if (n == 0) {
+        lw->gen++;
+        return 0;
+    }
+    lw->redoid = id;
+    lw->redoseq = seq;
+    lw->redoshape = lw->w.items[id].shape;
+    cl_world_update(&lw->w, id, &start);
+    if (n > cap) {
+        out[3] = n;
+        return -2;
+    }
+    putcols(c->cols, n, cols);
+    return n;
+}
+
+/* After fc_move returned -2: copies the character's n collisions into cols (cap of them) and
+ * returns n, if the world's gen is still gen (nothing ran on it since) and they fit; else -1. */
+static int fc_cols(void *cud, void *ud, double gen, int n, double *cols, int cap) {
+    cl_char *c = lw_fastchar(cud);
+    lworld *lw = liveworld(ud);
+    if (c == NULL || lw == NULL || (double)lw->gen != gen || c->ncols != n || n > cap) return -1;
+    putcols(c->cols, n, cols);
+    return n;
+}
+
+/* character:grounded() for the character at cud in the World at ud (any lock state): 0 (not
+ * grounded), 1 with the ground's id in out[0] and its normal in out[1..3]; -1 if irregular. */
+static int fc_grounded(void *cud, void *ud, double *out) {
+    cl_char *c = lw_fastchar(cud);
+    lworld *lw = liveworld(ud);
+    int g;
+    cl_vec3 n;
+    if (c == NULL || lw == NULL) return -1;
+    if (!cl_char_grounded(c, &lw->w, &g, &n)) return 0;
+    out[0] = g;
+    out[1] = n.x;
+    out[2] = n.y;
+    out[3] = n.z;
+    return 1;
 }
 
 /* Commits the move fw_move left pending if the world's gen is still gen (nothing changed it
@@ -193,19 +281,21 @@ typedef void (*anyfnw)(void);
 static const struct { const char *name; anyfnw fn; } wfast[] = {
     { "querypoint", (anyfnw)fw_querypoint }, { "query", (anyfnw)fw_query },
     { "raycast", (anyfnw)fw_raycast }, { "move", (anyfnw)fw_move }, { "commit", (anyfnw)fw_commit },
-    { "gen", (anyfnw)fw_gen }, { "npool", (anyfnw)fw_npool },
+    { "gen", (anyfnw)fw_gen }, { "npool", (anyfnw)fw_npool }, { "charmove", (anyfnw)fc_move },
+    { "charcols", (anyfnw)fc_cols }, { "grounded", (anyfnw)fc_grounded },
 };
 
 /* The Lua chunk (run by lw_open_ffi), pieces of under 4095 characters as in ffi.c. */
 static const char *const wchunk[] = {
 /* CHUNK BEGIN */
     "-- collide.ffi.world (embedded in csrc/bind/ffi_world.c): replaces world:move, query, querypoint and\n"
-    "-- raycast by Lua wrappers calling the C fast functions through the LuaJIT FFI when no filter is\n"
-    "-- given. Arguments: the module, the World metatable, the shape kinds' metatables as a set, the Ray\n"
-    "-- metatable, the fast functions by name, debug.getmetatable, debug.getfenv and the classic table.\n"
+    "-- raycast, and character:move and grounded, by Lua wrappers calling the C fast functions through the\n"
+    "-- LuaJIT FFI when no filter is given. Arguments: the module, the World metatable, the shape kinds'\n"
+    "-- metatables as a set, the Ray metatable, the fast functions by name, debug.getmetatable,\n"
+    "-- debug.getfenv, the classic table and the Character metatable.\n"
     "-- Replaces nothing unless all was built. Nothing here allocates on a warm call with out tables,\n"
     "-- interpreted too (no cdata is made: every FFI call returns a number).\n"
-    "local M, MW, KINDMT, MR, FAST, getmetatable, getfenv, classic = ...\n"
+    "local M, MW, KINDMT, MR, FAST, getmetatable, getfenv, classic, MCH = ...\n"
     "local ffi = require \"ffi\"\n"
     "local type, rawget, rawset, rawequal, error, setmetatable = type, rawget, rawset, rawequal, error, setmetatable\n"
     "local HUGE = math.huge\n"
@@ -222,6 +312,9 @@ static const char *const wchunk[] = {
     "local FCM = cfn(\"commit\", \"void *, double\")\n"
     "local FGEN = cfn(\"gen\", \"void *\", \"double\")\n"
     "local FNP = cfn(\"npool\", \"void *, int\")\n"
+    "local FCMV = cfn(\"charmove\", \"void *, void *, double, double, double, double, double *, double *, int\")\n"
+    "local FCC = cfn(\"charcols\", \"void *, void *, double, int, double *, int\")\n"
+    "local FCG = cfn(\"grounded\", \"void *, void *, double *\")\n"
     "local ivla, dvla = ffi.typeof(\"int32_t[?]\"), ffi.typeof(\"double[?]\")\n"
     "-- Light userdata share one metatable: checking that it is not the World's keeps them from C (ffi.c).\n"
     "local LUD = FAST.move\n"
@@ -232,6 +325,7 @@ static const char *const wchunk[] = {
     "local POOLMAX = 16   -- world.c's POOLMAX (lworld.h)\n"
     "-- the user value U of each World met (see ffi_world.c), by World; weak keys\n"
     "local UV = setmetatable({}, { __mode = \"k\" })\n"
+
     "-- true while a wrapper reads the shared buffers after a Lua allocation: fast calls then go classic\n"
     "local busy = false\n"
     "local W = MW.__index\n"
@@ -241,7 +335,13 @@ static const char *const wchunk[] = {
     "  if type(W[name]) ~= \"function\" then return end\n"
     "  C[name] = W[name]\n"
     "end\n"
-    "\n"
+    "-- the Character's classic methods (none: its wrappers are not installed)\n"
+    "local CHM = type(MCH) == \"table\" and rawget(MCH, \"__index\")\n"
+    "local CC\n"
+    "if type(CHM) == \"table\" and type(CHM.move) == \"function\" and type(CHM.grounded) == \"function\" then\n"
+    "  CC = { move = CHM.move, grounded = CHM.grounded }\n"
+    "end\n"
+    "\n",
     "-- U of the World w (a World's payload, its metatable checked), cached; nil if it is no table.\n"
     "local function items(w)\n"
     "  local U = getfenv(w)\n"
@@ -412,6 +512,43 @@ static const char *const wchunk[] = {
     "  if out == nil then rawset(t, i, c) end\n"
     "end\n"
     "\n"
+    "-- Grows COLS to hold n collisions.\n"
+    "local function growcols(n)\n"
+    "  local c = COLCAP\n"
+    "  while c < n do c = 2 * c end\n"
+    "  COLS, COLCAP = dvla(6 * c), c\n"
+    "end\n"
+    "\n"
+    "-- move's collision table when nothing was hit (the move is committed already): out, else the spare\n"
+    "-- empty table U[-1] (nothing allocates), else a new one. The caller has read OUT.\n"
+    "local function nocols(w, U, out)\n"
+    "  local t = out\n"
+    "  if t == nil then\n"
+    "    t = rawget(U, -1)\n"
+    "    if type(t) ~= \"table\" then t = {} elseif rawget(t, 1) ~= nil or #t > 0 then cleartail(t, 0) end\n"
+    "  elseif rawget(t, 1) ~= nil or #t > 0 then\n"
+    "    pooltail(w, U, t, 0)\n"
+    "  end\n"
+    "  return t\n"
+    "end\n"
+    "\n"
+    "-- move's collision table of COLS[0..n-1] (into out, else a new table), then the commit of the move\n"
+    "-- the fast function left pending. The caller set busy and read OUT; gen: the World's after the call.\n"
+    "local function cols(w, U, n, out, gen)\n"
+    "  local t = out\n"
+    "  if t == nil then t = tnew(n, 0) end\n"
+    "  if n <= 2 then\n"
+    "    putcol(w, U, t, 1, out)\n"
+    "    if n == 2 then putcol(w, U, t, 2, out) end\n"
+    "  else\n"
+    "    for i = 1, n do putcol(w, U, t, i, out) end\n"
+    "  end\n"
+    "  if out ~= nil and (rawget(t, n + 1) ~= nil or #t > n) then pooltail(w, U, t, n) end\n"
+    "  if FCM(w, gen) == 0 then changed(\"move\") end\n"
+    "  busy = false\n"
+    "  return t\n"
+    "end\n"
+    "\n"
     "local function move(...)\n"
     "  local w, item, dx, dy, dz, f, out = ...\n"
     "  if f == nil and not busy and type(w) == \"userdata\" and getmetatable(w) == MW and getmetatable(LUD) ~= MW\n"
@@ -423,45 +560,89 @@ static const char *const wchunk[] = {
     "      local id = rawget(U0, item)\n"
     "      if type(id) == \"number\" then\n"
     "        local n = FMV(w, id, dx, dy, dz, OUT, COLS, COLCAP)\n"
+    "        -- OUT is read before any allocation (a finalizer's fast call rewrites it)\n"
     "        if n == 0 then\n"
-    "          local ax, ay, az = OUT[0], OUT[1], OUT[2]   -- before any allocation (a finalizer's fast call rewrites OUT)\n"
-    "          local t = out\n"
-    "          if t == nil then\n"
-    "            t = rawget(U, -1)        -- the spare empty table (committed already: nothing allocates)\n"
-    "            if type(t) ~= \"table\" then t = {} elseif rawget(t, 1) ~= nil or #t > 0 then cleartail(t, 0) end\n"
-    "          elseif rawget(t, 1) ~= nil or #t > 0 then\n"
-    "            pooltail(w, U, t, 0)\n"
-    "          end\n"
-    "          return ax, ay, az, t, 0\n"
+    "          local ax, ay, az = OUT[0], OUT[1], OUT[2]\n"
+    "          return ax, ay, az, nocols(w, U, out), 0\n"
     "        elseif n > 0 then\n"
     "          busy = true\n"
     "          local ax, ay, az = OUT[0], OUT[1], OUT[2]\n"
-    "          local gen = FGEN(w)\n"
-    "          local t = out\n"
-    "          if t == nil then t = tnew(n, 0) end\n"
-    "          if n <= 2 then\n"
-    "            putcol(w, U, t, 1, out)\n"
-    "            if n == 2 then putcol(w, U, t, 2, out) end\n"
-    "          else\n"
-    "            for i = 1, n do putcol(w, U, t, i, out) end\n"
-    "          end\n"
-    "          if out ~= nil and (rawget(t, n + 1) ~= nil or #t > n) then pooltail(w, U, t, n) end\n"
-    "          if FCM(w, gen) == 0 then changed(\"move\") end\n"
-    "          busy = false\n"
-    "          return ax, ay, az, t, n\n"
+    "          return ax, ay, az, cols(w, U, n, out, FGEN(w)), n\n"
     "        elseif n == -2 then\n"
-    "          local c = COLCAP\n"
-    "          while c < OUT[3] do c = 2 * c end\n"
-    "          COLS, COLCAP = dvla(6 * c), c\n"
+    "          growcols(OUT[3])\n"
     "        end\n"
     "      end\n"
     "    end\n"
     "  end\n"
     "  return C.move(...)\n"
     "end\n"
+    "\n",
+    "-- U of the Character ch's world, the world and ch's user value {world, item}, when that holds a World\n"
+    "-- whose U is a table, else nil. The user value is read at every call (not cached as a World's U: a\n"
+    "-- Character's replaced through the debug library takes the classic path, which raises).\n"
+    "local function charitems(ch)\n"
+    "  local T = getfenv(ch)\n"
+    "  if type(T) ~= \"table\" then return nil end\n"
+    "  local w = rawget(T, 1)\n"
+    "  if type(w) == \"userdata\" and getmetatable(w) == MW and getmetatable(LUD) ~= MW then\n"
+    "    local U = UV[w] or items(w)\n"
+    "    if U then return U, w, T end\n"
+    "  end\n"
+    "  return nil\n"
+    "end\n"
+    "\n"
+    "-- character:move: as move, on the Character's world and item (both read through its user value)\n"
+    "local function charmove(...)\n"
+    "  local ch, dx, dy, dz, f, out = ...\n"
+    "  if f == nil and not busy and type(ch) == \"userdata\" and getmetatable(ch) == MCH and getmetatable(LUD) ~= MCH\n"
+    "     and type(dx) == \"number\" and type(dy) == \"number\" and type(dz) == \"number\"\n"
+    "     and (out == nil or type(out) == \"table\") then\n"
+    "    local U, w, T = charitems(ch)\n"
+    "    local U0 = U and rawget(U, 0)\n"
+    "    if type(U0) == \"table\" then\n"
+    "      local id = rawget(U0, rawget(T, 2))\n"
+    "      if type(id) == \"number\" then\n"
+    "        local n = FCMV(ch, w, id, dx, dy, dz, OUT, COLS, COLCAP)\n"
+    "        if n == 0 then\n"
+    "          local ax, ay, az = OUT[0], OUT[1], OUT[2]\n"
+    "          return ax, ay, az, nocols(w, U, out), 0\n"
+    "        elseif n > 0 or n == -2 then\n"
+    "          busy = true\n"
+    "          local ax, ay, az = OUT[0], OUT[1], OUT[2]\n"
+    "          local gen = FGEN(w)\n"
+    "          if n == -2 then           -- the move is made and pending: the collisions are taken after the growth\n"
+    "            n = OUT[3]\n"
+    "            growcols(n)\n"
+    "            if FCC(ch, w, gen, n, COLS, COLCAP) ~= n then changed(\"move\") end\n"
+    "          end\n"
+    "          return ax, ay, az, cols(w, U, n, out, gen), n\n"
+    "        end\n"
+    "      end\n"
+    "    end\n"
+    "  end\n"
+    "  return CC.move(...)\n"
+    "end\n"
+    "\n"
+    "-- character:grounded\n"
+    "local function grounded(...)\n"
+    "  local ch = ...\n"
+    "  if type(ch) == \"userdata\" and getmetatable(ch) == MCH and getmetatable(LUD) ~= MCH then\n"
+    "    local U, w = charitems(ch)\n"
+    "    if U then\n"
+    "      local st = FCG(ch, w, OUT)\n"
+    "      if st == 0 then return false end\n"
+    "      if st == 1 then return true, rawget(U, OUT[0] + 1), OUT[1], OUT[2], OUT[3] end\n"
+    "    end\n"
+    "  end\n"
+    "  return CC.grounded(...)\n"
+    "end\n"
     "\n"
     "classic.World = C\n"
     "W.querypoint, W.query, W.raycast, W.move = querypoint, query, raycast, move\n"
+    "if CC then\n"
+    "  classic.Character = CC\n"
+    "  CHM.move, CHM.grounded = charmove, grounded\n"
+    "end\n"
 /* CHUNK END */
 };
 
@@ -494,7 +675,7 @@ static int pushdebugfn(lua_State *L, const char *name) {
 }
 
 /* Runs the chunk with (module, World metatable, shape kind metatables as a set, Ray metatable,
- * fast functions, debug.getmetatable, debug.getfenv, classic table). Leaves the classic methods in place on any failure (the chunk replaces them only
+ * fast functions, debug.getmetatable, debug.getfenv, classic table, Character metatable). Leaves the classic methods in place on any failure (the chunk replaces them only
  * at its end). The module at mod has _classic (the shapes' chunk ran). */
 void lw_open_ffi(lua_State *L, int mod) {
     size_t piece = 0, i;
@@ -526,7 +707,8 @@ void lw_open_ffi(lua_State *L, int mod) {
     }
     lua_pushvalue(L, top + 2);                          /* classic */
     lua_remove(L, top + 2);
-    if (lua_pcall(L, 8, 0, 0) != 0) lua_pop(L, 1);     /* the message: classic methods stay */
+    luaL_getmetatable(L, "collide.Character");          /* (nil without one: no wrappers) */
+    if (lua_pcall(L, 9, 0, 0) != 0) lua_pop(L, 1);     /* the message: classic methods stay */
     lua_settop(L, top);
 }
 
