@@ -72,14 +72,16 @@ int cl_tray_hit(const cl_tray *tr, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *t)
     if (det == 0 || det != det) return 0;  /* ray in the triangle's plane, or degenerate */
     tt = (u * pa[tr->kz] + v * pb[tr->kz] + w * pc[tr->kz]) * tr->sz / det;
     if (!(tt >= 0)) {
-        /* a t below 0 by less than the rounding of the sheared coordinates (2^-40 of their size
+        /* a t below 0 by less than the rounding of the sheared coordinates (2^-42 of their size
          * along the ray) is an origin on the triangle to rounding: a hit at t = 0, as for an
          * origin exactly on it (a ray starting 1 to 7 ulps above a triangle and aimed into it
          * got t = -1e-15 and missed; spheres and capsules resting that close to a mesh floor
-         * were not stopped by it) */
+         * were not stopped by it). At most 2^-42 * 2 * sqrt(3) of the larger of the data's and
+         * the origin's magnitude: within the slack of cl_mesh_raycast's node test (2^-40 of
+         * it), so the tree never prunes a node holding such a hit (fuzz_mesh) */
         double m = cl_maxabs3(cl_maxabs3(pa[0], pa[1], pa[2]), cl_maxabs3(pb[0], pb[1], pb[2]),
                               cl_maxabs3(pc[0], pc[1], pc[2]));
-        if (!(tt >= -ldexp(m * fabs(tr->sz), -40))) return 0;
+        if (!(tt >= -ldexp(m * fabs(tr->sz), -42))) return 0;
         tt = 0;
     }
     *t = tt;
