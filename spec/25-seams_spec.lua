@@ -357,10 +357,10 @@ describe("seams: Capsule findings", function()
 
   -- A capsule exactly as wide as a slot (0.5) between a ledge (OBB, x <= 2.5) and a wall (AABB,
   -- x >= 3): the move into the wall puts it 2^-40 off the wall, so 3e-12 into the ledge's side; the
-  -- next leg (straight down) reports the floor at t = 0.906 but leg_end finds the end inside the
-  -- ledge and backs off to the leg's start: a collision with the floor is reported and the
-  -- capsule has not moved towards it.
-  pending("a capsule falling into a slot of its own width reaches the floor it reports", function()
+  -- next leg (straight down) reported the floor at t = 0.906 but leg_end found the end inside the
+  -- ledge and backed off to the leg's start: a collision with the floor was reported and the
+  -- capsule had not moved towards it (fixed: leg_end pushes an end out of such a graze).
+  it("a capsule falling into a slot of its own width reaches the floor it reports", function()
     local w = World()
     w:add("box1", obb(0, -1, 0, 4, 0, 3))
     w:add("box2", AABB(3, 0, 0, 4, 1, 3))

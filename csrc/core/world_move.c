@@ -322,7 +322,7 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
     double gap = 0;
     cl_vec3 n = cl_v3(0, 0, 0);
     cl_aabb ob;                             /* the blocker's box when it is box-like */
-    int iter, i, pass, sorted = 0;
+    int iter, i, pass, sorted = 0, badi = 0, nudged = 0;
     if (blk >= 0) {
         const cl_shape *o = &w->items[w->mc[blk].item].shape;
         n = w->mc[blk].s.n;
@@ -357,13 +357,30 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
         for (pass = 0; pass < 3; pass++) {
             int changed = 0;
             bad = 0;
-            for (i = 0; i < nt && !bad; i++) bad = end_cand(w, &w->mc[i], cur, rem, next, &changed);
+            for (i = 0; i < nt && !bad; i++)
+                if ((bad = end_cand(w, &w->mc[i], cur, rem, next, &changed))) badi = i;
             for (i = base; i < base + k && !bad; i++)
-                if (w->mc[i].s.state != CL_TOI_TOUCHING)
-                    bad = end_cand(w, &w->mc[i], cur, rem, next, &changed);
+                if (w->mc[i].s.state != CL_TOI_TOUCHING &&
+                    (bad = end_cand(w, &w->mc[i], cur, rem, next, &changed)))
+                    badi = i;
             if (bad || !changed) break;
         }
         if (!bad) return;
+        if (gap > 0 && !nudged) {
+            /* once: an end inside a candidate by no more than two gaps is pushed out by its depth
+             * if that clears it of all (the sweep calls a start that deep in a face a graze: a
+             * capsule slid 2^-40 off a wall into a slot as wide as itself sat that far inside the
+             * ledge opposite, and every leg down the slot backed off to its start). The push,
+             * with the gap, stays inside the leg's query box (cl_world_move widens it by 3
+             * allowances more, each at least a gap). */
+            double dep;
+            cl_vec3 pn;
+            nudged = 1;
+            if (cl_penetration(next, &w->items[w->mc[badi].item].shape, &dep, &pn) && dep <= 2 * gap) {
+                cl_shape_translate(next, cl_v3(dep * pn.x, dep * pn.y, dep * pn.z));
+                if (end_clear(w, next, nt, base, k)) return;
+            }
+        }
         if (delta == 0) delta = ldexp(tt, -50) + 1e-300;
         tt -= delta;
         delta *= 4;
@@ -419,6 +436,11 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
         double tb = 1;
         if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
         q = swept_box(cur, rem);
+        {   /* room for leg_end's push out of a graze (its comment) */
+            double e = 3 * box_tol(&q);
+            q.min.x -= e; q.min.y -= e; q.min.z -= e;
+            q.max.x += e; q.max.y += e; q.max.z += e;
+        }
         if (nq >= 0 && aabb_inside(&q, &qb)) {
             /* reused candidates (query order kept) are narrowed to those that can meet this
              * leg (move_near): the others are not swept again */
