@@ -107,6 +107,21 @@ local function rnd()
 end
 local function pick(t) return t[math.floor(rnd() * #t) + 1] end
 
+-- Spoils two reused out tables alike: sometimes extra entries past the end (a string, a number or
+-- a table, sometimes a true after a hole), and with probability pmany many tables to drop (more
+-- than a spare pool keeps).
+local function spoilout(oa, ob, pmany)
+  if rnd() < 0.2 then
+    local k = #oa + 1 + math.floor(rnd() * 3)
+    local extra = pick { "x", 7, "tbl" }
+    if extra == "tbl" then oa[k], ob[k] = {}, {} else oa[k], ob[k] = extra, extra end
+    if rnd() < 0.5 then oa[k + 2], ob[k + 2] = true, true end
+  end
+  if rnd() < pmany then
+    for k = #oa + 1, #oa + 12 + math.floor(rnd() * 12) do oa[k], ob[k] = {}, {} end
+  end
+end
+
 local inf, nan = math.huge, 0 / 0
 local NASTYNUM = { 0, -0.0, 1, -1, 0.5, 2, -2, 1e308, -1e308, 1e-300, 5e-324, inf, -inf, nan }
 -- a number: mostly small grid values (touching boxes, slab planes, zero direction components)
@@ -571,15 +586,7 @@ local function worldcase(mode)
         local ro = rnd()
         if ro < 0.45 then
           oa, ob = outa, outb
-          if rnd() < 0.2 then
-            local k = #oa + 1 + math.floor(rnd() * 3)
-            local extra = pick { "x", 7, "tbl" }
-            if extra == "tbl" then oa[k], ob[k] = {}, {} else oa[k], ob[k] = extra, extra end
-            if rnd() < 0.5 then oa[k + 2], ob[k + 2] = true, true end
-          end
-          if rnd() < 0.15 then   -- many tables to drop: more than a pool keeps
-            for k = #oa + 1, #oa + 12 + math.floor(rnd() * 12) do oa[k], ob[k] = {}, {} end
-          end
+          spoilout(oa, ob, 0.15)
         elseif ro < 0.55 then    -- a fresh one: spare tables from the pools fill it
           oa, ob = {}, {}
         elseif ro < 0.6 then
@@ -873,15 +880,7 @@ local function charcase(mode)
         local ro = rnd()
         if ro < 0.5 then
           oa, ob = outa, outb
-          if rnd() < 0.2 then
-            local k = #oa + 1 + math.floor(rnd() * 3)
-            local extra = pick { "x", 7, "tbl" }
-            if extra == "tbl" then oa[k], ob[k] = {}, {} else oa[k], ob[k] = extra, extra end
-            if rnd() < 0.5 then oa[k + 2], ob[k + 2] = true, true end
-          end
-          if rnd() < 0.1 then
-            for k = #oa + 1, #oa + 12 + math.floor(rnd() * 12) do oa[k], ob[k] = {}, {} end
-          end
+          spoilout(oa, ob, 0.1)
         elseif ro < 0.6 then
           oa, ob = {}, {}
         elseif ro < 0.62 then
