@@ -401,7 +401,24 @@ static inline cl_aabb nodebox(const cl_mnode *n, double sc)
 /* A ray prepared for the node tests: origin, reciprocal direction (1/0 = +-inf for an axis it runs
  * parallel to) and, per axis, the offset of the face it enters first in a node's float[6] box
  * (lo[k] at k, hi[k] at 3 + k). */
-typedef struct mray { double o[3], inv[3], d[3], slack; int nearf[3], farf[3]; } mray;
+typedef struct mray { double o[3], inv[3], d[3], slack; int nearf[3], farf[3], kz; } mray;
+
+/* The distance (at least 0) at which the ray crosses the near face of node n's box along kz, the
+ * direction's dominant axis (the triangle test's): the bound the walk prunes by. The triangle
+ * test's t is a convex combination of its vertices' distances along kz (weights of one sign), so
+ * it is at least this bound less a few ulps of the data's magnitude (within r->slack) for every
+ * triangle in the box, however badly the hit is conditioned. The entry into the box (rayslab, the
+ * latest of the three axes) is no such bound: a ray nearly in the plane of a thin triangle gets a
+ * t off by far more than the slack (2^-30 of the data's magnitude: fuzz_mesh), so a node entered
+ * beyond the best t may hold a triangle whose computed t is below or equal to it. */
+static CL_INLINE double rayentk(const cl_mnode *n, const mray *r)
+{
+    float f[6];
+    double a;
+    memcpy(f, n, sizeof f);
+    a = ((double)f[r->nearf[r->kz]] - r->o[r->kz]) * r->inv[r->kz];
+    return a > 0 ? a : 0;
+}
 
 /* Entry distance of the ray into node n's box within [0, tmax], or -1 if it misses. Each axis
  * gives its entry and exit times (face - o) * inv; for a parallel axis they are +-inf, or NaN
@@ -447,8 +464,8 @@ static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, const cl_tray *tr
     while (sp > 0) {
         const cl_mnode *nd;
         sp--;
-        /* a node entered beyond the best hit so far holds nothing nearer (rayslab's test with the
-         * current best accepts no entry beyond bound) */
+        /* a node whose triangles all lie beyond the best hit so far along kz holds nothing nearer,
+         * nor a tie (rayentk) */
         if (tin[sp] > bound) continue;
         nd = &m->nodes[stack[sp]];
         if (nd->count) {
@@ -468,20 +485,24 @@ static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, const cl_tray *tr
             }
         } else {
             const cl_mnode *l = &m->nodes[nd->first], *rr = l + 1;
-            double tl = rayslab(l, mr, best, div), trr = rayslab(rr, mr, best, div);
-            /* the nearer child is popped first */
+            /* rayslab decides only whether the ray meets a child's box (HUGE_VAL: no cut at the
+             * best t, see rayentk); the box entries order the children, the nearer popped first */
+            double tl = rayslab(l, mr, HUGE_VAL, div), trr = rayslab(rr, mr, HUGE_VAL, div);
+            double kl = tl >= 0 ? rayentk(l, mr) : 0, kr = trr >= 0 ? rayentk(rr, mr) : 0;
+            if (tl >= 0 && kl > bound) tl = -1;
+            if (trr >= 0 && kr > bound) trr = -1;
             if (tl >= 0 && trr >= 0) {
                 if (tl <= trr) {
-                    stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
-                    stack[sp] = nd->first; tin[sp] = tl; sp++;
+                    stack[sp] = nd->first + 1; tin[sp] = kr; sp++;
+                    stack[sp] = nd->first; tin[sp] = kl; sp++;
                 } else {
-                    stack[sp] = nd->first; tin[sp] = tl; sp++;
-                    stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
+                    stack[sp] = nd->first; tin[sp] = kl; sp++;
+                    stack[sp] = nd->first + 1; tin[sp] = kr; sp++;
                 }
             } else if (tl >= 0) {
-                stack[sp] = nd->first; tin[sp] = tl; sp++;
+                stack[sp] = nd->first; tin[sp] = kl; sp++;
             } else if (trr >= 0) {
-                stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
+                stack[sp] = nd->first + 1; tin[sp] = kr; sp++;
             }
         }
     }
@@ -513,7 +534,8 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
         mr.nearf[k] = signbit(d) ? 3 + k : k;
         mr.farf[k] = signbit(d) ? k : 3 + k;
     }
-    if (rayslab(&m->nodes[0], &mr, maxt, div) < 0) return 0;
+    mr.kz = tr.kz;
+    if (rayslab(&m->nodes[0], &mr, HUGE_VAL, div) < 0 || rayentk(&m->nodes[0], &mr) > maxt + maxt * SLACK + mr.slack) return 0;
     found = div ? raywalk(m, &mr, &tr, sc, maxt, 1, &best, &besti) : raywalk(m, &mr, &tr, sc, maxt, 0, &best, &besti);
     if (!found) return 0;
     {

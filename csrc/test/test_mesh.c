@@ -362,6 +362,41 @@ static void test_findings(void)
                "finding: the mesh's closest point is brute force's, lowest triangle of a tie");
         cl_mesh_free(&m);
     }
+    /* a ray nearly in the plane of a sliver 1.1e26 long, 6.6e12 wide and flat in z, from 1e20 off
+     * (fuzz_mesh): the triangle test's t is 2^-30 of the data's magnitude short of where the ray
+     * crosses the sliver's box, far beyond the node slack, and the tree pruned the node holding the
+     * lowest-numbered copy of the triangle by its entry distance; it now prunes by the entry along
+     * the direction's dominant axis, below every computed t in the box */
+    {
+        static const double v[9] = { -0x1.2c2c2c2c2c2c2p-255, -0x1.4518500069afep-255, -0x1.44c0ba5930aa3p-110,
+                                      -0x1.b9249f40c3ee3p-244, 0x1.6b5b54a4a4a4ap+86, 0x1.f0e0051241e03p-131,
+                                      -0x1.7d648p+42, 0, 0 };
+        static const unsigned idx[192] = {
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 1, 0, 0, 2, 0, 0, 2, 2, 1, 1, 1, 2, 0, 2, 0, 2, 2, 0,
+            1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 2, 1, 0, 1, 1, 1, 2, 1, 0, 2, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 2, 0, 2, 2, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 2, 1, 0, 1, 1, 1, 2, 1, 0, 2, 1, 0, 1, 2, 0,
+            1, 2, 2, 0, 2, 1, 2, 2, 0, 2, 2, 1, 1, 2, 2, 1, 1, 0, 0, 0, 1, 0, 1, 2, 2, 1, 2, 1, 0, 0, 2, 2 };
+        cl_mesh m;
+        cl_ray r;
+        cl_hit h, hb;
+        size_t i, tri = 0, bi = 0;
+        double bt = HUGE_VAL;
+        int bh = 0;
+        r.o = cl_v3(-1.0532729165223962e+20, -1.0532729165223962e+20, -1.0532729165223766e+20);
+        r.d = cl_v3(1.9182144561387487e-06, 0.9999999999963205, 1.9182145158035348e-06);
+        mkmesh(&m, v, 3, idx, 64);
+        for (i = 0; i < 64; i++) {
+            cl_vec3 a, b, c;
+            cl_mesh_triangle(&m, i, &a, &b, &c);
+            if (cl_tri_raycast(a, b, c, &r, HUGE_VAL, &hb) && (!bh || hb.t < bt)) { bh = 1; bt = hb.t; bi = i; }
+        }
+        ENSURE(bh && bi == 8 && bt == 5.4909026388850772e+25, "finding: brute force hits triangle 8 first");
+        ENSURE(cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri) && h.t == bt && tri == bi,
+               "finding: the mesh's ray hit is brute force's, lowest triangle of a tie, on a sliver the ray nearly lies in");
+        cl_mesh_free(&m);
+    }
     /* a direction component so small that its reciprocal overflows: the node test divides */
     {
         double v[9] = { 0, 0, 0, 4, 0, 0, 0, 4, 0 };
