@@ -107,6 +107,17 @@ local function rnd()
 end
 local function pick(t) return t[math.floor(rnd() * #t) + 1] end
 
+-- Runs body("JIT on") under "<title>, JIT on:" and body("JIT off") under "<title>, interpreter:"
+-- with the JIT switched off around it.
+local function bothjit(title, body)
+  describe(title .. ", JIT on:", function() body("JIT on") end)
+  describe(title .. ", interpreter:", function()
+    setup(function() jit.off() end)
+    teardown(function() jit.on() end)
+    body("JIT off")
+  end)
+end
+
 -- Spoils two reused out tables alike: sometimes extra entries past the end (a string, a number or
 -- a table, sometimes a true after a hole), and with probability pmany many tables to drop (more
 -- than a spare pool keeps).
@@ -365,15 +376,7 @@ local function differential(mode)
   end
 end
 
-describe("FFI wrappers vs the classic C functions, JIT on:", function()
-  differential("JIT on")
-end)
-
-describe("FFI wrappers vs the classic C functions, interpreter:", function()
-  setup(function() jit.off() end)
-  teardown(function() jit.on() end)
-  differential("JIT off")
-end)
+bothjit("FFI wrappers vs the classic C functions", differential)
 
 describe("FFI wrappers", function()
   it("raise the classic errors however they are called", function()
@@ -735,15 +738,7 @@ describe("FFI World wrappers: move's spare collision tables", function()
   end)
 end)
 
-describe("FFI World wrappers vs the classic C methods, JIT on:", function()
-  worldcase("JIT on")
-end)
-
-describe("FFI World wrappers vs the classic C methods, interpreter:", function()
-  setup(function() jit.off() end)
-  teardown(function() jit.on() end)
-  worldcase("JIT off")
-end)
+bothjit("FFI World wrappers vs the classic C methods", worldcase)
 
 -- ------------------------------------------------------------------ Character methods
 -- character:move and character:grounded (csrc/bind/ffi_world.c, fast functions fc_move, fc_cols,
@@ -971,15 +966,7 @@ local function charcase(mode)
   end)
 end
 
-describe("FFI Character wrappers vs the classic C methods, JIT on:", function()
-  charcase("JIT on")
-end)
-
-describe("FFI Character wrappers vs the classic C methods, interpreter:", function()
-  setup(function() jit.off() end)
-  teardown(function() jit.on() end)
-  charcase("JIT off")
-end)
+bothjit("FFI Character wrappers vs the classic C methods", charcase)
 
 describe("FFI Character wrappers", function()
   local errof = require("support.util").errof
