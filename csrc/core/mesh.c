@@ -666,6 +666,107 @@ static size_t qwalk(const cl_mesh *m, const squery *q, cl_mesh_visit visit, void
     return calls;
 }
 
+/* 1 when the triangle abc lies wholly beyond one face of the box b (tri.c's first test of
+ * cl_tri_overlaps_aabb, the same exact comparisons): it cannot overlap it. */
+static inline int tri_box_apart(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *x)
+{
+    return (a.x < x->min.x && b.x < x->min.x && c.x < x->min.x) || (a.x > x->max.x && b.x > x->max.x && c.x > x->max.x) ||
+           (a.y < x->min.y && b.y < x->min.y && c.y < x->min.y) || (a.y > x->max.y && b.y > x->max.y && c.y > x->max.y) ||
+           (a.z < x->min.z && b.z < x->min.z && c.z < x->min.z) || (a.z > x->max.z && b.z > x->max.z && c.z > x->max.z);
+}
+
+size_t cl_mesh_query_lazy(const cl_mesh *m, const cl_aabb *box, cl_mesh_visit pre, cl_mesh_visit post, void *ud)
+{
+    unsigned stack[CL_MESH_STACK];
+    int sp = 0;
+    size_t calls = 0;
+    cl_shape s;
+    squery q;
+    if (m->nprim == 0) return 0;
+    s.kind = CL_AABB;
+    s.u.aabb = *box;
+    (void)squery_make(m, &s, &q);
+    /* qwalk's walk, its triangle test split: the cheap part first (a triangle it fails is never
+     * visited), then pre, and the exact test only for triangles pre keeps */
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const cl_mnode *nd = &m->nodes[stack[--sp]];
+        if (!nodeoverlaps(nd, &q.box)) continue;
+        if (nd->count) {
+            unsigned j;
+            for (j = 0; j < nd->count; j++) {
+                size_t i = m->prim[nd->first + j];
+                cl_vec3 a, b, c;
+                trisc(m, i, q.sc, &a, &b, &c);
+                if (tri_box_apart(a, b, c, &q.s.u.aabb) || !pre(ud, i) ||
+                    !cl_tri_overlaps_aabb(a, b, c, &q.s.u.aabb))
+                    continue;
+                calls++;
+                if (post(ud, i)) return calls;
+            }
+        } else {
+            stack[sp++] = nd->first + 1;
+            stack[sp++] = nd->first;
+        }
+    }
+    return calls;
+}
+
+size_t cl_mesh_candidates(const cl_mesh *m, const cl_aabb *box, unsigned *out, size_t cap)
+{
+    unsigned stack[CL_MESH_STACK];
+    int sp = 0;
+    size_t n = 0;
+    cl_shape s;
+    squery q;
+    if (m->nprim == 0) return 0;
+    s.kind = CL_AABB;
+    s.u.aabb = *box;
+    (void)squery_make(m, &s, &q);
+    if (q.sc != 1) return CL_MESH_UNSURE;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const cl_mnode *nd = &m->nodes[stack[--sp]];
+        if (!nodeoverlaps(nd, &q.box)) continue;
+        if (nd->count) {
+            unsigned j;
+            for (j = 0; j < nd->count; j++) {
+                unsigned i = m->prim[nd->first + j];
+                if (tri_box_apart(vert(m, i, 0), vert(m, i, 1), vert(m, i, 2), box)) continue;
+                if (n < cap) out[n] = i;
+                n++;
+            }
+        } else {
+            stack[sp++] = nd->first + 1;
+            stack[sp++] = nd->first;
+        }
+    }
+    return n;
+}
+
+size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *list, size_t n, cl_mesh_visit pre,
+                          cl_mesh_visit post, void *ud)
+{
+    size_t calls = 0, k;
+    cl_shape s;
+    squery q;
+    if (m->nprim == 0) return 0;
+    s.kind = CL_AABB;
+    s.u.aabb = *box;
+    (void)squery_make(m, &s, &q);
+    if (q.sc != 1) return CL_MESH_UNSURE;
+    /* cl_mesh_query_lazy's triangles: those of the list (every triangle of a leaf the walk of a
+     * larger box met that is not beyond a face of it, in walk order) not beyond a face of box */
+    for (k = 0; k < n; k++) {
+        size_t i = list[k];
+        cl_vec3 a = vert(m, i, 0), b = vert(m, i, 1), c = vert(m, i, 2);
+        if (tri_box_apart(a, b, c, box) || !pre(ud, i) || !cl_tri_overlaps_aabb(a, b, c, box)) continue;
+        calls++;
+        if (post(ud, i)) return calls;
+    }
+    return calls;
+}
+
 size_t cl_mesh_query_each(const cl_mesh *m, const cl_shape *s, cl_mesh_visit visit, void *ud)
 {
     squery q;

@@ -66,6 +66,24 @@ CL_API int cl_mesh_overlaps(const cl_mesh *m, const cl_shape *s);
 /// Calls visit for every triangle overlapping the shape, in tree order (not sorted), until visit
 /// returns nonzero; returns the number of calls.
 CL_API size_t cl_mesh_query_each(const cl_mesh *m, const cl_shape *s, cl_mesh_visit visit, void *ud);
+/// cl_mesh_query_each for the box (an AABB shape), its test split for visitors that reject most
+/// triangles more cheaply than that test: for each triangle whose coordinates do not put it beyond
+/// one of the box's faces, in the same order, calls pre; when pre returns nonzero and the triangle
+/// overlaps the box (cl_mesh_query_each's exact test), calls post (nonzero: stop). post sees exactly
+/// the triangles cl_mesh_query_each's visit would that pre keeps. Returns the number of post calls.
+CL_API size_t cl_mesh_query_lazy(const cl_mesh *m, const cl_aabb *box, cl_mesh_visit pre, cl_mesh_visit post,
+                                 void *ud);
+/// What cl_mesh_candidates and cl_mesh_query_list return when the box lies outside [2^-200, 2^200]
+/// (with the mesh: the triangle tests then scale the data) and they do nothing.
+#define CL_MESH_UNSURE ((size_t)-1)
+/// The triangles cl_mesh_query_lazy would call pre for, for this box or any box inside it: those of
+/// the leaves the walk meets that are not beyond a face of the box, in walk order, written into
+/// out[0..cap-1]; returns their number (more than cap: out holds the first cap), or CL_MESH_UNSURE.
+CL_API size_t cl_mesh_candidates(const cl_mesh *m, const cl_aabb *box, unsigned *out, size_t cap);
+/// cl_mesh_query_lazy over list[0..n-1], what cl_mesh_candidates returned for a box containing
+/// box (all of them): the same calls in the same order, without a walk; or CL_MESH_UNSURE, no call.
+CL_API size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *list, size_t n,
+                                 cl_mesh_visit pre, cl_mesh_visit post, void *ud);
 /// Writes the indices of the triangles overlapping the shape, ascending, into out[0..cap-1] and
 /// returns their number; when that exceeds cap, out holds an unspecified part of them.
 CL_API size_t cl_mesh_query(const cl_mesh *m, const cl_shape *s, unsigned *out, size_t cap);
@@ -74,6 +92,24 @@ CL_API size_t cl_mesh_query(const cl_mesh *m, const cl_shape *s, unsigned *out, 
 CL_API size_t cl_mesh_capsule_each(const cl_mesh *m, const cl_capsule *cp, cl_mesh_visit visit, void *ud);
 CL_API int cl_mesh_overlaps_capsule(const cl_mesh *m, const cl_capsule *cp);
 CL_API size_t cl_mesh_query_capsule(const cl_mesh *m, const cl_capsule *cp, unsigned *out, size_t cap);
+/// Room for the candidate triangles a cl_pmkeep holds.
+#define CL_PMKEEP 96
+/// A placed mesh's sweep kept for the overlap checks at its end (cl_pmesh_sweep_keep): the
+/// candidate triangles of a box slightly larger than the sweep's (cl_mesh_candidates), when ok.
+typedef struct cl_pmkeep {
+    int ok;
+    size_t n;
+    cl_aabb wide;       /* the box of the candidates, in the mesh's frame */
+    cl_pmesh pm;        /* the placed mesh swept */
+    unsigned tri[CL_PMKEEP];
+} cl_pmkeep;
+/// cl_pmesh_sweep(pm, s, d, NULL), keeping its candidates in *k for cl_pmesh_overlaps_kept (k->ok
+/// is 0 when they are not kept: more than CL_PMKEEP, huge or tiny coordinates, a box mover).
+CL_API struct cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, cl_pmkeep *k);
+/// Whether the interiors of s and the placed mesh overlap, as cl_interiors_overlap(s, mesh)
+/// answers it, from the candidates kept by a sweep of the same placed mesh: 1 or 0, or -1 when
+/// they cannot tell (s not a sphere or capsule, or its box not inside the kept one).
+CL_API int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkeep *k);
 /// The point of the mesh closest to p and its triangle (ties to the lowest index): 1, or 0 when
 /// the mesh has no non-degenerate triangle.
 CL_API int cl_mesh_closest(const cl_mesh *m, cl_vec3 p, cl_vec3 *q, size_t *tri);

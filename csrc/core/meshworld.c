@@ -5,6 +5,7 @@
  * back. Sweeps and pushes go triangle by triangle (trisweep.c) over the triangles the swept box
  * meets. Never allocates. */
 #include <math.h>
+#include <string.h>
 #include "vec.h"
 #include "mesh.h"
 
@@ -256,7 +257,7 @@ typedef struct msweep {
     int sphere;                 /* 1 a sphere, 2 a capsule, 0 a box */
     cl_sphere sp;
     cl_capsule cp;
-    cl_sweep best;
+    cl_sweep best, pend;        /* pend: a sphere's or capsule's sweep of the triangle being visited */
     size_t tri;
     int found;
     double depth;
@@ -307,10 +308,12 @@ static int visit_sweep(void *ud, size_t i)
     msweep *ms = (msweep *)ud;
     cl_vec3 a, b, c;
     cl_sweep s;
-    cl_mesh_triangle(ms->m, i, &a, &b, &c);
-    s = ms->sphere == 1 ? cl_sweep_sphere_tri(&ms->sp, ms->d, a, b, c)
-        : ms->sphere == 2 ? cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c)
-                          : cl_sweep_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, ms->d, a, b, c);
+    if (ms->sphere) {
+        s = ms->pend;                   /* swept by sweep_first */
+    } else {
+        cl_mesh_triangle(ms->m, i, &a, &b, &c);
+        s = cl_sweep_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, ms->d, a, b, c);
+    }
     if (s.state == CL_TOI_SEPARATED) return 0;
     if (s.state == CL_TOI_OVERLAPPED) {
         if (ms->found && ms->best.state == CL_TOI_OVERLAPPED && ms->tri < i) return 0;
@@ -326,6 +329,19 @@ static int visit_sweep(void *ud, size_t i)
     }
     ms->best = s; ms->tri = i; ms->found = 1;
     return 0;
+}
+
+/* The first half of visit_sweep for a sphere or capsule mover (cl_mesh_query_lazy's pre): sweeps
+ * triangle i into ms->pend; 0 (the triangle is passed over) when that is SEPARATED, which
+ * visit_sweep would pass over too, so the mesh's exact triangle/box test runs only for contacts. */
+static int sweep_first(void *ud, size_t i)
+{
+    msweep *ms = (msweep *)ud;
+    cl_vec3 a, b, c;
+    cl_mesh_triangle(ms->m, i, &a, &b, &c);
+    ms->pend = ms->sphere == 1 ? cl_sweep_sphere_tri(&ms->sp, ms->d, a, b, c)
+                               : cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
+    return ms->pend.state != CL_TOI_SEPARATED;
 }
 
 /* Returns the box of shape l (in the mesh's frame) at its place and moved by d, widened by a
@@ -357,10 +373,87 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
     q.kind = CL_AABB;
     q.u.aabb = swept_local(&l, ms.d);
-    (void)cl_mesh_query_each(pm->m, &q, visit_sweep, &ms);
+    if (ms.sphere) (void)cl_mesh_query_lazy(pm->m, &q.u.aabb, sweep_first, visit_sweep, &ms);
+    else (void)cl_mesh_query_each(pm->m, &q, visit_sweep, &ms);
     if (ms.best.state == CL_TOI_TOUCHING) ms.best.n = dir_out(pm, ms.best.n);
     if (tri) *tri = ms.tri;
     return ms.best;
+}
+
+/* The box of the candidates cl_pmesh_sweep_keep keeps for a sweep whose query box is q (in the
+ * mesh's frame) of shape s (in the world): q grown by 2^-36 of the largest coordinate of either,
+ * room for the ends of a World leg (the gap kept off a contact and its push out of a graze, a
+ * few 2^-40 of the mover's world coordinates) and for their own query boxes. */
+static cl_aabb keep_box(const cl_aabb *q, const cl_shape *s)
+{
+    cl_aabb b = cl_shape_aabb(s), r = *q;
+    double m = fmax(fmax(cl_maxabs3(q->min.x, q->min.y, q->min.z), cl_maxabs3(q->max.x, q->max.y, q->max.z)),
+                    fmax(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z)));
+    m = ldexp(m, -36) + 1e-299;
+    r.min = cl_v3(r.min.x - m, r.min.y - m, r.min.z - m);
+    r.max = cl_v3(r.max.x + m, r.max.y + m, r.max.z + m);
+    return r;
+}
+
+cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, cl_pmkeep *k)
+{
+    msweep ms;
+    cl_shape l;
+    cl_aabb q;
+    size_t n;
+    k->ok = 0;
+    if (s->kind != CL_SPHERE && s->kind != CL_CAPSULE) return cl_pmesh_sweep(pm, s, d, NULL);
+    shape_in(pm, s, &l);
+    mover_of(&ms, &l);
+    ms.m = pm->m;
+    ms.d = dir_in(pm, d);
+    ms.found = 0;
+    ms.tri = 0;
+    ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
+    q = swept_local(&l, ms.d);
+    k->wide = keep_box(&q, s);
+    n = cl_mesh_candidates(pm->m, &k->wide, k->tri, CL_PMKEEP);
+    /* the sweep's own triangles from the kept ones (cl_mesh_query_list: the same calls as the
+     * walk of cl_pmesh_sweep) */
+    if (n <= CL_PMKEEP && cl_mesh_query_list(pm->m, &q, k->tri, n, sweep_first, visit_sweep, &ms) != CL_MESH_UNSURE) {
+        k->ok = 1;
+        k->n = n;
+        k->pm = *pm;
+    } else {
+        (void)cl_mesh_query_lazy(pm->m, &q, sweep_first, visit_sweep, &ms);
+    }
+    if (ms.best.state == CL_TOI_TOUCHING) ms.best.n = dir_out(pm, ms.best.n);
+    return ms.best;
+}
+
+/* Visitor of cl_pmesh_overlaps_kept: a still sphere or capsule meets triangles only OVERLAPPED. */
+static int visit_overlap(void *ud, size_t i)
+{
+    (void)ud; (void)i;
+    return 1;
+}
+
+int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkeep *k)
+{
+    msweep ms;
+    cl_shape l;
+    cl_aabb q;
+    size_t r;
+    if (!k->ok || (s->kind != CL_SPHERE && s->kind != CL_CAPSULE) || k->pm.m != pm->m ||
+        memcmp(&k->pm.c, &pm->c, sizeof pm->c) != 0 || memcmp(k->pm.u, pm->u, sizeof pm->u) != 0)
+        return -1;
+    /* what cl_pmesh_sweep(pm, s, 0) computes (its d in the mesh's frame, +-0) */
+    shape_in(pm, s, &l);
+    mover_of(&ms, &l);
+    ms.m = pm->m;
+    ms.d = dir_in(pm, cl_v3(0, 0, 0));
+    q = swept_local(&l, ms.d);
+    if (!(q.min.x >= k->wide.min.x && q.min.y >= k->wide.min.y && q.min.z >= k->wide.min.z &&
+          q.max.x <= k->wide.max.x && q.max.y <= k->wide.max.y && q.max.z <= k->wide.max.z))
+        return -1;
+    r = cl_mesh_query_list(pm->m, &q, k->tri, k->n, sweep_first, visit_overlap, &ms);
+    if (r == CL_MESH_UNSURE) return -1;
+    return r > 0;
 }
 
 /* Visitor of a push: keeps the deepest push out of triangle i (ties to the lower index). */

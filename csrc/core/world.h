@@ -11,6 +11,7 @@
 #define CL_WORLD_H
 
 #include "tree.h"
+#include "mesh.h"
 
 /// One item slot. proxy == CL_NULLNODE marks a free slot (next = free-list link).
 typedef struct cl_item {
@@ -119,6 +120,7 @@ typedef struct cl_world {
     int *mq; int mqcap;                 /* move: candidates of the last tree query, add order */
     cl_col *cols; int colcap, ncols;
     cl_shape mend;                      /* move: the shape the last cl_world_move ended at */
+    cl_pmkeep mkeep; int mkeepitem;     /* move: the leg's sweep of mesh item mkeepitem, for its end */
     /* pairs: persistent set of candidate pairs (fat boxes overlap), updated from the items
      * whose fat box changed since the last call (Box2D's move buffer) */
     cl_cpair *cp; int cpcap, ncp;       /* the candidate pairs */

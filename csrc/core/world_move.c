@@ -75,6 +75,17 @@ WINLINE int interiors_overlap(const cl_shape *a, const cl_shape *b) {
     return cl_interiors_overlap(a, b);
 }
 
+/* interiors_overlap(next, the shape of item o) at the end of a leg: from the candidates the
+ * leg's sweep of o kept when o is that mesh item (cl_pmesh_overlaps_kept, the same answer). */
+WINLINE int end_overlap(const cl_world *w, const cl_shape *next, int o) {
+    const cl_shape *s = &w->items[o].shape;
+    if (s->kind == CL_MESH && w->mkeep.ok && w->mkeepitem == o) {
+        int r = cl_pmesh_overlaps_kept(&s->u.mesh, next, &w->mkeep);
+        if (r >= 0) return r;
+    }
+    return interiors_overlap(next, s);
+}
+
 /* Returns the box enclosing shape s at its place and moved by d, widened for rounding (inline:
  * once or twice per move, the call and the struct copies cost about a third of it). */
 WINLINE cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
@@ -242,7 +253,7 @@ WINLINE int end_cand(const cl_world *w, const cl_mcand *m, const cl_shape *cur, 
     const cl_shape *o = &w->items[m->item].shape;
     cl_aabb ob;
     if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) return 0;
-    if (!interiors_overlap(next, o)) return 0;
+    if (!end_overlap(w, next, m->item)) return 0;
     if (next->kind == CL_AABB && cl_shape_boxlike(o, &ob) &&
         snap_out(&next->u.aabb, &cur->u.aabb, rem, &ob) && !interiors_overlap(next, o)) {
         *changed = 1;
@@ -298,12 +309,12 @@ static int end_clear(const cl_world *w, const cl_shape *next, int nt, int base, 
     for (i = 0; i < nt; i++) {
         const cl_mcand *m = &w->mc[i];
         if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) continue;
-        if (interiors_overlap(next, &w->items[m->item].shape)) return 0;
+        if (end_overlap(w, next, m->item)) return 0;
     }
     for (i = base; i < base + k; i++) {
         const cl_mcand *m = &w->mc[i];
         if (m->s.state != CL_TOI_SEPARATED) continue;   /* touching: above; overlapped: skipped */
-        if (interiors_overlap(next, &w->items[m->item].shape)) return 0;
+        if (end_overlap(w, next, m->item)) return 0;
     }
     return 1;
 }
@@ -435,6 +446,7 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
         cl_resp resp = CL_RESP_SLIDE;
         double tb = 1;
         if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
+        w->mkeep.ok = 0;
         q = swept_box(cur, rem);
         {   /* room for leg_end's push out of a graze (its comment) */
             double e = 3 * box_tol(&q);
@@ -471,7 +483,13 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
             m = &w->mc[nq + k++];
             m->item = o;
             m->flags = 0;
-            sweep_pair(cur, rem, &w->items[o].shape, &m->s);
+            if (w->items[o].shape.kind == CL_MESH && (cur->kind == CL_CAPSULE || cur->kind == CL_SPHERE)) {
+                /* the same sweep, its candidate triangles kept for the end checks (end_overlap) */
+                m->s = cl_pmesh_sweep_keep(&w->items[o].shape.u.mesh, cur, rem, &w->mkeep);
+                w->mkeepitem = o;
+            } else {
+                sweep_pair(cur, rem, &w->items[o].shape, &m->s);
+            }
             if (m->s.state == CL_TOI_TOUCHING) {
                 double st = m->s.t;
                 for (j = nt++; j > 0 && (st < w->mc[j - 1].s.t ||

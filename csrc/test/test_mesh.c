@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cl.h"
 #include "mesh.h"
+#include "world.h"
 #define CHECK_SEED 0x2545F4914F6CDD1DULL
 #include "check.h"
 
@@ -763,6 +764,84 @@ static void test_meshes(void)
     ENSURE(live_bytes == 0, "every mesh block freed");
 }
 
+/* A record of visited triangles, for the walk comparisons of test_lazy. */
+typedef struct seqrec { size_t n, pre; unsigned t[4096], p[4096]; } seqrec;
+static int rec_visit(void *ud, size_t i) { seqrec *r = (seqrec *)ud; if (r->n < 4096) r->t[r->n] = (unsigned)i; r->n++; return 0; }
+/* pre of test_lazy: keeps about half of the triangles (by index), recording each call. */
+static int rec_pre(void *ud, size_t i) { seqrec *r = (seqrec *)ud; if (r->pre < 4096) r->p[r->pre] = (unsigned)i; r->pre++; return (i * 2654435761u >> 7) % 2; }
+
+/* The split walks (cl_mesh_query_lazy, and cl_mesh_query_list over cl_mesh_candidates of a larger
+ * box) visit what cl_mesh_query_each visits, in its order, less what pre drops; a World mover's
+ * kept sweep (cl_pmesh_sweep_keep) equals cl_pmesh_sweep, and the overlap checks answered from its
+ * candidates (cl_pmesh_overlaps_kept) equal cl_interiors_overlap. */
+static void test_lazy(void)
+{
+    static seqrec ea, la, li;
+    int kind, q, n = iters(400), kept = 0;
+    for (kind = 0; kind < 3; kind++) {
+        cl_mesh m;
+        double *v;
+        unsigned *idx, cand[512];
+        size_t nv, nt, k, j;
+        cl_pmesh pm;
+        cl_shape ms;
+        grid(24, kind == 0 ? 1.0 : 0.37, kind, &v, &nv, &idx, &nt);
+        ENSURE(mkmesh(&m, v, nv, idx, nt) == CL_OK, "mesh builds");
+        pm.c = cl_v3(0, 0, 0);
+        pm.u[0] = cl_v3(1, 0, 0); pm.u[1] = cl_v3(0, 1, 0); pm.u[2] = cl_v3(0, 0, 1);
+        pm.m = &m;
+        ms.kind = CL_MESH;
+        ms.u.mesh = pm;
+        for (q = 0; q < n; q++) {
+            cl_vec3 lo = rvec(-2, 10), hi = vadd(lo, rvec(0, 3));
+            cl_aabb box = mkbox(lo, hi), wide = mkbox(vsub(lo, rvec(0, 1)), vadd(hi, rvec(0, 1)));
+            cl_shape s;
+            size_t nc;
+            int same = 1;
+            s.kind = CL_AABB; s.u.aabb = box;
+            ea.n = la.n = la.pre = li.n = li.pre = 0;
+            cl_mesh_query_each(&m, &s, rec_visit, &ea);
+            cl_mesh_query_lazy(&m, &box, rec_pre, rec_visit, &la);
+            nc = cl_mesh_candidates(&m, &wide, cand, 512);
+            CHECK(nc <= 512 && cl_mesh_query_list(&m, &box, cand, nc, rec_pre, rec_visit, &li) == li.n,
+                  "the candidates of a larger box give the same walk", "query %d", q);
+            for (j = 0, k = 0; k < ea.n; k++)   /* each's visits that pre keeps, in its order */
+                if ((ea.t[k] * 2654435761u >> 7) % 2) same &= j < la.n && la.t[j++] == ea.t[k];
+            same &= j == la.n && la.n == li.n && la.pre == li.pre && la.pre >= ea.n;
+            for (k = 0; k < la.n && same; k++) same = la.t[k] == li.t[k];
+            for (k = 0; k < la.pre && same; k++) same = la.p[k] == li.p[k];
+            CHECK(same, "lazy and list walks visit what query_each does, in its order", "query %d: %lu %lu %lu", q,
+                  (unsigned long)ea.n, (unsigned long)la.n, (unsigned long)li.n);
+            {   /* a sphere or capsule swept onto the mesh, then checked at points of its path */
+                cl_shape mv, end;
+                cl_vec3 d = vmul(runit(), urand(0, 2)), p = rvec(0, 9);
+                cl_sweep a, b;
+                cl_pmkeep keep;
+                double t;
+                if (q % 2) { mv.kind = CL_SPHERE; mv.u.sphere.c = p; mv.u.sphere.r = urand(0.05, 1); }
+                else { mv.kind = CL_CAPSULE; mv.u.capsule.a = p; mv.u.capsule.b = vadd(p, rvec(-1, 1)); mv.u.capsule.r = urand(0.05, 1); }
+                a = cl_pmesh_sweep(&pm, &mv, d, NULL);
+                b = cl_pmesh_sweep_keep(&pm, &mv, d, &keep);
+                CHECK(a.state == b.state && a.t == b.t && a.rank == b.rank && a.n.x == b.n.x && a.n.y == b.n.y && a.n.z == b.n.z,
+                      "a kept sweep is the sweep", "query %d", q);
+                for (t = 0; t <= 1; t += 0.125) {
+                    double tt = (a.state == CL_TOI_TOUCHING && t == 0.5) ? a.t : t;
+                    int r;
+                    end = mv;
+                    cl_shape_translate(&end, vmul(d, tt));
+                    r = cl_pmesh_overlaps_kept(&pm, &end, &keep);
+                    kept += r >= 0;
+                    CHECK(r < 0 || r == cl_interiors_overlap(&end, &ms), "a kept sweep's overlap check", "query %d, t %g", q, tt);
+                }
+            }
+        }
+        cl_mesh_free(&m);
+        free(v);
+        free(idx);
+    }
+    ENSURE(kept > n, "kept sweeps answer overlap checks");
+}
+
 /* Watertightness: rays aimed exactly at shared edges' points and vertices of grids never miss. */
 static void test_watertight(void)
 {
@@ -903,6 +982,7 @@ int main(void)
     test_watertight();
     test_extremes();
     test_meshes();
+    test_lazy();
     test_memory();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
