@@ -1,6 +1,6 @@
 -- Review of the work landed after 70bd597 (capsules, mesh items in the World, the World's FFI
 -- fast path, the tree's incremental rebuild): what an acceptance tester of API.md found, each
--- case failing before its fix; open findings are pending with their exact reproduction.
+-- case failing before its fix.
 local collide = require "collide"
 
 local QUICK = os.getenv("COLLIDE_QUICK") ~= nil
@@ -82,11 +82,13 @@ describe("a Capsule mover on a Mesh item", function()
   end)
 end)
 
-describe("open findings (reported, not fixed here)", function()
-  -- The capsule/box sweep works on the box as centre and half sizes relative to the capsule,
-  -- scaled by the largest value (the box's size): a 1-unit gap to a floor of half size 1e15 is
-  -- off by 0.03, and at 1e20 it is lost (contact at t = 0: the capsule cannot move down at all).
-  pending("a Capsule swept down onto a huge AABB floor meets it at its gap (t 0.2, not 0)", function()
+describe("sweeps against boxes and triangles reaching far beyond the mover", function()
+  -- Found open, fixed in capsule.c's clip_frame and trisweep.c's cut_tri: the capsule/box sweep
+  -- worked on the box as centre and half sizes relative to the capsule, scaled by the largest
+  -- value (the box's size): a 1-unit gap to a floor of half size 1e15 was off by 0.03, and at
+  -- 1e20 it was lost (contact at t = 0: the capsule could not move down at all). Now a box side
+  -- far beyond the sweep's reach is cut back to it first.
+  it("a Capsule swept down onto a huge AABB floor meets it at its gap (t 0.2, not 0)", function()
     for _, K in ipairs({ 1e15, 1e20 }) do
       local w = collide.World()
       w:add("floor", collide.AABB(-K, -K, -K, K, 0, K))
@@ -96,17 +98,20 @@ describe("open findings (reported, not fixed here)", function()
     end
   end)
 
-  -- Sphere/triangle and capsule/triangle sweeps lose a mesh triangle whose coordinates reach
-  -- 1e13 (1e12 works; AABB and OBB movers still stop): the sphere or capsule passes through the
-  -- floor (nil) and a walking sphere sinks through it.
-  pending("a Sphere or Capsule swept onto a mesh triangle with coordinates of 1e13 stops on it", function()
-    local K = 1e13
-    local w = collide.World()
-    w:add("m", collide.Mesh({ -K, 0, -K, K, 0, -K, 0, 0, K }))
-    for _, s in ipairs({ collide.Sphere(0, 2, 0, 1), collide.Capsule(0, 2, 0, 0, 3, 0, 1) }) do
-      local item, t = w:sweep(s, 0.1, -5, 0.2)
-      assert.are.equal("m", item)
-      assert.is_true(math.abs(t - 0.2) < 1e-9)
+  -- Sphere/triangle and capsule/triangle sweeps lost a mesh triangle whose coordinates reach
+  -- 1e13 (1e12 worked; AABB and OBB movers still stopped): their rounding allowance, 2^-42 of the
+  -- triangle's coordinates, exceeded the radius, so the sphere or capsule passed through the floor
+  -- (nil). Now a triangle far beyond the sweep's reach is cut back to it first.
+  it("a Sphere or Capsule swept onto a mesh triangle with coordinates of 1e13 stops on it", function()
+    for _, K in ipairs({ 1e13, 1e20 }) do
+      local w = collide.World()
+      w:add("m", collide.Mesh({ -K, 0, -K, K, 0, -K, 0, 0, K }))
+      for _, s in ipairs({ collide.Sphere(0, 2, 0, 1), collide.Capsule(0, 2, 0, 0, 3, 0, 1) }) do
+        local item, t, nx, ny, nz = w:sweep(s, 0.1, -5, 0.2)
+        assert.are.equal("m", item, ("K %g, %s"):format(K, tostring(s)))
+        assert.is_true(math.abs(t - 0.2) < 1e-9, ("K %g, %s: t %.17g"):format(K, tostring(s), t))
+        assert.are.same({ 0, 1, 0 }, { nx, ny, nz })
+      end
     end
   end)
 end)

@@ -208,7 +208,9 @@ CL_API struct cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3
 /// triangle's faces moved out by r and the capsules of its edges (rank 1 a face, 2 an edge, 3 a
 /// vertex). Conventions and allowance as cl_sweep_hull_tri: a path whose centre never comes within
 /// r of the triangle (less the allowance) is SEPARATED; a sphere of radius within the allowance
-/// (a point) never meets a triangle.
+/// (a point) never meets a triangle. A triangle reaching farther out than 2^10 times the sweep's
+/// coordinates is first replaced by the smaller one of its plane holding all of it the sweep can
+/// reach (so the allowance is at the mover's scale: trisweep.c, cut_tri).
 CL_API struct cl_sweep cl_sweep_sphere_tri(const cl_sphere *s, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
 /// The sweep of capsule cp moved by d against the triangle abc: the ray of its end a against the
 /// triangle swept back along its segment, rounded by r (the moved-out faces, the edges' capsules);

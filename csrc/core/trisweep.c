@@ -147,7 +147,132 @@ static int edge_rank(cl_vec3 q, cl_vec3 e0, cl_vec3 e1)
     return s > 0 && s < 1 ? 2 : 3;
 }
 
+/* A triangle reaching farther out than 2^CUT_FAR times the sweep's reach is cut back (cut_tri). */
+#define CUT_FAR 0x1p10
+
+/* Cuts triangle t back to the part a sweep can reach when it reaches far beyond it (a floor
+ * triangle with coordinates of 1e13 under a sphere of radius 1, whose rounding allowance, 2^-42 of
+ * the coordinates, would exceed the radius: the sphere passed through it). pt[0..np-1] are the
+ * mover's core points at the start and at the end of the sweep (everything the sweep can meet is
+ * within r of their box), r its radius. The region is that box widened by twice r, by its extent and
+ * by 2^-40 of the triangle's coordinates (far above the rounding below); the triangle is replaced by
+ * the one of points whose barycentric coordinates are at least their least values m_i over the
+ * region (the region's part of the triangle is in it: a copy of the triangle scaled about a point
+ * of it, its edges parallel to the old ones, on them where the region reaches them, the others out
+ * of reach), repeated while the coordinates are still far out (at most 6 times: each cut takes
+ * about 2^36 off them). The sweep then works at the reach's scale. The new vertices are computed
+ * on the old plane to the rounding of their own coordinates and about 2^-100 of the old ones
+ * (affine; a plane of constant x, y or z keeps that coordinate exactly): *extra, 2^-90 of the old
+ * coordinates, bounds that, and the caller adds it to its allowance. Triangles not that far out, huge (over 2^200) or tiny coordinates,
+ * slivers and degenerate triangles are kept as they are (the same answers as before). Returns 0 when no part
+ * of the triangle is in the region (nothing to meet: SEPARATED), else 1. */
+/* s + x rounded; its rounding error (exact, Knuth's TwoSum) is added to *c. */
+static double sum2(double s, double x, double *c)
+{
+    double t = s + x, z = t - s;
+    *c += (s - (t - z)) + (x - z);
+    return t;
+}
+
+/* p + m (q - p) + n (w - p) for one coordinate, its error about 2^-100 of the coordinates before
+ * the final rounding (the differences and products split exactly into two doubles each, summed as
+ * Ogita, Rump and Oishi's Sum2), so a point of the plane of three far vertices lands on that plane
+ * to the rounding of its own coordinates. */
+static double affine(double p, double q, double w, double m, double n)
+{
+    double c = 0, s = p, dq, dqe = 0, dw, dwe = 0, h;
+    dq = sum2(q, -p, &dqe);
+    dw = sum2(w, -p, &dwe);
+    h = m * dq;
+    s = sum2(s, h, &c);
+    c += fma(m, dq, -h) + m * dqe;
+    h = n * dw;
+    s = sum2(s, h, &c);
+    c += fma(n, dw, -h) + n * dwe;
+    return s + c;
+}
+
+static int cut_tri(cl_vec3 t[3], const cl_vec3 *pt, int np, double r, double *extra)
+{
+    double L = r, S, S0, mn[3], mx[3], ext = 0;
+    int i, k, it;
+    *extra = 0;
+    for (i = 0; i < np; i++) L = maxd(L, cl_maxabs3(pt[i].x, pt[i].y, pt[i].z));
+    S0 = S = maxd(maxd(cl_maxabs3(t[0].x, t[0].y, t[0].z), cl_maxabs3(t[1].x, t[1].y, t[1].z)),
+                  cl_maxabs3(t[2].x, t[2].y, t[2].z));
+    if (!(S > CUT_FAR * L) || !(L >= 0x1p-190) || !(S <= 0x1p200)) return 1;
+    for (k = 0; k < 3; k++) {
+        mn[k] = mx[k] = cl_comp(pt[0], k);
+        for (i = 1; i < np; i++) {
+            mn[k] = mind(mn[k], cl_comp(pt[i], k));
+            mx[k] = maxd(mx[k], cl_comp(pt[i], k));
+        }
+        ext = maxd(ext, mx[k] - mn[k]);
+    }
+    for (it = 0; it < 6 && S > CUT_FAR * L; it++) {
+        cl_vec3 n = cl_cross(cl_sub(t[1], t[0]), cl_sub(t[2], t[0])), u[3];
+        double nn = cl_dot(n, n), pad = 2 * r + ext + S * 0x1p-40, m[3], h[3], ee = 0;
+        cl_vec3 mid;
+        for (i = 0; i < 3; i++) {
+            cl_vec3 e = cl_sub(t[(i + 1) % 3], t[i]);
+            ee = maxd(ee, cl_dot(e, e));
+        }
+        /* slivers (twice the area under 2^-8 of the longest edge squared) are kept: the
+         * barycentric coordinates' rounding grows as the area shrinks */
+        if (!(nn >= 0x1p-900 && nn >= ee * ee * 0x1p-16)) break;
+        for (k = 0; k < 3; k++) h[k] = (mx[k] - mn[k]) * 0.5 + pad;
+        mid = cl_v3(mn[0] * 0.5 + mx[0] * 0.5, mn[1] * 0.5 + mx[1] * 0.5, mn[2] * 0.5 + mx[2] * 0.5);
+        for (i = 0; i < 3; i++) {
+            /* barycentric coordinate i of a point x (of its projection on the plane): dot(x - p, g) */
+            cl_vec3 p = t[(i + 1) % 3], g = cl_mul(cl_cross(n, cl_sub(t[(i + 2) % 3], p)), 1 / nn);
+            double lmin = cl_dot(cl_sub(mid, p), g) - (fabs(g.x) * h[0] + fabs(g.y) * h[1] + fabs(g.z) * h[2]);
+            m[i] = lmin > 0 ? lmin : 0;
+        }
+        if (!(m[0] + m[1] + m[2] < 1)) return 0;
+        if (m[0] == 0 && m[1] == 0 && m[2] == 0) break;
+        for (i = 0; i < 3; i++) {
+            int j = (i + 1) % 3, l = (i + 2) % 3;
+            u[i] = cl_v3(affine(t[i].x, t[j].x, t[l].x, m[j], m[l]), affine(t[i].y, t[j].y, t[l].y, m[j], m[l]),
+                         affine(t[i].z, t[j].z, t[l].z, m[j], m[l]));
+        }
+        if (cl_tri_degenerate(u[0], u[1], u[2])) break;
+        t[0] = u[0]; t[1] = u[1]; t[2] = u[2];
+        S = maxd(maxd(cl_maxabs3(t[0].x, t[0].y, t[0].z), cl_maxabs3(t[1].x, t[1].y, t[1].z)),
+                 cl_maxabs3(t[2].x, t[2].y, t[2].z));
+        *extra = S0 * 0x1p-90;
+    }
+    return 1;
+}
+
+static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra);
+static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra);
+
 cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    cl_vec3 t[3], pt[2];
+    double extra;
+    cl_sweep s;
+    t[0] = a; t[1] = b; t[2] = c;
+    pt[0] = sp->c; pt[1] = cl_add(sp->c, d);
+    if (cut_tri(t, pt, 2, sp->r, &extra)) return sphere_tri(sp, d, t[0], t[1], t[2], extra);
+    s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
+    return s;
+}
+
+cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    cl_vec3 t[3], pt[4];
+    double extra;
+    cl_sweep s;
+    t[0] = a; t[1] = b; t[2] = c;
+    pt[0] = cp->a; pt[1] = cp->b; pt[2] = cl_add(cp->a, d); pt[3] = cl_add(cp->b, d);
+    if (cut_tri(t, pt, 4, cp->r, &extra)) return capsule_tri(cp, d, t[0], t[1], t[2], extra);
+    s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
+    return s;
+}
+
+/* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
+static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra)
 {
     cl_sweep s;
     cl_vec3 q, w, v[3], nu;
@@ -159,7 +284,7 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
     /* the open sphere shrunk by the rounding allowance (as cl_sweep_hull_tri): in2 is the squared
      * distance below which the centre is inside the triangle's neighbourhood */
     e = (maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
-              maxd(cl_maxabs3(c.x, c.y, c.z), cl_maxabs3(sp->c.x, sp->c.y, sp->c.z))) + r) * 0x1p-42;
+              maxd(cl_maxabs3(c.x, c.y, c.z), cl_maxabs3(sp->c.x, sp->c.y, sp->c.z))) + r) * 0x1p-42 + extra;
     if (!(r > e)) return s;             /* (nearly) a point: no interior to meet a flat triangle */
     in2 = (r - e) * (r - e);
     q = cl_tri_closest(a, b, c, sp->c);
@@ -358,7 +483,8 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
     return 0;
 }
 
-cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+/* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri). */
+static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra)
 {
     cl_sweep s;
     cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], q[4], n = cl_v3(0, 0, 0);
@@ -370,7 +496,7 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
     if (cl_tri_degenerate(a, b, c)) return s;
     e = (maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
               maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
-                                                   cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r) * 0x1p-42;
+                                                   cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r) * 0x1p-42 + extra;
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
     if (plane_apart(cp->a, cp->b, d, r, a, b, c)) return s;
     in2 = (r - e) * (r - e);
