@@ -352,30 +352,39 @@ static double edge_gap(cl_vec3 n, double hn, cl_vec3 e0, cl_vec3 e1, cl_vec3 p, 
     return sep2(sqrt(hn * hn + h * h), sc);
 }
 
+/* 1 when segment pq crosses the plane of triangle abc (normal n = (b - a) x (c - a); dp, dq the
+ * dot products of n with p - a and q - a) inside the triangle, the crossing point in *x. */
+static inline int seg_crossing(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 n, double dp,
+                               double dq, cl_vec3 *x)
+{
+    if (((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0)) && dp != dq) {
+        cl_vec3 y = cl_add(p, cl_mul(cl_sub(q, p), dp / (dp - dq)));
+        double u = cl_dot(n, cl_cross(cl_sub(b, a), cl_sub(y, a)));
+        double v = cl_dot(n, cl_cross(cl_sub(c, b), cl_sub(y, b)));
+        double ww = cl_dot(n, cl_cross(cl_sub(a, c), cl_sub(y, c)));
+        *x = y;
+        return u >= 0 && v >= 0 && ww >= 0;
+    }
+    return 0;
+}
+
 /* cl_tri_segment's squared distance, or the first of its candidate distances under lim2 as soon as
  * one is (so the result is under lim2 exactly when cl_tri_segment's is; lim2 < 0 takes them all).
  * With lim2 >= 0 the result is only compared with lim2: candidates that the boxes prove at least
  * lim2 are left out (then a result >= lim2 need not be the distance). */
-static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2, int crossonly,
-                         cl_vec3 *ontri, cl_vec3 *onseg)
+static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2, cl_vec3 *ontri,
+                         cl_vec3 *onseg)
 {
-    cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a)), t0, s0, t1, s1, w, v[3];
+    cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a)), t0, s0, t1, s1, w, v[3], x;
     double dp = cl_dot(n, cl_sub(p, a)), dq = cl_dot(n, cl_sub(q, a)), best, d, eps, sc;
     double tlo[3], thi[3], slo[3], shi[3], elo[3], ehi[3], nl = 0, hn = 0;
     int usebox, useplane = 0;
     /* the segment crosses the triangle's plane inside the triangle: distance 0 */
-    if (((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0)) && dp != dq) {
-        cl_vec3 x = cl_add(p, cl_mul(cl_sub(q, p), dp / (dp - dq)));
-        double u = cl_dot(n, cl_cross(cl_sub(b, a), cl_sub(x, a)));
-        double v = cl_dot(n, cl_cross(cl_sub(c, b), cl_sub(x, b)));
-        double ww = cl_dot(n, cl_cross(cl_sub(a, c), cl_sub(x, c)));
-        if (u >= 0 && v >= 0 && ww >= 0) {
-            *ontri = x;
-            *onseg = x;
-            return 0;
-        }
+    if (seg_crossing(a, b, c, p, q, n, dp, dq, &x)) {
+        *ontri = x;
+        *onseg = x;
+        return 0;
     }
-    if (crossonly) return 1;
     /* otherwise the nearest of: the two endpoints to the triangle, the segment to the three edges;
      * a candidate whose boxes' gap bound is at least what it must beat (lim2, or the best so far)
      * cannot win: left out (coordinates up to 2^400, where the bound's allowance holds) */
@@ -428,17 +437,18 @@ static double trisegment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, 
 
 double cl_tri_segment(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, cl_vec3 *ontri, cl_vec3 *onseg)
 {
-    return trisegment(a, b, c, p, q, -1, 0, ontri, onseg);
+    return trisegment(a, b, c, p, q, -1, ontri, onseg);
 }
 
 int cl_tri_segment_below(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, double lim2)
 {
     cl_vec3 x, y;
-    return trisegment(a, b, c, p, q, lim2, 0, &x, &y) < lim2;
+    return trisegment(a, b, c, p, q, lim2, &x, &y) < lim2;
 }
 
 int cl_tri_segment_crosses(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q)
 {
-    cl_vec3 x, y;
-    return trisegment(a, b, c, p, q, 0, 1, &x, &y) == 0;
+    /* trisegment's first test alone (the same operations) */
+    cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a)), x;
+    return seg_crossing(a, b, c, p, q, n, cl_dot(n, cl_sub(p, a)), cl_dot(n, cl_sub(q, a)), &x);
 }
