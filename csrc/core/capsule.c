@@ -1072,24 +1072,30 @@ static int box_rank(const frame *f, double r, int nout, cl_vec3 n)
  * times the coordinates (so beyond the region) is moved to the region's side: every point of the
  * box within r of the swept segment stays, so the sweep is the same, worked at the reach's scale.
  * The sides of a box not that far out are kept as they are (the same answers as before). Returns
- * 0 when a cut leaves nothing (the box lies beyond the region: SEPARATED), else 1. */
-static int clip_frame(frame *f, const cl_capsule *cp, cl_vec3 d, int box_moves)
+ * f itself when no side is that far out, else cut, filled with the cut box, or NULL when a cut
+ * leaves nothing (the box lies beyond the region: SEPARATED). */
+static const frame *clip_frame(const frame *f, frame *cut, const cl_capsule *cp, cl_vec3 d, int box_moves)
 {
     cl_vec3 pt[4];
-    double l[4][3], mn[3], mx[3], lo[3], hi[3], L = cp->r, ext = 0, pad;
-    int i, j, cut = 0;
+    double l[4][3], mn[3], mx[3], lo[3], hi[3], L = cp->r, ext = 0, pad, far;
+    int i, j, any = 0;
     pt[0] = cp->a; pt[1] = cp->b;
     pt[2] = box_moves ? cl_sub(cp->a, d) : cl_add(cp->a, d);
     pt[3] = box_moves ? cl_sub(cp->b, d) : cl_add(cp->b, d);
     for (j = 0; j < 4; j++) {
-        cl_vec3 x = f->world ? pt[j] : cl_sub(pt[j], f->o);
-        for (i = 0; i < 3; i++) {
-            l[j][i] = f->world ? cl_comp(x, i) : cl_dot(x, f->u[i]);
-            if (fabs(l[j][i]) > L) L = fabs(l[j][i]);
+        if (f->world) {
+            l[j][0] = pt[j].x; l[j][1] = pt[j].y; l[j][2] = pt[j].z;
+        } else {
+            cl_vec3 x = cl_sub(pt[j], f->o);
+            for (i = 0; i < 3; i++) l[j][i] = cl_dot(x, f->u[i]);
         }
+        for (i = 0; i < 3; i++) if (fabs(l[j][i]) > L) L = fabs(l[j][i]);
     }
     /* huge, tiny or non-finite values: as before */
-    if (!(L >= 0x1p-400 && L <= 0x1p400)) return 1;
+    if (!(L >= 0x1p-400 && L <= 0x1p400)) return f;
+    far = CLIP_FAR * L;
+    for (i = 0; i < 3; i++) any |= f->lo[i] < -far || f->hi[i] > far;
+    if (!any) return f;
     for (i = 0; i < 3; i++) {
         mn[i] = mx[i] = l[0][i];
         for (j = 1; j < 4; j++) {
@@ -1098,29 +1104,26 @@ static int clip_frame(frame *f, const cl_capsule *cp, cl_vec3 d, int box_moves)
         }
         if (mx[i] - mn[i] > ext) ext = mx[i] - mn[i];
     }
-    pad = 2 * cp->r + ext + ldexp(L, -30);
+    pad = 2 * cp->r + ext + L * 0x1p-30;
     for (i = 0; i < 3; i++) {
-        lo[i] = f->lo[i];
-        hi[i] = f->hi[i];
-        if (lo[i] < -CLIP_FAR * L) { lo[i] = mn[i] - pad; cut = 1; }
-        if (hi[i] > CLIP_FAR * L) { hi[i] = mx[i] + pad; cut = 1; }
+        lo[i] = f->lo[i] < -far ? mn[i] - pad : f->lo[i];
+        hi[i] = f->hi[i] > far ? mx[i] + pad : f->hi[i];
+        if (!(lo[i] <= hi[i])) return NULL;   /* a side cut back past the other: out of reach */
     }
-    if (!cut) return 1;
-    for (i = 0; i < 3; i++)
-        if (!(lo[i] <= hi[i])) return 0;   /* a side cut back past the other: out of reach */
+    *cut = *f;
     if (f->world) {
-        for (i = 0; i < 3; i++) { f->lo[i] = lo[i]; f->hi[i] = hi[i]; }
-        f->box.u.aabb.min = cl_v3(lo[0], lo[1], lo[2]);
-        f->box.u.aabb.max = cl_v3(hi[0], hi[1], hi[2]);
+        for (i = 0; i < 3; i++) { cut->lo[i] = lo[i]; cut->hi[i] = hi[i]; }
+        cut->box.u.aabb.min = cl_v3(lo[0], lo[1], lo[2]);
+        cut->box.u.aabb.max = cl_v3(hi[0], hi[1], hi[2]);
     } else {   /* the cut box re-centred: its centre from the frame's, its half sizes */
         double mid[3], h[3];
         for (i = 0; i < 3; i++) { mid[i] = lo[i] * 0.5 + hi[i] * 0.5; h[i] = hi[i] * 0.5 - lo[i] * 0.5; }
-        f->o = cl_add(f->o, from_frame(f, mid));
-        for (i = 0; i < 3; i++) { f->lo[i] = -h[i]; f->hi[i] = h[i]; }
-        f->box.u.obb.c = f->o;
-        f->box.u.obb.h = cl_v3(h[0], h[1], h[2]);
+        cut->o = cl_add(f->o, from_frame(f, mid));
+        for (i = 0; i < 3; i++) { cut->lo[i] = -h[i]; cut->hi[i] = h[i]; }
+        cut->box.u.obb.c = cut->o;
+        cut->box.u.obb.h = cl_v3(h[0], h[1], h[2]);
     }
-    return 1;
+    return cut;
 }
 
 /* Sweep of capsule cp and the frame's box, one of them moved by d: the capsule when box_moves is
@@ -1133,8 +1136,9 @@ static cl_sweep frame_capsule_sweep(const frame *box, const cl_capsule *cp, cl_v
     cl_vec3 v[6], c, u[3], n, p, q;
     double h[3], k, t;
     int i, nout = 0;
-    frame cut = *box, *f = &cut;
-    if (!clip_frame(f, cp, d, box_moves)) return result(CL_TOI_SEPARATED, 1, cl_v3(0, 0, 0), 0);
+    frame cut;
+    const frame *f = clip_frame(box, &cut, cp, d, box_moves);
+    if (f == NULL) return result(CL_TOI_SEPARATED, 1, cl_v3(0, 0, 0), 0);
     v[0] = cp->a; v[1] = cp->b; v[2] = d; v[3] = f->o;
     v[4] = cl_v3(f->lo[0], f->lo[1], f->lo[2]); v[5] = cl_v3(f->hi[0], f->hi[1], f->hi[2]);
     k = 2 * sweep_scale(v, 6, cp->r);

@@ -247,28 +247,51 @@ static int cut_tri(cl_vec3 t[3], const cl_vec3 *pt, int np, double r, double *ex
 static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra);
 static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra);
 
+/* The largest |coordinate| of the n points p (finite: plain comparisons, no NaN case). */
+static inline double pts_max(const cl_vec3 *p, int n)
+{
+    double m = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        double x = fabs(p[i].x), y = fabs(p[i].y), z = fabs(p[i].z);
+        m = m > x ? m : x;
+        m = m > y ? m : y;
+        m = m > z ? m : z;
+    }
+    return m;
+}
+
 cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_vec3 t[3], pt[2];
-    double extra;
+    double extra = 0;
     cl_sweep s;
-    t[0] = a; t[1] = b; t[2] = c;
     pt[0] = sp->c; pt[1] = cl_add(sp->c, d);
-    if (cut_tri(t, pt, 2, sp->r, &extra)) return sphere_tri(sp, d, t[0], t[1], t[2], extra);
-    s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
-    return s;
+    t[0] = a; t[1] = b; t[2] = c;
+    /* the common case first: not far out (cut_tri's own test) */
+    if (pts_max(t, 3) > CUT_FAR * (sp->r > pts_max(pt, 2) ? sp->r : pts_max(pt, 2)) &&
+        !cut_tri(t, pt, 2, sp->r, &extra)) {
+        s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
+        return s;
+    }
+    return sphere_tri(sp, d, t[0], t[1], t[2], extra);
 }
 
 cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_vec3 t[3], pt[4];
-    double extra;
+    double extra, L;
     cl_sweep s;
-    t[0] = a; t[1] = b; t[2] = c;
     pt[0] = cp->a; pt[1] = cp->b; pt[2] = cl_add(cp->a, d); pt[3] = cl_add(cp->b, d);
-    if (cut_tri(t, pt, 4, cp->r, &extra)) return capsule_tri(cp, d, t[0], t[1], t[2], extra);
-    s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
-    return s;
+    L = pts_max(pt, 4);
+    if (cp->r > L) L = cp->r;
+    t[0] = a; t[1] = b; t[2] = c;
+    extra = 0;
+    if (pts_max(t, 3) > CUT_FAR * L && !cut_tri(t, pt, 4, cp->r, &extra)) {
+        s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
+        return s;
+    }
+    return capsule_tri(cp, d, t[0], t[1], t[2], extra);
 }
 
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
