@@ -82,6 +82,30 @@ describe("a Capsule mover on a Mesh item", function()
   end)
 end)
 
+describe("a capsule whose segment spans hundreds of binary orders next to a small AABB", function()
+  -- Found by fuzz_world (corpus finding_pairs_capsule_aabb_huge_segment), fixed in capsule.c's
+  -- seg_meets_box: the segment from x = 2^236 down to x = 2^196 was taken to meet a box at the
+  -- origin (its rounding allowance grows with the segment's span: 2^-40 of 2^237), so overlaps
+  -- said true and penetration 0.5 while the World's pairs, from exact boxes, said no pair.
+  it("does not overlap or penetrate it, and the World agrees", function()
+    local ax, bx = 0x12a87133e339b * 2 ^ 188, 0x19832de8f1e387 * 2 ^ 144  -- 0x1.2a87133e339bp+236, 0x1.9832de8f1e387p+196
+    local cap = collide.Capsule(ax, -5.5, -4.5, bx, -1.5, -1, 0.5)
+    local box = collide.AABB(-0.5, -2, -2.5, 7.5, 6, 5.5)
+    assert.is_false(cap:overlaps(box))
+    assert.is_false(box:overlaps(cap))
+    assert.is_nil(cap:penetration(box))
+    assert.is_nil(box:penetration(cap))
+    local w = collide.World()
+    w:add("box", box); w:add("cap", cap)
+    assert.are.equal(0, select(2, w:pairs()))
+    assert.are.same({ "cap" }, { (w:query(cap))[1], (w:query(cap))[2] })
+    -- the same segment brought down to the box still meets it
+    local near = collide.Capsule(7, -5.5, -4.5, 0, -1.5, -1, 0.5)
+    assert.is_true(near:overlaps(box))
+    assert.is_true(box:overlaps(near))
+  end)
+end)
+
 describe("sweeps against boxes and triangles reaching far beyond the mover", function()
   -- Found open, fixed in capsule.c's clip_frame and trisweep.c's cut_tri: the capsule/box sweep
   -- worked on the box as centre and half sizes relative to the capsule, scaled by the largest
