@@ -117,11 +117,12 @@ run_fuzz() { # harness name
   echo "fuzz $name: $(grep -c . "build/fuzz/$name.log") log lines, $(ls "build/fuzz/$name.work" | wc -l) new inputs"
 }
 
-# The steps run CHECK_JOBS at a time (default: the machine's cores, at most 4), longest first;
+# The steps run CHECK_JOBS at a time (default: the machine's cores, at most 4), in the order
+# valgrind, asan, abuse (each in the order of its configurations), fuzz, alloc;
 # each step's output is kept in build/check/log/<step>.log and printed whole when it ends, so the
 # log reads as if they had run one by one. Everything a step builds is built before any runs.
 CHECK_JOBS=${CHECK_JOBS:-$(n=$(nproc 2>/dev/null || echo 1); [ "$n" -gt 4 ] && n=4; echo "$n")}
-jobs_list=() # "name function configuration" in the order they start
+jobs_list=() # "step configuration function argument" in the order they start
 # CHECK_ONLY="abuse fuzz" runs only the named steps (default: all).
 wanted() { case " ${CHECK_ONLY:-$1} " in *" $1 "*) return 0 ;; esac; return 1; }
 add_job() { jobs_list+=("$*"); }
