@@ -203,3 +203,23 @@ describe("world:move on the LuaJIT FFI path", function()
     assert.is_nil(bad)
   end)
 end)
+
+describe("world:queryplanes and a mesh item whose triangles are all degenerate", function()
+  -- fuzz_world (its new queryplanes operation): such a mesh has nothing to hit or see, and the
+  -- side test called it in front of every plane, so the World returned it or not depending on
+  -- whether the tree's box of its vertices was culled first (here: returned for the plane in front
+  -- of the box, dropped for the one behind). It is now behind every plane, never returned, as it
+  -- never overlaps anything.
+  it("never returns it, whatever the planes, as world:query never does", function()
+    local w = collide.World()
+    local m = collide.Mesh({ 0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 5, 0, 0, 5, 0, 1, 5, 0 })
+    w:add("flat", m)
+    w:add("box", collide.AABB(0, 0, 0, 1, 1, 1))
+    for _, p in ipairs({ { 0, 1, 0, 10 }, { 0, -1, 0, 10 }, { 0, 1, 0, -2 }, { 0, -1, 0, -2 }, { 1, 0, 0, 0 } }) do
+      local r = w:queryplanes(p)
+      for _, item in ipairs(r) do assert.are_not.equal("flat", item) end
+    end
+    assert.are.same({ "box" }, w:queryplanes({ 0, 1, 0, 10 }))
+    assert.are.same({ "box" }, w:query(collide.AABB(-1, -1, -1, 3, 6, 1)))
+  end)
+end)

@@ -238,7 +238,7 @@ CL_API int cl_pmesh_contains(const cl_pmesh *pm, cl_vec3 p);
 CL_API int cl_pmesh_raycast(const cl_pmesh *pm, const cl_ray *r, double maxt, cl_hit *out, size_t *tri);
 /// The closest point of the placed mesh (p itself when every triangle is degenerate).
 CL_API cl_vec3 cl_pmesh_closest(const cl_pmesh *pm, cl_vec3 p);
-/// As cl_aabb_plane over the non-degenerate triangles (1 when there is none).
+/// As cl_aabb_plane over the non-degenerate triangles (-1 when there is none: nothing to see).
 CL_API int cl_pmesh_plane(const cl_pmesh *pm, cl_vec3 n, double d);
 /// Inclusive overlap of a shape (AABB, OBB, Sphere or a placed mesh) with the placed mesh.
 CL_API int cl_pmesh_overlaps(const cl_pmesh *pm, const cl_shape *s);

@@ -143,7 +143,9 @@ int cl_pmesh_plane(const cl_pmesh *pm, cl_vec3 n, double d)
     double tol;
     cl_vec3 ln = dir_in(pm, n);
     double ld = d + cl_dot(n, pm->c);
-    if (m->nprim == 0) return 1;
+    /* no triangle to see (all degenerate): behind every plane, as it overlaps nothing (1 made
+     * world:queryplanes keep it or not by whether the tree's box of its vertices was culled) */
+    if (m->nprim == 0) return -1;
     /* a node is decided without its triangles only when its box is clear of the plane by more
      * than the rounding of the triangles' own sums */
     tol = 1e-12 * ((fabs(ln.x) + fabs(ln.y) + fabs(ln.z)) * (m->maxabs + 1) + fabs(ld));

@@ -277,7 +277,10 @@ int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
             if (nd->child1 == CL_NULLNODE) {
                 int id = nd->child2;
                 if (w->items[id].dirty) continue;       /* stale leaf: tested below */
-                if (mask && !planes_keep(&w->items[id].shape, planes, mask)) continue;
+                /* a mesh item is tested even in front of every plane: one whose triangles are all
+                 * degenerate is behind them all (cl_pmesh_plane), whatever its box */
+                if ((mask || w->items[id].shape.kind == CL_MESH) &&
+                    !planes_keep(&w->items[id].shape, planes, mask ? mask : 1u)) continue;
                 if (n >= w->tmpcap && !tmp_grow(w, n + 1)) { cl_stack_free(t, &st); return CL_ENOMEM; }
                 w->tmp[n++] = id;
             } else if (!SPUSH(t, &st, nd->child2, (double)mask) || !SPUSH(t, &st, nd->child1, (double)mask)) {

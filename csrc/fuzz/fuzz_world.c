@@ -1,6 +1,7 @@
 /* libFuzzer harness of the World core (csrc/core/world.h), issues 5 and 16.
  * The input drives adds, removes, updates, queries, raycasts, pairs, sweeps, moves, push-outs
- * (cl_world_resolve) and character moves (cl_char_move) on one world, each checked against a
+ * (cl_world_resolve), character moves (cl_char_move), plane queries (cl_world_queryplanes) and
+ * closest points on one world, each checked against a
  * brute-force list of the live items kept here (same narrowphase functions, no tree). Byte 1 may
  * switch on a failing allocator: every growing allocation after the N-th fails; an operation that
  * reports CL_ENOMEM must leave the world exactly as it was. After every operation the tree is
@@ -16,8 +17,8 @@
  * Every answer on a mesh item is checked against brute force as for the other kinds
  * (cl_shape_*, which runs the mesh's own tree) and, where the data is within 2^-200..2^200 (no
  * scaling in mesh.c), also against an independent route: tri.c's tests on every non-degenerate
- * triangle in the mesh's frame (queries, points, rays; mesh/mesh pairs with exact placements on
- * small numbers). Two rotated meshes may touch either way (API.md): a pair of meshes whose
+ * triangle in the mesh's frame (queries, points, rays, plane sides, closest points; mesh/mesh
+ * pairs with exact placements on small numbers). Two rotated meshes may touch either way (API.md): a pair of meshes whose
  * overlap depends on the order asked may be reported or not. The meshes' bytes are counted:
  * cl_mesh_bytes must match what they hold, and after the world and the meshes are freed nothing
  * may be left.
@@ -461,6 +462,53 @@ static int ref_raycast(const ref *f, const cl_ray *ray, double maxt, cl_whit *ou
     return n;
 }
 
+/* 1 if a and b are the same point, component by component. */
+static int veq(cl_vec3 a, cl_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+/* Brute force of the plane n.x + d = 0 against placed mesh pm: the side (1 in front, -1 behind, 0
+ * across) of every non-degenerate triangle in the mesh's frame, -1 for none, the sides of all the
+ * triangles agreeing or 0; -1 - 1 = -2 when mesh.c would scale (no comparison). */
+static int bf_mesh_plane(const cl_pmesh *pm, cl_vec3 n, double d) {
+    cl_vec3 ln = dir_in(pm, n);
+    double ld = d + cl_dot(n, pm->c);
+    int side = 2;
+    size_t i;
+    if (!unscaled(pm->m, 0)) return -2;
+    for (i = 0; i < pm->m->nt; i++) {
+        cl_vec3 a, b, c;
+        double sa, sb, sc;
+        int s;
+        cl_mesh_triangle(pm->m, i, &a, &b, &c);
+        if (cl_tri_degenerate(a, b, c)) continue;
+        sa = cl_dot(ln, a) + ld; sb = cl_dot(ln, b) + ld; sc = cl_dot(ln, c) + ld;
+        s = sa > 0 && sb > 0 && sc > 0 ? 1 : sa < 0 && sb < 0 && sc < 0 ? -1 : 0;
+        if (s == 0) return 0;
+        if (side == 2) side = s;
+        else if (side != s) return 0;
+    }
+    return side == 2 ? -1 : side;
+}
+
+/* Brute force of the closest point of placed mesh pm to p, in the mesh's frame: the least squared
+ * distance from pl (p in that frame) over the non-degenerate triangles (cl_tri_closest), its
+ * triangle in *ti and its point in *q; HUGE_VAL for no triangle, -1 when mesh.c would scale. */
+static double bf_mesh_closest(const cl_pmesh *pm, cl_vec3 pl, cl_vec3 *q, size_t *ti) {
+    double best = HUGE_VAL;
+    size_t i;
+    if (!unscaled(pm->m, cl_maxabs3(pl.x, pl.y, pl.z))) return -1;
+    for (i = 0; i < pm->m->nt; i++) {
+        cl_vec3 a, b, c, x, e;
+        double dd;
+        cl_mesh_triangle(pm->m, i, &a, &b, &c);
+        if (cl_tri_degenerate(a, b, c)) continue;
+        x = cl_tri_closest(a, b, c, pl);
+        e = cl_sub(x, pl);
+        dd = cl_dot(e, e);
+        if (dd < best) { best = dd; *q = x; *ti = i; }
+    }
+    return best;
+}
+
 /* Items in add order. */
 static int ordered(const ref *f, int *ids) {
     int id, n = 0, i, j;
@@ -523,6 +571,73 @@ static void op_ray(rd *r, cl_world *w, const ref *f) {
     if (n > 1) {        /* the next hit after the first (filters skip hits this way) */
         got = cl_world_raycast(w, &ray, maxt, want[0].t, f->seq[want[0].item], &h);
         if (got != CL_ENOMEM) CHECK(got == 1 && h.item == want[1].item && h.t == want[1].t);
+    }
+}
+
+/* queryplanes: 1-8 planes (sometimes up to 32) of any finite normal, zero included; an item is
+ * kept when no plane has it wholly behind (cl_shape_plane, the shapes' own test: the tree and its
+ * masks must neither drop nor add any), in add order; a mesh item's side is also checked against
+ * its triangles by brute force. */
+static void op_queryplanes(rd *r, cl_world *w, const ref *f) {
+    double pl[4 * 32];
+    unsigned b = u8(r);
+    int np = (b & 0x80) ? 1 + (int)(b % 32) : 1 + (int)(b % 8), ids[MAXITEMS * 4], n, got, i, k = 0, j;
+    for (j = 0; j < np; j++) {
+        cl_vec3 v = vec(r);
+        pl[4 * j] = v.x; pl[4 * j + 1] = v.y; pl[4 * j + 2] = v.z;
+        pl[4 * j + 3] = num(r);
+    }
+    n = ordered(f, ids);
+    got = cl_world_queryplanes(w, pl, np);
+    if (got == CL_ENOMEM) return;
+    CHECK(got >= 0);
+    for (i = 0; i < n; i++) {
+        const cl_shape *s = &f->s[ids[i]];
+        int keep = 1;
+        for (j = 0; j < np; j++) {
+            cl_vec3 nv = cl_v3(pl[4 * j], pl[4 * j + 1], pl[4 * j + 2]);
+            int side = cl_shape_plane(s, nv, pl[4 * j + 3]);
+            CHECK(side >= -1 && side <= 1);
+            if (s->kind == CL_MESH) {
+                int bf = bf_mesh_plane(&s->u.mesh, nv, pl[4 * j + 3]);
+                if (bf != -2) CHECK(bf == side);
+            }
+            if (side < 0) keep = 0;
+        }
+        if (!keep) continue;
+        CHECK(k < got && w->res[k] == ids[i]);
+        k++;
+    }
+    CHECK(k == got);
+}
+
+/* The closest point of a random item to a random point: never NaN for finite data; a mesh item's
+ * (the mesh's tree) must equal the brute force's over its triangles (same squared distance in the
+ * mesh's frame, same triangle) where that runs, and cl_shape_closest must be that point placed. */
+static void op_closest(rd *r, const ref *f) {
+    int ids[MAXITEMS * 4], n = ordered(f, ids);
+    const cl_shape *s;
+    cl_vec3 p = vec(r), x;
+    if (n == 0) return;
+    s = &f->s[ids[u8(r) % n]];
+    x = cl_shape_closest(s, p);
+    if (s->kind == CL_MESH) {
+        const cl_pmesh *pm = &s->u.mesh;
+        cl_vec3 pl = point_in(pm, p), q, bq;
+        size_t ti, bi = 0;
+        double bf = bf_mesh_closest(pm, pl, &bq, &bi);
+        if (!cl_mesh_closest(pm->m, pl, &q, &ti)) {
+            CHECK(pm->m->nprim == 0 && veq(x, p));
+            if (bf >= 0) CHECK(bf == HUGE_VAL);
+            return;
+        }
+        CHECK(veq(x, point_out(pm, q)));
+        if (bf >= 0) {
+            cl_vec3 e = cl_sub(q, pl);
+            CHECK(cl_dot(e, e) == bf && ti == bi);
+        }
+    } else if (isfinite(p.x) && isfinite(p.y) && isfinite(p.z)) {
+        CHECK(x.x == x.x && x.y == x.y && x.z == x.z);
     }
 }
 
@@ -741,7 +856,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                      (data[2] >> 6) * 0.5, halloc, &hp);
     }
     while (r.n > 0 && steps++ < 200) {
-        unsigned op = u8(&r) % 16;
+        unsigned op = u8(&r) % 18;
         if (op <= 4) {                                      /* add */
             cl_shape s = item_shape(&r);
             int id;
@@ -791,6 +906,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (k == 0) op_move(&r, &w, &f, 0);
             else if (k == 1) op_resolve(&r, &w, &f);
             else op_char(&r, &w, &f, &ch);
+        } else if (op == 16) {
+            op_queryplanes(&r, &w, &f);
+        } else if (op == 17) {
+            op_closest(&r, &f);
         } else {                                            /* allocation failures on/off */
             unsigned b = u8(&r);
             hp.failafter = (b & 1) ? hp.allocs + (long)(b >> 1) % 8 : -1;
