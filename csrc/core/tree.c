@@ -470,7 +470,14 @@ void cl_tree_remove(cl_tree *t, int leaf) {
     t->leaves--;
 }
 
+static void build_log(cl_tree *t, int leaf);
+/* 1 if the rebuild under way has fitted its tree (leaf box changes are then logged). */
+static int build_fitted(const cl_tree *t);
+/* Makes the fitted rebuild under way copy and fit every leaf again at its install. */
+static void build_stale(cl_tree *t);
+
 int cl_tree_move(cl_tree *t, int leaf, const cl_aabb *box) {
+    if (build_fitted(t)) build_log(t, leaf);
     unlink_leaf(t, leaf);   /* frees one node, which insert_leaf takes back */
     t->nodes[leaf].box = cl_fbox_from(box);
     insert_leaf(t, leaf);
@@ -485,6 +492,7 @@ int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box) {
 int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *fb) {
     cl_fbox b = *fb;
     int i = t->meta[leaf].parent;
+    if (build_fitted(t)) build_log(t, leaf);
     t->nodes[leaf].box = b;
     while (i != CL_NULLNODE && !fb_encloses(&t->nodes[i].box, &b)) {
         t->nodes[i].box = fb_union(&t->nodes[i].box, &b);
@@ -495,6 +503,7 @@ int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *fb) {
 
 void cl_tree_refit(cl_tree *t) {
     int i = t->root, prev = CL_NULLNODE;
+    if (build_fitted(t)) build_stale(t);    /* leaf boxes may have been set directly */
     while (i != CL_NULLNODE) {          /* post-order walk along parent links, no stack */
         const cl_tnode *n = &t->nodes[i];
         int up = t->meta[i].parent, next;
@@ -809,14 +818,30 @@ int cl_tree_rebuild(cl_tree *t) {
 }
 
 /* An incremental rebuild: the leaves' two buffers, the new pool (cap nodes, then cap metas),
- * and the build's task stack; its leaves hold the old leaf node index until installed. */
+ * and the build's task stack; its leaves hold the old leaf node index until fitted. After the
+ * build, phase 1 (heights and the new pool's free list) and phase 2 (the leaves' boxes of now,
+ * the internal boxes fitted, the cost) each take a call of their own, then the install; from
+ * phase 2 on, the leaves whose box changes are logged (old node indices) and the install only
+ * copies those again (their new ancestors grown as cl_tree_enlarge does), unless the log ran
+ * over or a refit changed the old tree (stale: every leaf copied and fitted again). The leaf
+ * buffers are reused for map (old leaf node -> new, cap entries) and the log. */
 struct cl_tbuild {
     rleaf *lv;
     cl_tnode *p;
     cl_tmeta *m;
     int n, cap, k, ns, root;
+    int phase, stale, freehead, nlog, logcap;
+    int *map, *log;
+    double cost;
     rtask st[64];
 };
+
+/* Notes that leaf (a node of the old tree) took a new box while a fitted rebuild waits. */
+static void build_log(cl_tree *t, int leaf) {
+    struct cl_tbuild *b = t->bld;
+    if (b->nlog < b->logcap) b->log[b->nlog++] = leaf;
+    else b->stale = 1;
+}
 
 void cl_tree_rebuild_cancel(cl_tree *t) {
     struct cl_tbuild *b = t->bld;
@@ -845,36 +870,118 @@ int cl_tree_rebuild_start(cl_tree *t) {
     b->k = 0;
     b->ns = 1;
     b->root = CL_NULLNODE;
+    b->phase = b->stale = b->nlog = 0;
+    b->freehead = CL_NULLNODE;
+    b->map = (int *)(void *)b->lv;
+    b->log = b->map + b->cap;
+    /* room left in the two leaf buffers (16 ints per leaf) after the map */
+    b->logcap = 16L * b->n > b->cap ? (int)(16L * b->n - b->cap) : 0;
+    b->cost = 0;
     build_gather(t, b->lv, b->st, 1);
     t->bld = b;
     return CL_OK;
 }
 
+static int build_fitted(const cl_tree *t) { return t->bld != NULL && t->bld->phase == 2; }
+static void build_stale(cl_tree *t) { t->bld->stale = 1; }
+
+/* Phase 1 of the install: heights of the new tree (structure only) and the free list of its
+ * nodes k..cap-1 (as build_close). */
+static void build_prep(struct cl_tbuild *b) {
+    cl_tnode *p = b->p;
+    cl_tmeta *m = b->m;
+    int i;
+    for (i = b->k - 1; i >= 0; i--)
+        if (p[i].child1 != CL_NULLNODE) {
+            int x = p[i].child1, y = p[i].child2;
+            m[i].height = 1 + (m[x].height > m[y].height ? m[x].height : m[y].height);
+        }
+    b->freehead = CL_NULLNODE;
+    for (i = b->cap - 1; i >= b->k; i--) {
+        m[i].height = -1;
+        m[i].parent = b->freehead;
+        p[i].child1 = p[i].child2 = CL_NULLNODE;
+        b->freehead = i;
+    }
+}
+
+/* Phase 2 (and a stale install): the new leaves take the boxes and payloads of their old nodes
+ * (map notes old -> new the first time), every internal box is fitted bottom up (children
+ * follow their parent) and the cost noted (as build_close). */
+static void build_fit(const cl_tree *t, struct cl_tbuild *b) {
+    const cl_tnode *old = t->nodes;
+    cl_tnode *p = b->p;
+    double sum = 0, rc;
+    int i;
+    if (b->phase < 2) {
+        for (i = 0; i < b->k; i++)
+            if (p[i].child1 == CL_NULLNODE) {
+                const cl_tnode *o = &old[p[i].child2];
+                b->map[p[i].child2] = i;
+                p[i].box = o->box;
+                p[i].child2 = o->child2;
+            }
+    } else {                /* stale: every leaf again, through the map */
+        for (i = 0; i < b->cap; i++)
+            if (t->meta[i].height == 0) p[b->map[i]].box = old[i].box;
+    }
+    for (i = b->k - 1; i >= 0; i--)
+        if (p[i].child1 != CL_NULLNODE) {
+            p[i].box = fb_union(&p[p[i].child1].box, &p[p[i].child2].box);
+            sum += fb_cost(&p[i].box);
+        }
+    rc = fb_cost(&p[0].box);
+    b->cost = rc > 0 ? sum / rc : 0;
+}
+
 int cl_tree_rebuild_step(cl_tree *t, long work) {
     struct cl_tbuild *b = t->bld;
-    cl_tnode *old = t->nodes, *p;
+    cl_tnode *p;
+    cl_tmeta *m;
     int i;
     if (!b) return 0;
-    if (b->ns > 0) {        /* building; a call that finishes the build leaves the install to the next */
+    if (b->ns > 0) {        /* building; a call that finishes the build leaves the rest to the next */
         build_run(b->lv, b->n, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work);
         return 0;
     }
-    /* install: the leaves take their present boxes and payloads from their old nodes */
+    if (b->phase == 0) {    /* each phase in a call of its own: no call pays for two */
+        build_prep(b);
+        b->phase = 1;
+        return 0;
+    }
+    if (b->phase == 1) {
+        build_fit(t, b);
+        b->phase = 2;
+        return 0;
+    }
+    /* install: the leaves whose box changed since the fit take their present boxes (their
+     * new ancestors grow to enclose them), or all leaves again when stale */
     p = b->p;
-    for (i = 0; i < b->k; i++)
-        if (p[i].child1 == CL_NULLNODE) {
-            const cl_tnode *o = &old[p[i].child2];
-            p[i].box = o->box;
-            p[i].child2 = o->child2;
+    m = b->m;
+    if (b->stale) {
+        build_fit(t, b);
+    } else {
+        for (i = 0; i < b->nlog; i++) {
+            int nl = b->map[b->log[i]], a = m[nl].parent;
+            cl_fbox box = t->nodes[b->log[i]].box;
+            p[nl].box = box;
+            while (a != CL_NULLNODE && !fb_encloses(&p[a].box, &box)) {
+                p[a].box = fb_union(&p[a].box, &box);
+                a = m[a].parent;
+            }
         }
+    }
     t->alloc(t->ud, b->lv, (size_t)b->n * 2 * sizeof(rleaf), 0);
-    t->alloc(t->ud, old, pool_bytes(t->cap), 0);
+    t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
     t->nodes = p;
-    t->meta = b->m;
+    t->meta = m;
     t->root = b->root;
+    t->built_cost = b->cost;
+    t->freelist = b->freehead;
+    t->nfree = b->cap - b->k;
     t->alloc(t->ud, b, sizeof *b, 0);
     t->bld = NULL;
-    build_close(t, 2 * t->leaves - 1);
+    pend_clear(t);
     return 1;
 }
 

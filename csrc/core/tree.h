@@ -114,7 +114,8 @@ CL_API int cl_tree_enlarge(cl_tree *t, int leaf, const cl_aabb *box);
 /// cl_tree_enlarge with the leaf's float box already made (cl_fbox_from of the box).
 CL_API int cl_tree_enlarge_fbox(cl_tree *t, int leaf, const cl_fbox *b);
 /// Recomputes every internal box as the union of its children (undoes the growth left by
-/// cl_tree_enlarge); O(nodes), no allocation.
+/// cl_tree_enlarge); O(nodes), no allocation. Leaf boxes may have been written in place
+/// (nodes[leaf].box) before it: a rebuild under way then takes every leaf's box again.
 CL_API void cl_tree_refit(cl_tree *t);
 /// Rebuilds the tree top-down by binned surface-area splits (16 centre bins per axis, chosen from
 /// at most about 64 evenly strided leaves of the range; ranges of at most 64 leaves bin their

@@ -1095,7 +1095,16 @@ static void test_incremental(void) {
                 else cl_tree_move(&t, leafof[d], &b);
                 boxof[d] = t.nodes[leafof[d]].box;
             }
-        } else if (k < 0.62) {
+        } else if (k < 0.63) {      /* leaf boxes set in place, then a refit (the World's bulk path) */
+            for (i = 0; i < 3000; i += 1 + (int)(rnd() * 50))
+                if (live[i]) {
+                    cl_fbox *f = &t.nodes[leafof[i]].box;
+                    float o = (float)(rnd() - 0.5);
+                    f->lo[0] += o; f->hi[0] += o;
+                    boxof[i] = *f;
+                }
+            cl_tree_refit(&t);
+        } else if (k < 0.65) {
             fail_after = (long)(rnd() * 4);
             if (cl_tree_rebuild_start(&t) != CL_OK) fails++;
             fail_after = -1;
@@ -1109,7 +1118,7 @@ static void test_incremental(void) {
                     if (t.meta[i].height == 0) leafof[t.nodes[i].child2] = i;
             }
         }
-        if (op % 101 == 0 || (k >= 0.62 && !t.bld)) {
+        if (op % 101 == 0 || (k >= 0.65 && !t.bld)) {
             if (t.leaves != nlive || !cl_tree_validate(&t)) bad++;
             memset(seen, 0, sizeof seen);
             if (reach_leaves(&t, t.root, seen, live) != t.leaves) bad++;
