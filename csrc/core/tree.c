@@ -879,11 +879,19 @@ int cl_tree_rebuild_start(cl_tree *t) {
     b->cost = 0;
     build_gather(t, b->lv, b->st, 1);
     t->bld = b;
+    t->bldno++;
     return CL_OK;
 }
 
 static int build_fitted(const cl_tree *t) { return t->bld != NULL && t->bld->phase == 2; }
 static void build_stale(cl_tree *t) { t->bld->stale = 1; }
+
+const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap) {
+    if (!build_fitted(t)) return NULL;
+    *root = t->bld->root;
+    *cap = t->bld->cap;
+    return t->bld->p;
+}
 
 /* Phase 1 of the install: heights of the new tree (structure only) and the free list of its
  * nodes k..cap-1 (as build_close). */

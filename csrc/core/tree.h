@@ -62,6 +62,7 @@ typedef struct cl_tree {
     int npend, pendcap;
     double built_cost;  /* cl_tree_cost right after the last rebuild (0: none yet) */
     struct cl_tbuild *bld;  /* incremental rebuild under way (cl_tree_rebuild_start), or NULL */
+    long bldno;         /* incremental rebuilds started so far */
     cl_alloc alloc;
     void *ud;
 } cl_tree;
@@ -140,6 +141,10 @@ CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// them), their present boxes, and every internal box is refitted. Returns 1 if it installed the
 /// new tree, else 0. Never allocates or fails.
 CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
+/// Returns the rebuild's new tree (its pool's nodes; *root, *cap) once its boxes are fitted
+/// and it waits to be installed by the next cl_tree_rebuild_step, else NULL. Its structure and
+/// node indices are those the install will take; boxes may still grow at the install.
+CL_API const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap);
 /// Cancels the rebuild under way, if any, and frees its memory.
 CL_API void cl_tree_rebuild_cancel(cl_tree *t);
 /// Height of the tree (0 for one leaf, -1 when empty).

@@ -137,6 +137,9 @@ typedef struct cl_world {
     long qnver;                         /* its tree version */
     int *qslot; int qslotcap;           /* tree node -> 4 * snapshot node + slot, -1 if none (kept in
                                            step with leaf enlargements and refits, not rebuilt) */
+    cl_qnode *qn2; void *qn2block; int qn2cap; int *qslot2; int qslot2cap; /* the next tree's box-query
+                                           snapshot, built while an incremental rebuild waits to install */
+    long qn2bld;                        /* the rebuild (cl_tree.bldno) it was built for, 0 if none */
     long raysver, wnrays;               /* traversals since the tree reached version raysver */
     double refcost;                     /* cl_tree_cost after the last rebuild (0: none yet) */
     long tchg;                          /* tree changes since the last rebuild (8 per insert,

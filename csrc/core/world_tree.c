@@ -110,13 +110,40 @@ void clw_tree_upkeep(cl_world *w) {
         clw_tree_rebuild(w);
 }
 
+static void qsnap_refit(cl_world *w);
+
 /* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
- * takes the new tree when that installed it. */
+ * takes the new tree when that installed it. While a box-query snapshot is in use, the call
+ * before the install builds the new tree's snapshot into the spare buffers instead (the install
+ * then swaps them in and copies the boxes the install grew), so the pairs after an install do
+ * not pay for a whole snapshot build. */
 void clw_tree_step(cl_world *w) {
-    long n = w->tree.leaves;
-    int lg = 0;
+    cl_tree *t = &w->tree;
+    long n = t->leaves, bno = t->bldno;
+    int lg = 0, root, cap;
+    const cl_tnode *nodes;
+    if (w->qn != NULL && w->qn2bld != bno && (nodes = cl_tree_rebuild_fitted(t, &root, &cap)) != NULL) {
+        w->qn2bld = clw_qsnap_into(w, nodes, root, cap, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2,
+                                   &w->qslot2cap) == CL_OK ? bno : -bno;
+        return;
+    }
     while ((1L << lg) < n) lg++;
-    if (cl_tree_rebuild_step(&w->tree, n * (lg + 2) / REBUILD_STEPS + 256)) tree_rebuilt(w);
+    if (cl_tree_rebuild_step(t, n * (lg + 2) / REBUILD_STEPS + 256)) {
+        tree_rebuilt(w);
+        if (w->qn2bld == bno && w->qslot2cap >= t->cap) {
+            cl_qnode *q = w->qn; void *qb = w->qnblock; int qc = w->qncap, *qs = w->qslot, qsc = w->qslotcap;
+            w->qn = w->qn2; w->qnblock = w->qn2block; w->qncap = w->qn2cap;
+            w->qslot = w->qslot2; w->qslotcap = w->qslot2cap;
+            w->qn2 = q; w->qn2block = qb; w->qn2cap = qc; w->qslot2 = qs; w->qslot2cap = qsc;
+            qsnap_refit(w);         /* boxes grown by the install since the snapshot was built */
+            w->qnver = w->tver;
+        }
+        if (w->qn2block) w->alloc(w->ud, w->qn2block, (size_t)w->qn2cap * sizeof(cl_qnode) + 64, 0);
+        free_buf(w, w->qslot2, w->qslot2cap, sizeof(int));   /* no spare kept between rebuilds */
+        w->qn2 = NULL; w->qn2block = NULL; w->qn2cap = 0;
+        w->qslot2 = NULL; w->qslot2cap = 0;
+        w->qn2bld = 0;
+    }
 }
 
 /* Links the leaves of the items added since the last traversal: one by one while they are
@@ -302,53 +329,64 @@ static double fb_area(const cl_fbox *b) {
  * at most (2n - 1) / 3 nodes. Which leaves a query finds does not depend on the grouping (every
  * box encloses its subtree's), only the order it finds them in, which no result depends on. */
 int clw_qsnap_build(cl_world *w) {
-    cl_tree *t = &w->tree;
+    int r = clw_qsnap_into(w, w->tree.nodes, w->tree.root, w->tree.cap, &w->qn, &w->qnblock, &w->qncap,
+                           &w->qslot, &w->qslotcap);
+    if (r == CL_OK) w->qnver = w->tver;
+    return r;
+}
+
+int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qnode **qnp, void **blk,
+                   int *qncap, int **qslotp, int *qslotcap) {
+    cl_tree *t = &w->tree;      /* its allocator for the stack */
     cl_stack st;
     int need = 2 * t->leaves / 3 + 1, k = 0;
-    w->qn = (cl_qnode *)snap_block(w, w->qn, &w->qnblock, &w->qncap, need, sizeof(cl_qnode));
-    if (!w->qn) return CL_ENOMEM;
-    if (t->cap > w->qslotcap) {             /* the slot of every tree node (qsnap_path) */
-        free_buf(w, w->qslot, w->qslotcap, sizeof(int));
-        w->qslotcap = 0;
-        w->qslot = (int *)w->alloc(w->ud, NULL, 0, (size_t)t->cap * sizeof(int));
-        if (!w->qslot) return CL_ENOMEM;
-        w->qslotcap = t->cap;
+    cl_qnode *qnodes;
+    int *qslot;
+    *qnp = qnodes = (cl_qnode *)snap_block(w, *qnp, blk, qncap, need, sizeof(cl_qnode));
+    if (!qnodes) return CL_ENOMEM;
+    if (cap > *qslotcap) {                  /* the slot of every tree node (qsnap_path) */
+        free_buf(w, *qslotp, *qslotcap, sizeof(int));
+        *qslotcap = 0;
+        *qslotp = (int *)w->alloc(w->ud, NULL, 0, (size_t)cap * sizeof(int));
+        if (!*qslotp) return CL_ENOMEM;
+        *qslotcap = cap;
     }
-    for (k = 0; k < w->qslotcap; k++) w->qslot[k] = -1;
+    qslot = *qslotp;
+    for (k = 0; k < *qslotcap; k++) qslot[k] = -1;
     k = 0;
     /* stack entries: tree node, and (t) the slot that gets its snapshot index: 4 * parent + slot */
     cl_stack_init(&st);
-    st.p[st.n].node = t->root;
+    st.p[st.n].node = root;
     st.p[st.n].t = -1;
     st.n++;
     while (st.n > 0) {
         int i = st.p[--st.n].node, slot = (int)st.p[st.n].t, me = k++, ns = 2, j, sl[4];
-        cl_qnode *qn = &w->qn[me];
-        int a = t->nodes[i].child1, b = t->nodes[i].child2;
+        cl_qnode *qn = &qnodes[me];
+        int a = nodes[i].child1, b = nodes[i].child2;
         int ia, ib;
-        if (me >= w->qncap) {               /* never (the bound above); no snapshot rather than an overrun */
+        if (me >= *qncap) {                 /* never (the bound above); no snapshot rather than an overrun */
             cl_stack_free(t, &st);
             return CL_ENOMEM;
         }
-        ia = t->nodes[a].child1 != CL_NULLNODE;
-        ib = t->nodes[b].child1 != CL_NULLNODE;
-        if (slot >= 0) w->qn[slot / 4].child[slot % 4] = me;
+        ia = nodes[a].child1 != CL_NULLNODE;
+        ib = nodes[b].child1 != CL_NULLNODE;
+        if (slot >= 0) qnodes[slot / 4].child[slot % 4] = me;
         if (ia && ib) {                     /* both children open: the four grandchildren */
-            sl[0] = t->nodes[a].child1; sl[1] = t->nodes[a].child2;
-            sl[2] = t->nodes[b].child1; sl[3] = t->nodes[b].child2;
+            sl[0] = nodes[a].child1; sl[1] = nodes[a].child2;
+            sl[2] = nodes[b].child1; sl[3] = nodes[b].child2;
             ns = 4;
         } else if (ia || ib) {  /* one inner child x: its children, the larger inner one opened too */
-            int x = ia ? a : b, x1 = t->nodes[x].child1, x2 = t->nodes[x].child2, o = -1, q[3];
-            int i1 = t->nodes[x1].child1 != CL_NULLNODE, i2 = t->nodes[x2].child1 != CL_NULLNODE;
-            if (i1 && i2) o = fb_area(&t->nodes[x1].box) >= fb_area(&t->nodes[x2].box) ? x1 : x2;
+            int x = ia ? a : b, x1 = nodes[x].child1, x2 = nodes[x].child2, o = -1, q[3];
+            int i1 = nodes[x1].child1 != CL_NULLNODE, i2 = nodes[x2].child1 != CL_NULLNODE;
+            if (i1 && i2) o = fb_area(&nodes[x1].box) >= fb_area(&nodes[x2].box) ? x1 : x2;
             else if (i1) o = x1;
             else if (i2) o = x2;
             ns = 0;
             q[0] = ia ? x1 : a; q[1] = ia ? x2 : x1; q[2] = ia ? b : x2;
             for (j = 0; j < 3; j++) {
                 if (q[j] == o) {
-                    sl[ns++] = t->nodes[o].child1;
-                    sl[ns++] = t->nodes[o].child2;
+                    sl[ns++] = nodes[o].child1;
+                    sl[ns++] = nodes[o].child2;
                 } else {
                     sl[ns++] = q[j];
                 }
@@ -357,12 +395,12 @@ int clw_qsnap_build(cl_world *w) {
             sl[0] = a; sl[1] = b;
         }
         for (j = 0; j < ns; j++) {
-            const cl_tnode *c = &t->nodes[sl[j]];
+            const cl_tnode *c = &nodes[sl[j]];
             qn->b[0][j] = c->box.lo[0]; qn->b[1][j] = c->box.lo[1]; qn->b[2][j] = c->box.lo[2];
             qn->b[3][j] = c->box.hi[0]; qn->b[4][j] = c->box.hi[1]; qn->b[5][j] = c->box.hi[2];
             qn->child[j] = c->child1 == CL_NULLNODE ? ~c->child2 : 0;
             qn->pad[j] = 0;
-            w->qslot[sl[j]] = 4 * me + j;
+            qslot[sl[j]] = 4 * me + j;
         }
         for (; j < 4; j++) {
             qn->b[0][j] = qn->b[1][j] = qn->b[2][j] = qn->b[3][j] = qn->b[4][j] = qn->b[5][j] = (float)NAN;
@@ -376,6 +414,5 @@ int clw_qsnap_build(cl_world *w) {
             }
     }
     cl_stack_free(t, &st);
-    w->qnver = w->tver;
     return CL_OK;
 }
