@@ -740,6 +740,67 @@ end)
 
 bothjit("FFI World wrappers vs the classic C methods", worldcase)
 
+-- Every length of query's and querypoint's item list from 0 to 24 (the wrapper writes up to 8
+-- unrolled, longer ones in a loop) into reused out tables that held every length from 0 to 24
+-- before (a tail of up to 4 is cleared unrolled, a longer one in a loop), some with a hole and
+-- entries past it, or with non-list keys: the same lists and the same out tables as the classic
+-- methods, called in a loop (so the JIT compiles the paths taken, exits included).
+local function listcase(mode)
+  it("give query's and querypoint's lists of every length into out tables of every length (" .. mode .. ")", function()
+    local w = collide.World()
+    local W = getmetatable(w).__index
+    local items = {}
+    for i = 1, 24 do      -- nested boxes: the point (j - 0.5, 0, 0.5) is in boxes j..24
+      items[i] = { i }
+      w:add(items[i], collide.AABB(-i, -i, 0, i, i, 1))
+    end
+    local box = collide.AABB(0, 0, 0, 1, 1, 1)
+    local problems = {}
+    local function fill(t, m, extra)
+      for k = 1, m do t[k] = "old" .. k end
+      if extra == 1 then t[m + 2], t[m + 3] = "past a hole", true      -- a hole at m + 1
+      elseif extra == 2 then t.key, t[0] = "kept", "zero" end
+    end
+    local function same(ta, tb)
+      for k, v in pairs(ta) do if not rawequal(rawget(tb, k), v) then return false end end
+      for k in pairs(tb) do if rawget(ta, k) == nil then return false end end
+      return true
+    end
+    for round = 1, 3 do
+      for m = 0, 24 do
+        for extra = 0, 2 do
+          for j = 1, 25 do    -- 25 - j results (j = 25: none)
+            local x = j - 0.5
+            local oa, ob = {}, {}
+            fill(oa, m, extra); fill(ob, m, extra)
+            local ra, na = W.querypoint(w, x, 0, 0.5, nil, oa)
+            local rb, nb = CW.querypoint(w, x, 0, 0.5, nil, ob)
+            if not (rawequal(ra, oa) and rawequal(rb, ob) and na == nb and na == 25 - j and same(oa, ob)) then
+              problems[#problems + 1] = ("querypoint m=%d extra=%d n=%d: %s %s"):format(m, extra, 25 - j, na, nb)
+            end
+            local fa, fna = W.querypoint(w, x, 0, 0.5)
+            local fb, fnb = CW.querypoint(w, x, 0, 0.5)
+            if not (fna == fnb and same(fa, fb)) then
+              problems[#problems + 1] = ("querypoint new table n=%d"):format(25 - j)
+            end
+            box:set(x - 0.25, -0.25, 0.25, x + 0.25, 0.25, 0.75)
+            fill(oa, m, extra); fill(ob, m, extra)
+            ra, na = W.query(w, box, nil, oa)
+            rb, nb = CW.query(w, box, nil, ob)
+            if not (rawequal(ra, oa) and rawequal(rb, ob) and na == nb and same(oa, ob)) then
+              problems[#problems + 1] = ("query m=%d extra=%d n=%s: %s"):format(m, extra, nb, na)
+            end
+            if #problems >= 5 then break end
+          end
+        end
+      end
+      assert.are.equal("", table.concat(problems, "\n"), "round " .. round)
+    end
+  end)
+end
+
+bothjit("FFI World wrappers: item lists and out-table tails", listcase)
+
 -- ------------------------------------------------------------------ Character methods
 -- character:move and character:grounded (csrc/bind/ffi_world.c, fast functions fc_move, fc_cols,
 -- fc_grounded): the same random walks on two equal levels, one Character through the wrappers

@@ -21,11 +21,13 @@
  * world, more results than the wrapper's buffers hold (which grow for the next call).
  *
  * Reentrancy: a Lua allocation while the wrapper builds its tables may run a finalizer that uses
- * collide. The ids and collisions sit in buffers shared by the wrappers, so a wrapper building
- * results marks them busy and any fast call meanwhile takes the classic path; a finalizer that
- * changes this world (its lworld.gen moves) raises the classic error "world used by a finalizer
- * while 'f' built its results", and a move is then not committed (the classic move commits after
- * building its tables too: world_move.c's redo).
+ * collide. The ids and collisions sit in buffers shared by the wrappers, so a wrapper that builds
+ * results marks them busy from before its fast call and any fast call meanwhile takes the classic
+ * path; the fast call itself reports the World's gen (lworld.gen) once the core has answered, and
+ * a finalizer that changes this world (the gen moves: read again after the tables are built)
+ * raises the classic error "world used by a finalizer while 'f' built its results", and a move
+ * is then not committed (the classic move commits after building its tables too: world_move.c's
+ * redo).
  *
  * A Character (character.c) is a userdata tagged like the World (its payload starts with
  * &char_key) whose user value is {world, item}: its wrappers read that table at every call (a
@@ -84,21 +86,29 @@ static int putres(const lworld *lw, int n, int32_t *ids, int cap) {
 }
 
 /* world:querypoint(x, y, z): the number n of items containing the point, their ids in ids[0..n-1]
- * if n <= cap (else nothing copied: the wrapper takes the classic path); -1 if irregular. */
-static int fw_querypoint(void *ud, double x, double y, double z, int32_t *ids, int cap) {
+ * if n <= cap (else nothing copied: the wrapper takes the classic path), and the World's gen once
+ * the core has answered in *gen (the wrapper compares it after building the list: taken here, not
+ * by a later call, so a finalizer run in between cannot go unseen); -1 if irregular. */
+static int fw_querypoint(void *ud, double x, double y, double z, int32_t *ids, int cap, double *gen) {
     lworld *lw = liveworld(ud);
+    int n;
     if (lw == NULL || !fin3w(x, y, z)) return -1;
     lw->gen++;
-    return putres(lw, cl_world_querypoint(&lw->w, cl_v3(x, y, z)), ids, cap);
+    n = putres(lw, cl_world_querypoint(&lw->w, cl_v3(x, y, z)), ids, cap);
+    *gen = lw->gen;
+    return n;
 }
 
 /* world:query(shape): as fw_querypoint, for the items overlapping the shape at sud. */
-static int fw_query(void *ud, const void *sud, int32_t *ids, int cap) {
+static int fw_query(void *ud, const void *sud, int32_t *ids, int cap, double *gen) {
     lworld *lw = liveworld(ud);
     cl_shape s;
+    int n;
     if (lw == NULL || !toshape(sud, &s)) return -1;
     lw->gen++;
-    return putres(lw, cl_world_query(&lw->w, &s), ids, cap);
+    n = putres(lw, cl_world_query(&lw->w, &s), ids, cap);
+    *gen = lw->gen;
+    return n;
 }
 
 /* world:raycast(ray, maxt): 0 (no hit), 1 with t, nx, ny, nz, id in out[0..4], or 2 (a mesh item)
@@ -147,7 +157,8 @@ static void putcols(const cl_col *c, int n, double *cols) {
 /* world:move(item, dx, dy, dz) for the item's id did, without a filter: the collision count n
  * with ax, ay, az in out[0..2] and each collision as other id, type, t, nx, ny, nz in
  * cols[6i..6i+5]. n = 0: the move is committed (as domove does). n > 0: nothing committed, the
- * end shape kept in lworld's redo fields (lworld.redo stays 0) for fw_commit. -1 if irregular
+ * end shape kept in lworld's redo fields (lworld.redo stays 0) for fw_commit, the World's gen in
+ * out[4] (what fw_commit expects; taken here, as fw_querypoint's). -1 if irregular
  * (an id that is no live item or a mesh item, a locked world, a pending classic redo, a
  * non-finite delta, out of memory), -2 (world unchanged, the count in out[3]) when n > cap. */
 static int fw_move(void *ud, double did, double dx, double dy, double dz, double *out, double *cols, int cap) {
@@ -177,6 +188,7 @@ static int fw_move(void *ud, double did, double dx, double dy, double dz, double
     lw->redoid = id;
     lw->redoseq = lw->w.items[id].seq;
     lw->redoshape = lw->w.mend;
+    out[4] = lw->gen;
     return n;
 }
 
@@ -184,11 +196,12 @@ static int fw_move(void *ud, double did, double dx, double dy, double dz, double
  * the World at ud: as fw_move (the same results in out and cols, the same returns), the move
  * made by cl_char_move as character.c's classic path does (world_move.c's lw_charmove): the core
  * commits the character's legs as it goes; a move with collisions is put back at its start and
- * left pending for fw_commit, the character's own state (its ground) already updated. -2 (the
- * count in out[3]) also leaves the move pending: the wrapper grows its buffer and takes the
- * collisions with fc_cols. -1 if irregular, nothing changed (a foreign userdata, a dead or locked
- * world, a pending classic redo, an id that is no live item or a mesh item, a non-finite delta,
- * out of memory: the core put the item back and left the character as it was). */
+ * left pending for fw_commit (the World's gen in out[4]), the character's own state (its ground)
+ * already updated. -2 (the count in out[3]) also leaves the move pending: the wrapper grows its
+ * buffer and takes the collisions with fc_cols. -1 if irregular, nothing changed (a foreign
+ * userdata, a dead or locked world, a pending classic redo, an id that is no live item or a mesh
+ * item, a non-finite delta, out of memory: the core put the item back and left the character as
+ * it was). */
 static int fc_move(void *cud, void *ud, double did, double dx, double dy, double dz, double *out, double *cols,
                    int cap) {
     cl_char *c = lw_fastchar(cud);
@@ -218,6 +231,7 @@ static int fc_move(void *cud, void *ud, double did, double dx, double dy, double
     lw->redoseq = seq;
     lw->redoshape = lw->w.items[id].shape;
     cl_world_update(&lw->w, id, &start);
+    out[4] = lw->gen;
     if (n > cap) {
         out[3] = n;
         return -2;
@@ -305,8 +319,8 @@ static const char *const wchunk[] = {
     "local function cfn(name, params, ret)\n"
     "  return ffi.cast((ret or \"int\") .. \" (*)(\" .. params .. \")\", ffi.cast(anyfnp, FAST[name])[0])\n"
     "end\n"
-    "local FQP = cfn(\"querypoint\", \"void *, double, double, double, int32_t *, int\")\n"
-    "local FQ = cfn(\"query\", \"void *, const void *, int32_t *, int\")\n"
+    "local FQP = cfn(\"querypoint\", \"void *, double, double, double, int32_t *, int, double *\")\n"
+    "local FQ = cfn(\"query\", \"void *, const void *, int32_t *, int, double *\")\n"
     "local FRC = cfn(\"raycast\", \"void *, const void *, double, double *\")\n"
     "local FMV = cfn(\"move\", \"void *, double, double, double, double, double *, double *, int\")\n"
     "local FCM = cfn(\"commit\", \"void *, double\")\n"
@@ -319,9 +333,10 @@ static const char *const wchunk[] = {
     "-- Light userdata share one metatable: checking that it is not the World's keeps them from C (ffi.c).\n"
     "local LUD = FAST.move\n"
     "local OUT = dvla(8)\n"
-    "-- move's, character:move's and grounded's own result buffer: each sets busy before its fast call\n"
-    "-- and reads this before clearing it, so a finalizer run meanwhile (at a trace exit, or by an\n"
-    "-- allocation) takes the classic path for those three, and its raycasts write OUT, not this\n"
+    "-- The result buffer of the wrappers that set busy before their fast call (move, character:move,\n"
+    "-- grounded, query, querypoint; the last two write only the gen, in MOUT[0]) and read it before\n"
+    "-- clearing busy, so a finalizer run meanwhile (at a trace exit, or by an allocation) takes the\n"
+    "-- classic path for those, and its raycasts write OUT, not this. IDS and COLS are guarded alike.\n"
     "local MOUT = dvla(8)\n"
     "local IDS, IDCAP = ivla(256), 256\n"
     "local COLS, COLCAP = dvla(6 * 64), 64\n"
@@ -362,6 +377,13 @@ static const char *const wchunk[] = {
     "-- (Nothing to do when t[n + 1] is nil and the border is at most n: the callers test that first.)\n"
     "local function cleartail(t, n)\n"
     "  local len = #t\n"
+    "  if len <= n + 4 then             -- a tail of at most 4 (the usual case) without a loop\n"
+    "    if len > n then rawset(t, n + 1, nil) end\n"
+    "    if len > n + 1 then rawset(t, n + 2, nil) end\n"
+    "    if len > n + 2 then rawset(t, n + 3, nil) end\n"
+    "    if len > n + 3 then rawset(t, n + 4, nil) end\n"
+    "    if rawget(t, (len > n and len or n) + 1) == nil then return end\n"
+    "  end\n"
     "  for i = n + 1, len do rawset(t, i, nil) end\n"
     "  local i = (len > n and len or n) + 1\n"
     "  while rawget(t, i) ~= nil do\n"
@@ -426,16 +448,28 @@ static const char *const wchunk[] = {
     "end\n"
     "\n"
     "-- The item list of IDS[0..n-1] (into out, or a new table), as lw_pushitemlist without a filter.\n"
+    "-- The caller set busy before the fast call, which left the World's gen in MOUT[0]; clears busy.\n"
+    "-- With no result nothing is read after an allocation, so nothing to check (a finalizer run by the\n"
+    "-- new table's allocation cannot make an empty answer stale; lw_pushitemlist checks and may raise).\n"
     "local function itemlist(w, U, n, out, fname)\n"
-    "  busy = true\n"
-    "  local gen = FGEN(w)\n"
+    "  if n == 0 then\n"
+    "    busy = false\n"
+    "    if out == nil then return tnew(0, 0), 0 end\n"
+    "    if rawget(out, 1) ~= nil or #out > 0 then cleartail(out, 0) end\n"
+    "    return out, 0\n"
+    "  end\n"
+    "  local gen = MOUT[0]\n"
     "  local t = out\n"
     "  if t == nil then t = tnew(n, 0) end\n"
-    "  if n <= 4 then\n"
-    "    if n >= 1 then rawset(t, 1, rawget(U, IDS[0] + 1)) end\n"
+    "  if n <= 8 then\n"
+    "    rawset(t, 1, rawget(U, IDS[0] + 1))\n"
     "    if n >= 2 then rawset(t, 2, rawget(U, IDS[1] + 1)) end\n"
     "    if n >= 3 then rawset(t, 3, rawget(U, IDS[2] + 1)) end\n"
     "    if n >= 4 then rawset(t, 4, rawget(U, IDS[3] + 1)) end\n"
+    "    if n >= 5 then rawset(t, 5, rawget(U, IDS[4] + 1)) end\n"
+    "    if n >= 6 then rawset(t, 6, rawget(U, IDS[5] + 1)) end\n"
+    "    if n >= 7 then rawset(t, 7, rawget(U, IDS[6] + 1)) end\n"
+    "    if n >= 8 then rawset(t, 8, rawget(U, IDS[7] + 1)) end\n"
     "  else\n"
     "    for i = 1, n do rawset(t, i, rawget(U, IDS[i - 1] + 1)) end\n"
     "  end\n"
@@ -451,7 +485,7 @@ static const char *const wchunk[] = {
     "  while c < n do c = 2 * c end\n"
     "  IDS, IDCAP = ivla(c), c\n"
     "end\n"
-    "\n"
+    "\n",
     "local function querypoint(...)\n"
     "  local w, x, y, z, f, out = ...\n"
     "  if f == nil and not busy and type(w) == \"userdata\" and getmetatable(w) == MW and getmetatable(LUD) ~= MW\n"
@@ -459,11 +493,11 @@ static const char *const wchunk[] = {
     "     and (out == nil or type(out) == \"table\") then\n"
     "    local U = UV[w] or items(w)\n"
     "    if U then\n"
-    "      local n = FQP(w, x, y, z, IDS, IDCAP)\n"
-    "      if n >= 0 then\n"
-    "        if n <= IDCAP then return itemlist(w, U, n, out, \"querypoint\") end\n"
-    "        growids(n)\n"
-    "      end\n"
+    "      busy = true\n"
+    "      local n = FQP(w, x, y, z, IDS, IDCAP, MOUT)\n"
+    "      if n >= 0 and n <= IDCAP then return itemlist(w, U, n, out, \"querypoint\") end\n"
+    "      busy = false\n"
+    "      if n > IDCAP then growids(n) end\n"
     "    end\n"
     "  end\n"
     "  return C.querypoint(...)\n"
@@ -476,11 +510,11 @@ static const char *const wchunk[] = {
     "     and (out == nil or type(out) == \"table\") then\n"
     "    local U = UV[w] or items(w)\n"
     "    if U then\n"
-    "      local n = FQ(w, s, IDS, IDCAP)\n"
-    "      if n >= 0 then\n"
-    "        if n <= IDCAP then return itemlist(w, U, n, out, \"query\") end\n"
-    "        growids(n)\n"
-    "      end\n"
+    "      busy = true\n"
+    "      local n = FQ(w, s, IDS, IDCAP, MOUT)\n"
+    "      if n >= 0 and n <= IDCAP then return itemlist(w, U, n, out, \"query\") end\n"
+    "      busy = false\n"
+    "      if n > IDCAP then growids(n) end\n"
     "    end\n"
     "  end\n"
     "  return C.query(...)\n"
@@ -537,7 +571,8 @@ static const char *const wchunk[] = {
     "end\n"
     "\n"
     "-- move's collision table of COLS[0..n-1] (into out, else a new table), then the commit of the move\n"
-    "-- the fast function left pending. The caller set busy and read OUT; gen: the World's after the call.\n"
+    "-- the fast function left pending. The caller set busy and read MOUT; gen: the World's after the\n"
+    "-- call (MOUT[4], written by the fast function).\n"
     "local function cols(w, U, n, out, gen)\n"
     "  local t = out\n"
     "  if t == nil then t = tnew(n, 0) end\n"
@@ -570,7 +605,7 @@ static const char *const wchunk[] = {
     "          busy = false\n"
     "          return ax, ay, az, nocols(w, U, out), 0\n"
     "        elseif n > 0 then\n"
-    "          return ax, ay, az, cols(w, U, n, out, FGEN(w)), n\n"
+    "          return ax, ay, az, cols(w, U, n, out, MOUT[4]), n\n"
     "        end\n"
     "        busy = false\n"
     "        if n == -2 then growcols(MOUT[3]) end\n"
@@ -612,7 +647,7 @@ static const char *const wchunk[] = {
     "          busy = false\n"
     "          return ax, ay, az, nocols(w, U, out), 0\n"
     "        elseif n > 0 or n == -2 then\n"
-    "          local gen = FGEN(w)\n"
+    "          local gen = MOUT[4]\n"
     "          if n == -2 then           -- the move is made and pending: the collisions are taken after the growth\n"
     "            n = MOUT[3]\n"
     "            growcols(n)\n"
