@@ -399,25 +399,59 @@ static inline cl_aabb nodebox(const cl_mnode *n, double sc)
 }
 
 /* A ray prepared for the node tests: origin, reciprocal direction (1/0 = +-inf for an axis it runs
- * parallel to) and, per axis, the offset of the face it enters first in a node's float[6] box
- * (lo[k] at k, hi[k] at 3 + k). */
-typedef struct mray { double o[3], inv[3], d[3], slack; int nearf[3], farf[3], kz; } mray;
+ * parallel to), per axis the offset of the face it enters first in a node's float[6] box (lo[k] at
+ * k, hi[k] at 3 + k) and whether the axis counts in entry distances (use: a nonzero component
+ * with a finite reciprocal), the slack of the box tests, and the triangle test's set-up with the
+ * scale of the data (sc, a power of two) it runs at. */
+typedef struct mray {
+    double o[3], inv[3], d[3], slack, sc;
+    int nearf[3], farf[3], use[3], div;
+    cl_tray tr;
+} mray;
 
-/* The distance (at least 0) at which the ray crosses the near face of node n's box along kz, the
- * direction's dominant axis (the triangle test's): the bound the walk prunes by. The triangle
- * test's t is a convex combination of its vertices' distances along kz (weights of one sign), so
- * it is at least this bound less a few ulps of the data's magnitude (within r->slack) for every
- * triangle in the box, however badly the hit is conditioned. The entry into the box (rayslab, the
- * latest of the three axes) is no such bound: a ray nearly in the plane of a thin triangle gets a
- * t off by far more than the slack (2^-30 of the data's magnitude: fuzz_mesh), so a node entered
- * beyond the best t may hold a triangle whose computed t is below or equal to it. */
-static CL_INLINE double rayentk(const cl_mnode *n, const mray *r)
+/* The lower bound on a triangle's t that the walk prunes by, from an entry distance e >= 0 (of a
+ * node's box or a triangle's): e less 2^-44 of it and the slack, e capped at DBL_MAX. Nondecreasing
+ * in e (the product by 1 - 2^-44, exact, then the difference: each rounding is monotone), so a
+ * triangle's bound is at least that of every node holding it. */
+static CL_INLINE double lowt(double e, const mray *r)
+{
+    e = e < DBL_MAX ? e : DBL_MAX;
+    return e * (1 - SLACK) - r->slack;
+}
+
+/* The entry distance (at least 0) of the ray into node n's box over the axes it uses, each
+ * (near face - o) * inv: rayslab's entry for a box the ray meets when div is 0, computed alone when
+ * div is 1 (rayslab divides then). */
+static CL_INLINE double rayent(const cl_mnode *n, const mray *r)
 {
     float f[6];
-    double a;
+    double e = 0, a;
+    int k;
     memcpy(f, n, sizeof f);
-    a = ((double)f[r->nearf[r->kz]] - r->o[r->kz]) * r->inv[r->kz];
-    return a > 0 ? a : 0;
+    for (k = 0; k < 3; k++) {
+        if (!r->use[k]) continue;
+        a = ((double)f[r->nearf[k]] - r->o[k]) * r->inv[k];
+        e = a > e ? a : e;
+    }
+    return e;
+}
+
+/* The same entry distance into triangle i's own box (its unscaled vertices). The triangle's box
+ * lies inside the float box of every node holding it and each step rounds monotonically, so this
+ * is at least each such node's rayent (and rayslab's entry): lowt of it bounds the node's. */
+static double trient(const cl_mesh *m, size_t i, const mray *r)
+{
+    cl_vec3 a = vert(m, i, 0), b = vert(m, i, 1), c = vert(m, i, 2);
+    double e = 0, x;
+    int k;
+    for (k = 0; k < 3; k++) {
+        double p = cl_comp(a, k), q = cl_comp(b, k), s = cl_comp(c, k), f;
+        if (!r->use[k]) continue;
+        f = r->d[k] > 0 ? dmin(p, dmin(q, s)) : dmax(p, dmax(q, s));
+        x = (f - r->o[k]) * r->inv[k];
+        e = x > e ? x : e;
+    }
+    return e;
 }
 
 /* Entry distance of the ray into node n's box within [0, tmax], or -1 if it misses. Each axis
@@ -449,60 +483,82 @@ static CL_INLINE double rayslab(const cl_mnode *n, const mray *r, double tmax, i
     return tn <= tf + fabs(tf) * SLACK + r->slack ? tn : -1;
 }
 
+/* The prune bound of node n if the ray meets its box (rayslab): lowt of its entry; else -HUGE_VAL
+ * (lowt is never below -r->slack). */
+static CL_INLINE double raynode(const cl_mnode *n, const mray *r, int div)
+{
+    double tn = rayslab(n, r, HUGE_VAL, div);
+    if (tn < 0) return -HUGE_VAL;
+    /* without div, a finite rayslab entry is rayent's: an axis the ray runs parallel to gives -inf
+     * or NaN for a box it meets (the origin inside that slab), which neither counts (+inf, the
+     * origin outside, is a miss unless the exits overflow too: rayent then) */
+    return lowt(div || tn == HUGE_VAL ? rayent(n, r) : tn, r);
+}
+
+/* Triangle i's hit as the walk counts it: the watertight test's t (at scale sc) raised to lowt of
+ * the ray's entry into the triangle's box; 1 with *t when that is at most lim (and finite). The
+ * raise makes the box-entry pruning exact: a ray nearly in the plane of a thin triangle gets a
+ * test t far short of the true one (2^-30 of the data's magnitude: fuzz_mesh), possibly short of
+ * the box entry, while a t computed well (to within the slack) is never raised. */
+static CL_INLINE int rayhit(const cl_mesh *m, const mray *mr, size_t i, double lim, double *tp)
+{
+    cl_vec3 a, b, c;
+    double t, lo;
+    trisc(m, i, mr->sc, &a, &b, &c);
+    if (!cl_tray_hit(&mr->tr, a, b, c, &t)) return 0;
+    t /= mr->sc;
+    if (!(t <= lim && t < HUGE_VAL)) return 0;  /* raising only makes it larger */
+    lo = lowt(trient(m, i, mr), mr);
+    if (lo > t) t = lo;
+    if (!(t <= lim)) return 0;
+    *tp = t;
+    return 1;
+}
+
 /* The closest-hit walk of cl_mesh_raycast from the root (whose box the ray meets): updates *best,
  * *besti and returns 1 when a triangle is hit at t <= maxt. div as rayslab's (a constant in each
- * call, so each gets its own copy). */
-static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, const cl_tray *tr, double sc, double maxt, int div,
+ * call, so each gets its own copy). Each pushed node carries its bound (raynode): every triangle
+ * in it counts a t at least that, so a node whose bound exceeds the best t so far holds nothing
+ * nearer, nor a tie. */
+static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, double maxt, double root, int div,
                              double *bestp, size_t *bestip)
 {
     unsigned stack[CL_MESH_STACK];
-    double tin[CL_MESH_STACK];  /* each pushed node's entry distance */
-    double best = maxt, bound = maxt + maxt * SLACK + mr->slack;
+    double tin[CL_MESH_STACK];  /* each pushed node's bound */
+    double best = maxt;
     size_t besti = 0;
     int sp = 0, found = 0;
-    stack[sp] = 0; tin[sp] = 0; sp++;
+    stack[sp] = 0; tin[sp] = root; sp++;
     while (sp > 0) {
         const cl_mnode *nd;
         sp--;
-        /* a node whose triangles all lie beyond the best hit so far along kz holds nothing nearer,
-         * nor a tie (rayentk) */
-        if (tin[sp] > bound) continue;
+        if (tin[sp] > best) continue;
         nd = &m->nodes[stack[sp]];
         if (nd->count) {
             unsigned j;
             for (j = 0; j < nd->count; j++) {
                 size_t i = m->prim[nd->first + j];
-                cl_vec3 a, b, c;
                 double t;
-                trisc(m, i, sc, &a, &b, &c);
-                if (cl_tray_hit(tr, a, b, c, &t)) {
-                    t /= sc;
-                    if (t <= maxt && t < HUGE_VAL && (!found || t < best || (t == best && i < besti))) {
-                        best = t; besti = i; found = 1;
-                        bound = best + best * SLACK + mr->slack;
-                    }
+                if (rayhit(m, mr, i, best, &t) && (!found || t < best || i < besti)) {
+                    best = t; besti = i; found = 1;
                 }
             }
         } else {
             const cl_mnode *l = &m->nodes[nd->first], *rr = l + 1;
-            /* rayslab decides only whether the ray meets a child's box (HUGE_VAL: no cut at the
-             * best t, see rayentk); the box entries order the children, the nearer popped first */
-            double tl = rayslab(l, mr, HUGE_VAL, div), trr = rayslab(rr, mr, HUGE_VAL, div);
-            double kl = tl >= 0 ? rayentk(l, mr) : 0, kr = trr >= 0 ? rayentk(rr, mr) : 0;
-            if (tl >= 0 && kl > bound) tl = -1;
-            if (trr >= 0 && kr > bound) trr = -1;
-            if (tl >= 0 && trr >= 0) {
+            double tl = raynode(l, mr, div), trr = raynode(rr, mr, div);
+            int ul = tl != -HUGE_VAL && !(tl > best), ur = trr != -HUGE_VAL && !(trr > best);
+            if (ul && ur) {  /* the nearer popped first */
                 if (tl <= trr) {
-                    stack[sp] = nd->first + 1; tin[sp] = kr; sp++;
-                    stack[sp] = nd->first; tin[sp] = kl; sp++;
+                    stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
+                    stack[sp] = nd->first; tin[sp] = tl; sp++;
                 } else {
-                    stack[sp] = nd->first; tin[sp] = kl; sp++;
-                    stack[sp] = nd->first + 1; tin[sp] = kr; sp++;
+                    stack[sp] = nd->first; tin[sp] = tl; sp++;
+                    stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
                 }
-            } else if (tl >= 0) {
-                stack[sp] = nd->first; tin[sp] = kl; sp++;
-            } else if (trr >= 0) {
-                stack[sp] = nd->first + 1; tin[sp] = kr; sp++;
+            } else if (ul) {
+                stack[sp] = nd->first; tin[sp] = tl; sp++;
+            } else if (ur) {
+                stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
             }
         }
     }
@@ -511,40 +567,62 @@ static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, const cl_tray *tr
     return found;
 }
 
-int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out, size_t *tri)
+/* Sets up mr for the ray r against mesh m. */
+static void rayprep(const cl_mesh *m, const cl_ray *r, mray *mr)
 {
-    double best, sc;
-    size_t besti;
-    int k, div = 0, found;
-    mray mr;
-    cl_tray tr;
     cl_ray rs;
-    if (m->nprim == 0) return 0;
-    sc = scalefor(fmax(m->maxabs, cl_maxabs3(r->o.x, r->o.y, r->o.z)));
-    rs.o = cl_mul(r->o, sc);
+    int k;
+    double mx = fmax(m->maxabs, cl_maxabs3(r->o.x, r->o.y, r->o.z));
+    mr->sc = scalefor(mx);
+    rs.o = cl_mul(r->o, mr->sc);
     rs.d = r->d;
-    cl_tray_make(&tr, &rs);
-    mr.o[0] = r->o.x; mr.o[1] = r->o.y; mr.o[2] = r->o.z;
-    mr.slack = fmax(m->maxabs, cl_maxabs3(r->o.x, r->o.y, r->o.z)) * 0x1p-40;
+    cl_tray_make(&mr->tr, &rs);
+    mr->o[0] = r->o.x; mr->o[1] = r->o.y; mr->o[2] = r->o.z;
+    mr->slack = mx * 0x1p-40;
+    mr->div = 0;
     for (k = 0; k < 3; k++) {
         double d = cl_comp(r->d, k);
-        mr.d[k] = d;
-        mr.inv[k] = 1.0 / d;
-        if (d != 0 && !isfinite(mr.inv[k])) div = 1;
-        mr.nearf[k] = signbit(d) ? 3 + k : k;
-        mr.farf[k] = signbit(d) ? k : 3 + k;
+        mr->d[k] = d;
+        mr->inv[k] = 1.0 / d;
+        mr->use[k] = d != 0 && isfinite(mr->inv[k]);
+        if (d != 0 && !isfinite(mr->inv[k])) mr->div = 1;
+        mr->nearf[k] = signbit(d) ? 3 + k : k;
+        mr->farf[k] = signbit(d) ? k : 3 + k;
     }
-    mr.kz = tr.kz;
-    if (rayslab(&m->nodes[0], &mr, HUGE_VAL, div) < 0 || rayentk(&m->nodes[0], &mr) > maxt + maxt * SLACK + mr.slack) return 0;
-    found = div ? raywalk(m, &mr, &tr, sc, maxt, 1, &best, &besti) : raywalk(m, &mr, &tr, sc, maxt, 0, &best, &besti);
+}
+
+int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out, size_t *tri)
+{
+    double best, root;
+    size_t besti;
+    int found;
+    mray mr;
+    if (m->nprim == 0) return 0;
+    rayprep(m, r, &mr);
+    root = raynode(&m->nodes[0], &mr, mr.div);
+    if (root == -HUGE_VAL || root > maxt) return 0;
+    found = mr.div ? raywalk(m, &mr, maxt, root, 1, &best, &besti) : raywalk(m, &mr, maxt, root, 0, &best, &besti);
     if (!found) return 0;
     {
         cl_vec3 a, b, c;
-        trisc(m, besti, sc, &a, &b, &c);
+        trisc(m, besti, mr.sc, &a, &b, &c);
         out->t = best == 0 ? 0 : best;  /* a ray starting on a triangle: t = +0, not the edge test's -0 */
         out->n = cl_tri_normal(a, b, c, r->d);
         *tri = besti;
     }
+    return 1;
+}
+
+int cl_mesh_rayhit(const cl_mesh *m, const cl_ray *r, size_t i, double maxt, double *t)
+{
+    mray mr;
+    cl_vec3 a, b, c;
+    if (i >= m->nt) return 0;
+    trisc(m, i, scalefor(m->maxabs), &a, &b, &c);  /* the tree's triangles: as cl_mesh_build picks them */
+    if (cl_tri_degenerate(a, b, c)) return 0;
+    rayprep(m, r, &mr);
+    if (!rayhit(m, &mr, i, maxt, t)) return 0;
+    if (*t == 0) *t = 0;
     return 1;
 }
 

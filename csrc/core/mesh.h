@@ -59,8 +59,18 @@ CL_API size_t cl_mesh_bytes(const cl_mesh *m);
 /// The three vertices of triangle i (< nt).
 CL_API void cl_mesh_triangle(const cl_mesh *m, size_t i, cl_vec3 *a, cl_vec3 *b, cl_vec3 *c);
 /// Closest hit with t in [0, maxt] (watertight, both sides solid, normal facing the ray): 1 with
-/// the hit and triangle *tri; ties in t go to the lowest triangle index. 0 for a miss.
+/// the hit and triangle *tri; ties in t go to the lowest triangle index. 0 for a miss. The hit is
+/// the least t of cl_mesh_rayhit over the triangles, exactly.
 CL_API int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out, size_t *tri);
+/// Triangle i's hit as cl_mesh_raycast counts it: 1 and *t in [0, maxt] when the watertight test
+/// (cl_tray_hit, at the scale the mesh's tests run at) hits; its t is raised, if below, to the
+/// ray's entry into the triangle's box (over the axes with a nonzero direction component whose
+/// reciprocal is finite) less 2^-44 of that entry and 2^-40 of the larger of the data's and the
+/// origin's magnitude. A t computed to within that rounding is never raised; a ray nearly in the
+/// plane of a thin triangle can get a test t short of the box entry by far more, and the raise
+/// keeps it in the box (what makes the tree's box-entry pruning exact). 0 for a degenerate
+/// triangle (as cl_mesh_build tests it) or a miss.
+CL_API int cl_mesh_rayhit(const cl_mesh *m, const cl_ray *r, size_t i, double maxt, double *t);
 /// 1 if some triangle overlaps the shape (inclusive; cl_tri_overlaps_*).
 CL_API int cl_mesh_overlaps(const cl_mesh *m, const cl_shape *s);
 /// Calls visit for every triangle overlapping the shape, in tree order (not sorted), until visit

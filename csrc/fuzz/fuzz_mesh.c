@@ -5,7 +5,8 @@
  * triangle count (1..64), byte 2 whether the mesh is indexed; then vertices, indices and queries,
  * zeros once the input is exhausted. Every query of the mesh must equal the same test run over all
  * triangles by brute force (rays, AABB/OBB/Sphere and capsule queries, closest points: same answer,
- * same triangle, same order; modes 0 and 1); nothing may be
+ * same triangle, same order; modes 0 and 1; rays also against cl_mesh_rayhit in every mode, and
+ * their t may exceed cl_tri_raycast's only where cl_mesh_rayhit raises it); nothing may be
  * NaN (every mode); the
  * allocator fails on demand and the mesh must stay freeable. Violations end in __builtin_trap(). */
 #include <math.h>
@@ -118,6 +119,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             int bh = 0;
             hit = cl_mesh_raycast(&m, &ray, HUGE_VAL, &h, &ti);
             if (hit) CHECK(h.t >= 0 && h.t == h.t && nonan3(h.n) && ti < nt);
+            {   /* every mode: the least t cl_mesh_rayhit counts, the lowest triangle of a tie (the
+                 * tree's pruning is exact) */
+                double rt = 0, t;
+                size_t ri = 0;
+                int rh = 0;
+                for (i = 0; i < nt; i++)
+                    if (cl_mesh_rayhit(&m, &ray, i, HUGE_VAL, &t) && (!rh || t < rt)) { rh = 1; rt = t; ri = i; }
+                CHECK(hit == rh);
+                if (hit) CHECK(h.t == rt && ti == ri);
+            }
             if (moderate && maxabs3(o) <= 0x1p200) {
                 for (i = 0; i < nt; i++) {
                     cl_vec3 a, b, c;
@@ -126,7 +137,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     if (cl_tri_raycast(a, b, c, &ray, HUGE_VAL, &bh1) && (!bh || bh1.t < bt)) { bh = 1; bt = bh1.t; bi = i; }
                 }
                 CHECK(hit == bh);
-                if (hit) CHECK(h.t == bt && ti == bi);
+                /* the same t and triangle, or a t the mesh raised to the triangle's box entry (a ray
+                 * nearly in the plane of a thin triangle: cl_mesh_rayhit) */
+                if (hit) CHECK((h.t == bt && ti == bi) || h.t > bt);
             }
         }
         s.kind = (cl_kind)k;

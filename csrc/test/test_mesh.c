@@ -366,8 +366,9 @@ static void test_findings(void)
     /* a ray nearly in the plane of a sliver 1.1e26 long, 6.6e12 wide and flat in z, from 1e20 off
      * (fuzz_mesh): the triangle test's t is 2^-30 of the data's magnitude short of where the ray
      * crosses the sliver's box, far beyond the node slack, and the tree pruned the node holding the
-     * lowest-numbered copy of the triangle by its entry distance; it now prunes by the entry along
-     * the direction's dominant axis, below every computed t in the box */
+     * lowest-numbered copy of the triangle by its entry distance. Now the mesh counts a hit's t
+     * raised to the ray's entry into the triangle's box (cl_mesh_rayhit), which every node holding
+     * it bounds: the box-entry pruning is exact, and the tie among the copies goes to triangle 8 */
     {
         static const double v[9] = { -0x1.2c2c2c2c2c2c2p-255, -0x1.4518500069afep-255, -0x1.44c0ba5930aa3p-110,
                                       -0x1.b9249f40c3ee3p-244, 0x1.6b5b54a4a4a4ap+86, 0x1.f0e0051241e03p-131,
@@ -393,9 +394,29 @@ static void test_findings(void)
             cl_mesh_triangle(&m, i, &a, &b, &c);
             if (cl_tri_raycast(a, b, c, &r, HUGE_VAL, &hb) && (!bh || hb.t < bt)) { bh = 1; bt = hb.t; bi = i; }
         }
-        ENSURE(bh && bi == 8 && bt == 5.4909026388850772e+25, "finding: brute force hits triangle 8 first");
-        ENSURE(cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri) && h.t == bt && tri == bi,
-               "finding: the mesh's ray hit is brute force's, lowest triangle of a tie, on a sliver the ray nearly lies in");
+        ENSURE(bh && bi == 8 && bt == 5.4909026388850772e+25, "finding: cl_tri_raycast hits triangle 8 first");
+        {   /* the raised t: the brute force over cl_mesh_rayhit, ties to the lowest index */
+            double t, rt = HUGE_VAL, ent = -HUGE_VAL;
+            size_t ri = 0;
+            int k;
+            for (i = 0; i < 64; i++)
+                if (cl_mesh_rayhit(&m, &r, i, HUGE_VAL, &t) && t < rt) { rt = t; ri = i; }
+            for (k = 0; k < 3; k++) {  /* triangle 8's box entry, per axis (all components nonzero) */
+                cl_vec3 a, b, c;
+                double lo, e, pa[3], pb[3], pc[3], o[3], d[3];
+                cl_mesh_triangle(&m, 8, &a, &b, &c);
+                pa[0] = a.x; pa[1] = a.y; pa[2] = a.z; pb[0] = b.x; pb[1] = b.y; pb[2] = b.z;
+                pc[0] = c.x; pc[1] = c.y; pc[2] = c.z; o[0] = r.o.x; o[1] = r.o.y; o[2] = r.o.z;
+                d[0] = r.d.x; d[1] = r.d.y; d[2] = r.d.z;
+                lo = d[k] > 0 ? fmin(pa[k], fmin(pb[k], pc[k])) : fmax(pa[k], fmax(pb[k], pc[k]));
+                e = (lo - o[k]) / d[k];
+                if (e > ent) ent = e;
+            }
+            ENSURE(ri == 8 && rt == 5.4909026484933451e+25 && rt > bt && rt >= ent - 0x1p-39 * 0x1.6b5b54a4a4a4ap+86 && rt <= ent,
+                   "finding: triangle 8's counted t is raised to its box entry (less the slack), the copies tie");
+            ENSURE(cl_mesh_raycast(&m, &r, HUGE_VAL, &h, &tri) && h.t == rt && tri == 8,
+                   "finding: the mesh's ray hit is the least counted t, lowest triangle of a tie, on a sliver the ray nearly lies in");
+        }
         cl_mesh_free(&m);
     }
     /* a direction component so small that its reciprocal overflows: the node test divides */
