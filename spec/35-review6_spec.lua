@@ -223,3 +223,38 @@ describe("world:queryplanes and a mesh item whose triangles are all degenerate",
     assert.are.same({ "box" }, w:query(collide.AABB(-1, -1, -1, 3, 6, 1)))
   end)
 end)
+
+describe("sweeps of every pair of kinds, the whole scene scaled by powers of two", function()
+  -- A Sphere swept against a Sphere missed beyond about 2^+-256 (1e80, 1e-80): its quadratic's
+  -- products are fourth powers of the data and overflowed or underflowed. Scaling a scene by a
+  -- power of two changes no rounding, so every pair must give the very t it gives at scale 1.
+  local function mk(kind, x, y, z, s)
+    if kind == "AABB" then return collide.AABB((x - 0.5) * s, (y - 0.5) * s, (z - 0.5) * s, (x + 0.5) * s, (y + 0.5) * s, (z + 0.5) * s) end
+    if kind == "OBB" then
+      local ca, sa = math.cos(0.3), math.sin(0.3)
+      return collide.OBB(x * s, y * s, z * s, 0.5 * s, 0.5 * s, 0.5 * s, ca, sa, 0, -sa, ca, 0, 0, 0, 1)
+    end
+    if kind == "Sphere" then return collide.Sphere(x * s, y * s, z * s, 0.5 * s) end
+    return collide.Capsule(x * s, (y - 0.3) * s, z * s, x * s, (y + 0.3) * s, z * s, 0.4 * s)
+  end
+  it("gives the t of scale 1 from 2^-996 to 2^996 (16 pairs)", function()
+    local kinds, bad = { "AABB", "OBB", "Sphere", "Capsule" }, {}
+    for _, a in ipairs(kinds) do
+      for _, b in ipairs(kinds) do
+        local function t_at(s)
+          local w = collide.World()
+          w:add("b", mk(b, 3, 0.2, 0.1, s))
+          local item, t, nx = w:sweep(mk(a, 0, 0, 0, s), 6 * s, 0, 0)
+          return item and t, nx
+        end
+        local t1, n1 = t_at(1)
+        assert.is_truthy(t1, a .. " vs " .. b)
+        for e = -996, 996, 12 do
+          local t, n = t_at(2 ^ e)
+          if t ~= t1 or n ~= n1 then bad[#bad + 1] = ("%s vs %s at 2^%d: %s (%s at 1)"):format(a, b, e, tostring(t), t1) end
+        end
+      end
+    end
+    assert.are.same({}, bad)
+  end)
+end)

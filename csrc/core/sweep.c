@@ -264,7 +264,24 @@ cl_sweep cl_sweep_sphere_obb(const cl_sphere *s, cl_vec3 d, const cl_obb *o) {
 /* Returns the sweep of sphere a moved by d against sphere b. */
 cl_sweep cl_sweep_sphere_sphere(const cl_sphere *a, cl_vec3 d, const cl_sphere *b) {
     cl_vec3 m = v3sub(a->c, b->c), q, n;
-    double rr = a->r + b->r, t0, t1, mv[3], wv[3];
+    double rr = a->r + b->r, t0, t1, mv[3], wv[3], k;
+    /* the quadratic's products are fourth powers of the data: beyond 2^+-200 they overflow or
+     * underflow (a sweep at 1e80 or 1e-80 missed). The problem is scaled by a power of two,
+     * exactly, which leaves t as it is; at ordinary scales nothing changes */
+    if (!cl_vfinite(m) || !isfinite(rr)) {      /* half the problem: the same t */
+        m = cl_halfsub(a->c, b->c);
+        rr = 0.5 * a->r + 0.5 * b->r;
+        d = cl_v3(0.5 * d.x, 0.5 * d.y, 0.5 * d.z);
+    }
+    k = cl_maxabs3(m.x, m.y, m.z);
+    if (cl_maxabs3(d.x, d.y, d.z) > k) k = cl_maxabs3(d.x, d.y, d.z);
+    if (rr > k) k = rr;
+    if (k > 0x1p200 || (k < 0x1p-200 && k > 0)) {
+        int e = -cl_exp2of(k);
+        m = cl_v3(cl_scale2(m.x, e), cl_scale2(m.y, e), cl_scale2(m.z, e));
+        d = cl_v3(cl_scale2(d.x, e), cl_scale2(d.y, e), cl_scale2(d.z, e));
+        rr = cl_scale2(rr, e);
+    }
     mv[0] = m.x; mv[1] = m.y; mv[2] = m.z;
     wv[0] = d.x; wv[1] = d.y; wv[2] = d.z;
     if (!cl_quad_interval(mv, wv, rr * rr, &t0, &t1)) return separated();
