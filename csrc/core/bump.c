@@ -17,6 +17,275 @@ void cl_bump_init(cl_bump *b, double cellsize, cl_alloc alloc, void *ud) {
     b->cap = b->count = 0;
     b->changes = 0;
     b->freelist = -1;
+    b->gkeys = NULL;
+    b->ghead = NULL;
+    b->gcap = b->gused = 0;
+    b->mnext = b->mid = NULL;
+    b->mcap = 0;
+    b->mfree = -1;
+    b->gin = NULL;
+    b->stamp = NULL;
+    b->gstamp = 0;
+    b->gslots = b->gbig = b->goff = 0;
+}
+
+/* ---- bump's grid (the accelerator of cl_bump_project's candidates, see bump.h) ---- */
+
+/* Cell rects spanning more cells than this, or with a cell number beyond BUMP_GRIDFAR, stay out
+ * of the grid (while any item is out, the tree gives the candidates). */
+#define BUMP_GRIDSPAN 64
+#define BUMP_GRIDFAR 1099511627776.0 /* 2^40 */
+
+/* Frees the grid's memory; the grid is empty. */
+static void grid_free(cl_bump *b) {
+    cl_alloc a = b->tree.alloc;
+    void *ud = b->tree.ud;
+    if (b->gcap) {
+        a(ud, b->gkeys, (size_t)b->gcap * 2 * sizeof(double), 0);
+        a(ud, b->ghead, (size_t)b->gcap * sizeof(int), 0);
+    }
+    if (b->mcap) {
+        a(ud, b->mnext, (size_t)b->mcap * sizeof(int), 0);
+        a(ud, b->mid, (size_t)b->mcap * sizeof(int), 0);
+    }
+    if (b->gslots) {
+        a(ud, b->gin, (size_t)b->gslots, 0);
+        a(ud, b->stamp, (size_t)b->gslots * sizeof(unsigned), 0);
+    }
+    b->gkeys = NULL;
+    b->ghead = NULL;
+    b->gcap = b->gused = 0;
+    b->mnext = b->mid = NULL;
+    b->mcap = 0;
+    b->mfree = -1;
+    b->gin = NULL;
+    b->stamp = NULL;
+    b->gslots = b->gbig = 0;
+}
+
+/* An allocation of the grid failed: drop it for good (the tree answers alone). */
+static void grid_fail(cl_bump *b) {
+    grid_free(b);
+    b->goff = 1;
+}
+
+/* 1 when the cell rect c (first and last column, first and last row) goes in the grid. */
+static int grid_fits(const double *c) {
+    if (!(c[0] <= c[2] && c[1] <= c[3])) return 0;
+    if (!(fabs(c[0]) <= BUMP_GRIDFAR && fabs(c[1]) <= BUMP_GRIDFAR && fabs(c[2]) <= BUMP_GRIDFAR &&
+          fabs(c[3]) <= BUMP_GRIDFAR))
+        return 0;
+    return (c[2] - c[0] + 1) * (c[3] - c[1] + 1) <= BUMP_GRIDSPAN;
+}
+
+static unsigned grid_hash(double cx, double cy) {
+    unsigned long long x = (unsigned long long)(long long)cx, y = (unsigned long long)(long long)cy;
+    unsigned long long h = x * 0x9E3779B97F4A7C15ull ^ y * 0xC2B2AE3D27D4EB4Full;
+    return (unsigned)(h ^ h >> 32);
+}
+
+/* The entry of cell (cx, cy), or -1. */
+static int grid_find(const cl_bump *b, double cx, double cy) {
+    unsigned m, i;
+    if (!b->gcap) return -1;
+    m = (unsigned)b->gcap - 1;
+    for (i = grid_hash(cx, cy) & m; b->ghead[i] != -1; i = (i + 1) & m)
+        if (b->gkeys[2 * i] == cx && b->gkeys[2 * i + 1] == cy) return (int)i;
+    return -1;
+}
+
+/* Returns 0 once the slot arrays of the grid cover b->cap slots, -1 when memory ran out. */
+static int grid_slots(cl_bump *b) {
+    cl_alloc a = b->tree.alloc;
+    void *ud = b->tree.ud;
+    unsigned char *g;
+    unsigned *st;
+    if (b->gslots >= b->cap) return 0;
+    g = (unsigned char *)a(ud, NULL, 0, (size_t)b->cap);
+    st = g ? (unsigned *)a(ud, NULL, 0, (size_t)b->cap * sizeof(unsigned)) : NULL;
+    if (!st) {
+        if (g) a(ud, g, (size_t)b->cap, 0);
+        return -1;
+    }
+    memset(st, 0, (size_t)b->cap * sizeof(unsigned));
+    if (b->gslots) {
+        memcpy(g, b->gin, (size_t)b->gslots);
+        memcpy(st, b->stamp, (size_t)b->gslots * sizeof(unsigned));
+        a(ud, b->gin, (size_t)b->gslots, 0);
+        a(ud, b->stamp, (size_t)b->gslots * sizeof(unsigned), 0);
+    }
+    b->gin = g;
+    b->stamp = st;
+    b->gslots = b->cap;
+    return 0;
+}
+
+/* Returns the entry of cell (cx, cy), made (empty list) if needed; -1 when memory ran out. */
+static int grid_entry(cl_bump *b, double cx, double cy) {
+    int e = grid_find(b, cx, cy);
+    unsigned m, i;
+    if (e >= 0) return e;
+    if (2 * (b->gused + 1) > b->gcap) {
+        cl_alloc a = b->tree.alloc;
+        void *ud = b->tree.ud;
+        int ncap = b->gcap ? 2 * b->gcap : 64, k;
+        double *keys = (double *)a(ud, NULL, 0, (size_t)ncap * 2 * sizeof(double));
+        int *head = keys ? (int *)a(ud, NULL, 0, (size_t)ncap * sizeof(int)) : NULL;
+        if (!head) {
+            if (keys) a(ud, keys, (size_t)ncap * 2 * sizeof(double), 0);
+            return -1;
+        }
+        for (k = 0; k < ncap; k++) head[k] = -1;
+        m = (unsigned)ncap - 1;
+        for (k = 0; k < b->gcap; k++) {
+            if (b->ghead[k] == -1) continue;
+            for (i = grid_hash(b->gkeys[2 * k], b->gkeys[2 * k + 1]) & m; head[i] != -1; i = (i + 1) & m) {}
+            keys[2 * i] = b->gkeys[2 * k];
+            keys[2 * i + 1] = b->gkeys[2 * k + 1];
+            head[i] = b->ghead[k];
+        }
+        if (b->gcap) {
+            a(ud, b->gkeys, (size_t)b->gcap * 2 * sizeof(double), 0);
+            a(ud, b->ghead, (size_t)b->gcap * sizeof(int), 0);
+        }
+        b->gkeys = keys;
+        b->ghead = head;
+        b->gcap = ncap;
+    }
+    m = (unsigned)b->gcap - 1;
+    for (i = grid_hash(cx, cy) & m; b->ghead[i] != -1; i = (i + 1) & m) {}
+    b->gkeys[2 * i] = cx;
+    b->gkeys[2 * i + 1] = cy;
+    b->ghead[i] = -2; /* taken, list empty (the caller links a membership at once) */
+    b->gused++;
+    return (int)i;
+}
+
+/* Removes entry i (its list empty), shifting back the entries of its probe run. */
+static void grid_delete(cl_bump *b, unsigned i) {
+    unsigned m = (unsigned)b->gcap - 1, j = i;
+    for (;;) {
+        unsigned k;
+        j = (j + 1) & m;
+        if (b->ghead[j] == -1) break;
+        k = grid_hash(b->gkeys[2 * j], b->gkeys[2 * j + 1]) & m;
+        /* entry j may move to i unless its home k lies cyclically in (i, j] */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;
+        b->gkeys[2 * i] = b->gkeys[2 * j];
+        b->gkeys[2 * i + 1] = b->gkeys[2 * j + 1];
+        b->ghead[i] = b->ghead[j];
+        i = j;
+    }
+    b->ghead[i] = -1;
+    b->gused--;
+}
+
+/* Puts slot id in the cells c; -1 when memory ran out. */
+static int grid_link(cl_bump *b, int id, const double *c) {
+    double cx, cy;
+    for (cy = c[1]; cy <= c[3]; cy++) {
+        for (cx = c[0]; cx <= c[2]; cx++) {
+            int e, nd;
+            if (b->mfree < 0) {
+                cl_alloc a = b->tree.alloc;
+                void *ud = b->tree.ud;
+                int ncap = b->mcap ? 2 * b->mcap : 256, k;
+                size_t os = (size_t)b->mcap * sizeof(int), ns = (size_t)ncap * sizeof(int);
+                int *nx = (int *)a(ud, NULL, 0, ns);
+                int *mi = nx ? (int *)a(ud, NULL, 0, ns) : NULL;
+                if (!mi) {
+                    if (nx) a(ud, nx, ns, 0);
+                    return -1;
+                }
+                if (b->mcap) {
+                    memcpy(nx, b->mnext, os);
+                    memcpy(mi, b->mid, os);
+                    a(ud, b->mnext, os, 0);
+                    a(ud, b->mid, os, 0);
+                }
+                b->mnext = nx;
+                b->mid = mi;
+                for (k = b->mcap; k < ncap; k++) b->mnext[k] = k + 1 < ncap ? k + 1 : -1;
+                b->mfree = b->mcap;
+                b->mcap = ncap;
+            }
+            e = grid_entry(b, cx, cy);
+            if (e < 0) return -1;
+            nd = b->mfree;
+            b->mfree = b->mnext[nd];
+            b->mid[nd] = id;
+            b->mnext[nd] = b->ghead[e] == -2 ? -1 : b->ghead[e];
+            b->ghead[e] = nd;
+        }
+    }
+    return 0;
+}
+
+/* Takes slot id out of the cells c (it is in each). */
+static void grid_unlink(cl_bump *b, int id, const double *c) {
+    double cx, cy;
+    for (cy = c[1]; cy <= c[3]; cy++) {
+        for (cx = c[0]; cx <= c[2]; cx++) {
+            int e = grid_find(b, cx, cy), *p, nd;
+            if (e < 0) continue;
+            for (p = &b->ghead[e]; *p >= 0 && b->mid[*p] != id; p = &b->mnext[*p]) {}
+            if (*p < 0) continue;
+            nd = *p;
+            *p = b->mnext[nd];
+            b->mnext[nd] = b->mfree;
+            b->mfree = nd;
+            if (b->ghead[e] < 0) grid_delete(b, (unsigned)e);
+        }
+    }
+}
+
+/* Enters slot id (cells c) in the grid, or counts it out of it. */
+static void grid_put(cl_bump *b, int id, const double *c) {
+    if (b->goff) return;
+    if (grid_slots(b) != 0) {
+        grid_fail(b);
+        return;
+    }
+    if (!grid_fits(c)) {
+        b->gin[id] = 0;
+        b->gbig++;
+        return;
+    }
+    b->gin[id] = 1;
+    if (grid_link(b, id, c) != 0) grid_fail(b);
+}
+
+/* Takes slot id (cells c) out of the grid. */
+static void grid_take(cl_bump *b, int id, const double *c) {
+    if (b->goff) return;
+    if (b->gin[id]) grid_unlink(b, id, c);
+    else b->gbig--;
+}
+
+/* bump's candidates for the cells q from the grid: the slots listed in one of them, each once
+ * (count and capacity as cl_bump_candidates); -1 when the grid cannot answer (the tree must). */
+static int grid_cands(cl_bump *b, const double *q, int *out, int cap) {
+    double cx, cy;
+    int n = 0;
+    if (b->goff || b->gbig || !grid_fits(q)) return -1;
+    if (++b->gstamp == 0) {
+        memset(b->stamp, 0, (size_t)b->gslots * sizeof(unsigned));
+        b->gstamp = 1;
+    }
+    for (cy = q[1]; cy <= q[3]; cy++) {
+        for (cx = q[0]; cx <= q[2]; cx++) {
+            int e = grid_find(b, cx, cy), nd;
+            if (e < 0) continue;
+            for (nd = b->ghead[e]; nd >= 0; nd = b->mnext[nd]) {
+                int id = b->mid[nd];
+                if (b->stamp[id] == b->gstamp) continue;
+                b->stamp[id] = b->gstamp;
+                if (n < cap) out[n] = id;
+                n++;
+            }
+        }
+    }
+    return n;
 }
 
 void cl_bump_free(cl_bump *b) {
@@ -28,15 +297,19 @@ void cl_bump_free(cl_bump *b) {
         a(ud, b->leaf, (size_t)b->cap * sizeof(int), 0);
         a(ud, b->nextfree, (size_t)b->cap * sizeof(int), 0);
     }
+    grid_free(b);
     cl_tree_free(&b->tree);
     cl_bump_init(b, b->cellsize, a, ud);
 }
 
-/* Returns CL_OK once the slot arrays hold at least need slots, CL_ENOMEM (unchanged) otherwise. */
+/* Returns CL_OK once the slot arrays hold at least need slots, CL_ENOMEM (unchanged) otherwise.
+ * The new arrays are all allocated before any old one is let go (a failure halfway used to leave a
+ * grown array the free could not account for, and leaked it when the world had no slot yet). */
 static int bump_grow(cl_bump *b, int need) {
     cl_alloc a = b->tree.alloc;
     void *ud = b->tree.ud;
     int ncap = b->cap ? b->cap : 16;
+    size_t od = (size_t)b->cap * 4 * sizeof(double), oi = (size_t)b->cap * sizeof(int), nd, ni;
     double *r, *c;
     int *l, *f;
     while (ncap < need) {
@@ -44,17 +317,31 @@ static int bump_grow(cl_bump *b, int need) {
         ncap *= 2;
     }
     if (ncap == b->cap) return CL_OK;
-    r = (double *)a(ud, b->rect, (size_t)b->cap * 4 * sizeof(double), (size_t)ncap * 4 * sizeof(double));
-    if (!r) return CL_ENOMEM;
+    nd = (size_t)ncap * 4 * sizeof(double);
+    ni = (size_t)ncap * sizeof(int);
+    r = (double *)a(ud, NULL, 0, nd);
+    c = r ? (double *)a(ud, NULL, 0, nd) : NULL;
+    l = c ? (int *)a(ud, NULL, 0, ni) : NULL;
+    f = l ? (int *)a(ud, NULL, 0, ni) : NULL;
+    if (!f) {
+        if (l) a(ud, l, ni, 0);
+        if (c) a(ud, c, nd, 0);
+        if (r) a(ud, r, nd, 0);
+        return CL_ENOMEM;
+    }
+    if (b->cap) {
+        memcpy(r, b->rect, od);
+        memcpy(c, b->cells, od);
+        memcpy(l, b->leaf, oi);
+        memcpy(f, b->nextfree, oi);
+        a(ud, b->rect, od, 0);
+        a(ud, b->cells, od, 0);
+        a(ud, b->leaf, oi, 0);
+        a(ud, b->nextfree, oi, 0);
+    }
     b->rect = r;
-    c = (double *)a(ud, b->cells, (size_t)b->cap * 4 * sizeof(double), (size_t)ncap * 4 * sizeof(double));
-    if (!c) return CL_ENOMEM;
     b->cells = c;
-    l = (int *)a(ud, b->leaf, (size_t)b->cap * sizeof(int), (size_t)ncap * sizeof(int));
-    if (!l) return CL_ENOMEM;  /* rect grew: harmless, cap still says the old size */
     b->leaf = l;
-    f = (int *)a(ud, b->nextfree, (size_t)b->cap * sizeof(int), (size_t)ncap * sizeof(int));
-    if (!f) return CL_ENOMEM;
     b->nextfree = f;
     b->cap = ncap;
     return CL_OK;
@@ -108,11 +395,13 @@ int cl_bump_add(cl_bump *b, double x, double y, double w, double h) {
     if (id == b->freelist) b->freelist = b->nextfree[id];
     else b->count++;
     b->leaf[id] = leaf;
+    grid_put(b, id, b->cells + 4 * id);
     bump_changed(b);
     return id;
 }
 
 void cl_bump_remove(cl_bump *b, int id) {
+    grid_take(b, id, b->cells + 4 * id);
     cl_tree_remove(&b->tree, b->leaf[id]);
     b->leaf[id] = CL_NULLNODE;
     b->nextfree[id] = b->freelist;
@@ -133,6 +422,10 @@ int cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h, d
     memcpy(oldcells, c, 4 * sizeof(double));
     cl_bump_cellrect(b->cellsize, x, y, w, h, c);
     left = oldcells[0] < c[0] || oldcells[1] < c[1] || oldcells[2] > c[2] || oldcells[3] > c[3];
+    if (left || oldcells[0] != c[0] || oldcells[1] != c[1] || oldcells[2] != c[2] || oldcells[3] != c[3]) {
+        grid_take(b, id, oldcells);
+        grid_put(b, id, c);
+    }
     /* the leaf box still encloses the rectangle: nothing to do (the float box is rounded outward,
      * so comparing doubles with it is conservative) */
     if (fb->lo[0] <= x && fb->lo[1] <= y && x + w <= fb->hi[0] && y + h <= fb->hi[1]) return left;
@@ -410,7 +703,10 @@ int cl_bump_project(cl_bump *b, const double r[4], double gx, double gy, const i
     /* items farther than this from the move's box cannot collide (bump's margin is 1e-10 of the
      * move); the tree box is padded by more than that */
     pad = 1e-9 * (fabs(gx - r[0]) + fabs(gy - r[1]) + r[2] + r[3]);
-    nc = cl_bump_cellcands(b, x0 - pad, y0 - pad, x1 + pad, y1 + pad, q, cand, candcap);
+    /* the grid lists every item sharing a cell with q, the tree those of them near the move's box:
+     * the others cannot collide (see pad), and the sort below is a total order */
+    nc = grid_cands(b, q, cand, candcap);
+    if (nc < 0) nc = cl_bump_cellcands(b, x0 - pad, y0 - pad, x1 + pad, y1 + pad, q, cand, candcap);
     if (nc < 0) return nc;
     if (nc > candcap || nc > outcap) return nc > candcap ? nc : outcap + 1;
     for (i = 0; i < nc; i++) {

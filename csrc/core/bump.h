@@ -43,6 +43,18 @@ typedef struct cl_bump {
     int cap, count, freelist;
     int changes;       /* leaf reinserts, adds and removes since the last tree rebuild */
     double cellsize;   /* bump's grid cell size: candidates are the items sharing a grid cell */
+    /* bump's grid itself, an accelerator of cl_bump_project's candidates (the tree stays the
+     * reference): hash of the cells (key cx, cy; gkeys 2 doubles and ghead 1 int per entry, -1
+     * free) to lists of memberships (mnext, mid: next and slot), per slot gin (1 when its cells
+     * are in the grid, 0 when it spans more than BUMP_GRIDSPAN cells or is far out) and stamp
+     * (dedup of a query). Used while gbig == 0 (no item out of it); goff after a failed
+     * allocation (everything freed, the tree answers alone from then on). */
+    double *gkeys;
+    int *ghead, gcap, gused;
+    int *mnext, *mid, mcap, mfree;
+    unsigned char *gin;
+    unsigned *stamp, gstamp;
+    int gslots, gbig, goff;
 } cl_bump;
 
 /// Initialises an empty world of bump grid cell size cellsize (finite, > 0) allocating through
@@ -56,7 +68,8 @@ CL_API int cl_bump_add(cl_bump *b, double x, double y, double w, double h);
 /// Removes the item in slot id (a live slot).
 CL_API void cl_bump_remove(cl_bump *b, int id);
 /// Gives the item in slot id a new rectangle; returns 1 when it left some of its grid cells
-/// (oldcells then holds its previous cells), else 0. Never allocates or fails.
+/// (oldcells then holds its previous cells), else 0. Never fails (the grid accelerator may
+/// allocate; when it cannot, it is dropped and the tree answers alone).
 CL_API int cl_bump_update(cl_bump *b, int id, double x, double y, double w, double h, double oldcells[4]);
 /// 1 if slot id holds an item.
 CL_API int cl_bump_live(const cl_bump *b, int id);
