@@ -18,7 +18,9 @@
  * The frames of the scenes are interleaved (frame f of each scene in turn, order rotated), CPU
  * time of this thread. Build: see bench/run.sh (-DHAVE_BOX2D and Box2D's objects when
  * ../shared/peers/box2d-v3 exists; without it only collide's columns are measured).
- * Writes the tables to stdout and, as markdown, to argv[1]. BENCH_FRAMES overrides 1,000. */
+ * Writes the tables to stdout and, as markdown, to argv[1]. BENCH_FRAMES_N overrides 1,000;
+ * BENCH_FRAMES_TRACE=path writes a per-frame trace of collide's 2D scene (CPU and wall time, the
+ * tree upkeep of the frame); BENCH_FRAMES_ONLY=1 stops after the moving-boxes scenes. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdarg.h>
@@ -57,6 +59,19 @@ static double now(void) {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+/* Returns the wall-clock time in seconds (beside CPU time in the trace: a frame whose wall time
+ * is far above its CPU time was preempted, not slow). */
+static double wall(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Per-frame trace of collide's 2D scene (BENCH_FRAMES_TRACE=path): frame, CPU ms, wall ms, pairs,
+ * the tree upkeep the frame ran ("-": none; "rebuild": a call of an incremental rebuild under way,
+ * a slice of the build or a phase of its install; "install": the call that installed it). */
+static FILE *trace;
 
 static int dcmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -411,10 +426,15 @@ static void bench_frames(int nf, fstats *col2, fstats *box2, fstats *col3) {
             int which = (k + f) % 3;
             double t0 = now(), dt;
             if (which == 0) {
+                double w0 = wall();
+                int bld0 = c2.w.tree.bld != NULL;
                 nc = cside_frame(&c2);
                 dt = now() - t0;
                 t_c2[f] = dt * 1e3;
                 pc2 += nc;
+                if (trace)
+                    fprintf(trace, "%d %.4f %.4f %d %s\n", f, dt * 1e3, (wall() - w0) * 1e3, nc,
+                            bld0 && c2.w.tree.bld == NULL ? "install" : c2.w.tree.bld ? "rebuild" : "-");
             } else if (which == 1) {
                 int n = cside_frame(&c3);
                 dt = now() - t0;
@@ -834,12 +854,21 @@ int main(int argc, char **argv) {
     const char *e = getenv("BENCH_FRAMES_N");
     if (e && atoi(e) > 0 && atoi(e) <= 100000) nf = atoi(e);
     if (argc > 1 && (md = fopen(argv[1], "w")) == NULL) { perror(argv[1]); return 1; }
+    if ((e = getenv("BENCH_FRAMES_TRACE")) != NULL && *e) {
+        if ((trace = fopen(e, "w")) == NULL) { perror(e); return 1; }
+        fprintf(trace, "frame cpu_ms wall_ms pairs upkeep\n");
+    }
 #ifndef HAVE_BOX2D
     out("**Box2D columns skipped:** ../shared/peers/box2d-v3 was not found when bench/run.sh built");
     out("build/bench-frames, so only collide's numbers are measured here.");
     out("");
 #endif
     bench_frames(nf, &c2, &b2, &c3);
+    if (trace) fclose(trace);
+    if (getenv("BENCH_FRAMES_ONLY")) {
+        if (md) fclose(md);
+        return 0;
+    }
     bench_static(&ir, &rr, &qr);
     out("#### World memory and the first query after bulk adds (C, 3D boxes like bench/world.lua, side scaled to keep the density)");
     out("");
