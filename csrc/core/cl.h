@@ -217,6 +217,10 @@ CL_API struct cl_sweep cl_sweep_sphere_tri(const cl_sphere *s, cl_vec3 d, cl_vec
 /// rank 1 on the triangle's face (also along its plane), 2 otherwise. The distance is convex in t,
 /// so a start that does not approach is SEPARATED. Conventions and allowance as cl_sweep_sphere_tri.
 CL_API struct cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
+/// cl_sweep_capsule_tri, except that a contact that certainly comes after t = tmax may be reported
+/// SEPARATED (the mesh sweep's triangles that cannot be its first contact: meshworld.c).
+CL_API struct cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
+                                                  double tmax);
 /// The push of capsule cp out of the triangle: along the closest points, or, when the segment
 /// crosses the triangle, along its normal to the nearer side (0 when the open capsule misses it).
 CL_API int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n);

@@ -260,6 +260,11 @@ typedef struct msweep {
     cl_sphere sp;
     cl_capsule cp;
     cl_sweep best, pend;        /* pend: a sphere's or capsule's sweep of the triangle being visited */
+    double least;               /* the least t of a TOUCHING triangle visited so far (HUGE_VAL: none) */
+    double skip;                /* a triangle certainly touching after least + skip is passed over */
+    cl_sweep guess;             /* the sweep of triangle gtri, swept first (first_guess) */
+    size_t gtri;
+    int guessed;
     size_t tri;
     int found;
     double depth;
@@ -317,6 +322,7 @@ static int visit_sweep(void *ud, size_t i)
         s = cl_sweep_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, ms->d, a, b, c);
     }
     if (s.state == CL_TOI_SEPARATED) return 0;
+    if (s.state == CL_TOI_TOUCHING && s.t < ms->least) ms->least = s.t;
     if (s.state == CL_TOI_OVERLAPPED) {
         if (ms->found && ms->best.state == CL_TOI_OVERLAPPED && ms->tri < i) return 0;
         ms->best = s; ms->tri = i; ms->found = 1;
@@ -335,15 +341,58 @@ static int visit_sweep(void *ud, size_t i)
 
 /* The first half of visit_sweep for a sphere or capsule mover (cl_mesh_query_lazy's pre): sweeps
  * triangle i into ms->pend; 0 (the triangle is passed over) when that is SEPARATED, which
- * visit_sweep would pass over too, so the mesh's exact triangle/box test runs only for contacts. */
+ * visit_sweep would pass over too, so the mesh's exact triangle/box test runs only for contacts.
+ * With ms->skip set (a sweep over a list of n candidates: (n + 3) TIE_T), a capsule's contact
+ * certainly later than ms->least + ms->skip is passed over too (cl_sweep_capsule_tri_until): such
+ * a triangle never changes the sweep's answer. Let m be the least t of the TOUCHING triangles
+ * visited (they include the one of ms->least: m <= ms->least), X one touching after m + (n + 3)
+ * TIE_T. Visited after a triangle of t = m, X finds a best within 3 TIE_T of m (after that triangle
+ * the best is within TIE_T of m, and each later rise of at most TIE_T lowers the rank, 3 ranks) and
+ * is passed over. Visited before, X may take the place of the best B (none, or B.t >= X.t -
+ * TIE_T); from then on the visits with and without X keep bests that differ only while both are
+ * later than m + (n + 2 - j) TIE_T after j more triangles (a triangle more than TIE_T before both
+ * replaces both; one within TIE_T of the earlier is itself later than that bound less TIE_T), and
+ * the triangle of t = m, fewer than n visits later, replaces both: the same best from there on.
+ * An OVERLAPPED triangle (never passed over: its t is 0) wins over every TOUCHING one either way.
+ * Without X the same holds for the next triangle passed over, and so on. */
 static int sweep_first(void *ud, size_t i)
 {
     msweep *ms = (msweep *)ud;
     cl_vec3 a, b, c;
+    if (ms->guessed && i == ms->gtri) {
+        ms->pend = ms->guess;
+        return ms->pend.state != CL_TOI_SEPARATED;
+    }
     cl_mesh_triangle(ms->m, i, &a, &b, &c);
     ms->pend = ms->sphere == 1 ? cl_sweep_sphere_tri(&ms->sp, ms->d, a, b, c)
+               : ms->skip > 0 && ms->least < 1 ? cl_sweep_capsule_tri_until(&ms->cp, ms->d, a, b, c, ms->least + ms->skip)
                                : cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
     return ms->pend.state != CL_TOI_SEPARATED;
+}
+
+/* Before a capsule's sweep over the n candidates list (n > 1) with query box q: sweeps the one
+ * likely met first (the triangle whose vertices' mean is nearest the end of the segment that
+ * leads the motion), kept for its visit, and when it is a contact the sweep visits (TOUCHING, and
+ * it meets q: cl_mesh_query_list's test), sets ms->least to its t, so the later triangles of the
+ * list are compared with it from the start (sweep_first). Only the speed depends on the guess. */
+static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size_t n)
+{
+    cl_vec3 a, b, c, p = cl_mul(cl_dot(cl_sub(ms->cp.b, ms->cp.a), ms->d) > 0 ? ms->cp.b : ms->cp.a, 3);
+    double best = HUGE_VAL;
+    size_t k, g = 0;
+    for (k = 0; k < n; k++) {
+        cl_vec3 e;
+        double x;
+        cl_mesh_triangle(ms->m, list[k], &a, &b, &c);
+        e = cl_sub(p, cl_add(cl_add(a, b), c));
+        x = cl_dot(e, e);
+        if (x < best) { best = x; g = k; }
+    }
+    cl_mesh_triangle(ms->m, list[g], &a, &b, &c);
+    ms->gtri = list[g];
+    ms->guess = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
+    ms->guessed = 1;
+    if (ms->guess.state == CL_TOI_TOUCHING && cl_tri_overlaps_aabb(a, b, c, q)) ms->least = ms->guess.t;
 }
 
 /* Returns the box of shape l (in the mesh's frame) at its place and moved by d, widened by a
@@ -373,6 +422,9 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     ms.found = 0;
     ms.tri = 0;
     ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
+    ms.least = HUGE_VAL;
+    ms.skip = 0;
+    ms.guessed = 0;
     q.kind = CL_AABB;
     q.u.aabb = swept_local(&l, ms.d);
     if (ms.sphere) (void)cl_mesh_query_lazy(pm->m, &q.u.aabb, sweep_first, visit_sweep, &ms);
@@ -412,16 +464,26 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
     ms.found = 0;
     ms.tri = 0;
     ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
+    ms.least = HUGE_VAL;
+    ms.skip = 0;
+    ms.guessed = 0;
     q = swept_local(&l, ms.d);
     k->wide = keep_box(&q, s);
     n = cl_mesh_candidates(pm->m, &k->wide, k->tri, CL_PMKEEP);
     /* the sweep's own triangles from the kept ones (cl_mesh_query_list: the same calls as the
-     * walk of cl_pmesh_sweep) */
+     * walk of cl_pmesh_sweep); at most n of them are visited (sweep_first's skip) */
+    if (n <= CL_PMKEEP) {
+        ms.skip = (double)(n + 3) * TIE_T;
+        if (ms.sphere == 2 && n > 1) first_guess(&ms, &q, k->tri, n);
+    }
     if (n <= CL_PMKEEP && cl_mesh_query_list(pm->m, &q, k->tri, n, sweep_first, visit_sweep, &ms) != CL_MESH_UNSURE) {
         k->ok = 1;
         k->n = n;
         k->pm = *pm;
     } else {
+        ms.least = HUGE_VAL;
+        ms.skip = 0;
+        ms.guessed = 0;
         (void)cl_mesh_query_lazy(pm->m, &q, sweep_first, visit_sweep, &ms);
     }
     if (ms.best.state == CL_TOI_TOUCHING) ms.best.n = dir_out(pm, ms.best.n);
@@ -449,6 +511,9 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
     mover_of(&ms, &l);
     ms.m = pm->m;
     ms.d = dir_in(pm, cl_v3(0, 0, 0));
+    ms.least = HUGE_VAL;
+    ms.skip = 0;
+    ms.guessed = 0;
     q = swept_local(&l, ms.d);
     if (!(q.min.x >= k->wide.min.x && q.min.y >= k->wide.min.y && q.min.z >= k->wide.min.z &&
           q.max.x <= k->wide.max.x && q.max.y <= k->wide.max.y && q.max.z <= k->wide.max.z))

@@ -245,7 +245,8 @@ static int cut_tri(cl_vec3 t[3], const cl_vec3 *pt, int np, double r, double *ex
 }
 
 static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra);
-static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra);
+static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
+                            double tmax);
 
 /* The largest |coordinate| of the n points p (finite: plain comparisons, no NaN case). */
 static inline double pts_max(const cl_vec3 *p, int n)
@@ -279,6 +280,11 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
 
 cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
+    return cl_sweep_capsule_tri_until(cp, d, a, b, c, HUGE_VAL);
+}
+
+cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax)
+{
     cl_vec3 t[3], pt[4];
     double extra, L;
     cl_sweep s;
@@ -291,7 +297,7 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
         s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
         return s;
     }
-    return capsule_tri(cp, d, t[0], t[1], t[2], extra);
+    return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax);
 }
 
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
@@ -409,27 +415,52 @@ static int near_path(const cl_aabb *pb, const cl_vec3 *k, int n, double g)
              b.max.y + g < pb->min.y || b.min.z - g > pb->max.z || b.max.z + g < pb->min.z);
 }
 
+/* The least t at which the segment moved by d can come within r of the plane of abc, from the
+ * computed distances x0, x1 of its ends at the start and x2, x3 at the end along the normal (of
+ * length nl, each within m of the exact one; lim bounds r nl plus m) on the side of x0 and x1, less
+ * slack (a length) by the path's own measure: -HUGE_VAL when the ends do not both start beyond lim
+ * on that side, moving towards it by more than 4 m (else the bound could fall below the slack's
+ * measure). The nearer end stays the nearer one: the capsule meets the triangle no sooner than
+ * (x - r nl) / (x - xe) exactly, x and xe the nearer end's distances; the bound's numerator is
+ * below that by 4 nl slack at least, its denominator (< 3 nl |d| with the 4 m) above. */
+static double plane_after(double x0, double x1, double x2, double x3, double nl, double m, double lim, double slack)
+{
+    double xs = mind(x0, x1), xe = mind(x2, x3), h;
+    if (!(xs > lim)) {
+        xs = -maxd(x0, x1);
+        xe = -maxd(x2, x3);
+    }
+    h = xs - lim - 4 * nl * slack;
+    if (!(h > 0 && xs - xe > 4 * m)) return -HUGE_VAL;
+    return h / (xs - xe + 2 * m);
+}
+
 /* 1 when the segment pq moved by d stays farther than r from the plane of abc on one side all the
  * way (the four corners of the parallelogram it sweeps beyond r plus a rounding margin): no part
- * of the swept capsule reaches the triangle. 0 when unsure (huge or tiny coordinates, slivers). */
-static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+ * of the swept capsule reaches the triangle; with tmax < 1 also when it can come that near only
+ * after tmax (plane_after, slack the sweep's margin for rounding). 0 when unsure (huge or tiny
+ * coordinates, slivers). */
+static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
+                       double slack)
 {
     cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), n = cl_cross(ab, ac), k[4];
     double s = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
                     maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(p.x, p.y, p.z), cl_maxabs3(q.x, q.y, q.z))));
-    double lim, lo = HUGE_VAL, hi = -HUGE_VAL;
+    double lim, lo = HUGE_VAL, hi = -HUGE_VAL, x[4], nl;
     int i;
     s = maxd(s, maxd(cl_maxabs3(d.x, d.y, d.z), r));
     if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
     /* the dot products below err by a few ulps of (2s)^3 at most; the margin is 2^-36 s^3 */
-    lim = r * cl_len(n.x, n.y, n.z) * (1 + 0x1p-40) + s * s * s * 0x1p-36;
+    nl = cl_len(n.x, n.y, n.z);
+    lim = r * nl * (1 + 0x1p-40) + s * s * s * 0x1p-36;
     k[0] = p; k[1] = q; k[2] = cl_add(p, d); k[3] = cl_add(q, d);
     for (i = 0; i < 4; i++) {
-        double x = cl_dot(cl_sub(k[i], a), n);
-        lo = mind(lo, x);
-        hi = maxd(hi, x);
+        x[i] = cl_dot(cl_sub(k[i], a), n);
+        lo = mind(lo, x[i]);
+        hi = maxd(hi, x[i]);
     }
-    return lo > lim || hi < -lim;
+    if (lo > lim || hi < -lim) return 1;
+    return tmax < 1 && plane_after(x[0], x[1], x[2], x[3], nl, s * s * s * 0x1p-36, lim, slack) > tmax;
 }
 
 /* A lower bound on the squared distance between any two points cl_tri_segment computes (one near
@@ -506,8 +537,10 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
     return 0;
 }
 
-/* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri). */
-static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra)
+/* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
+ * the contact certainly comes after tmax (cl_sweep_capsule_tri_until). */
+static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
+                            double tmax)
 {
     cl_sweep s;
     cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], q[4], n = cl_v3(0, 0, 0);
@@ -521,7 +554,7 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
               maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
                                                    cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r) * 0x1p-42 + extra;
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
-    if (plane_apart(cp->a, cp->b, d, r, a, b, c)) return s;
+    if (plane_apart(cp->a, cp->b, d, r, a, b, c, tmax, e * 0x1p18)) return s;
     in2 = (r - e) * (r - e);
     if (d.x == 0 && d.y == 0 && d.z == 0) {
         if (cl_tri_segment_below(a, b, c, cp->a, cp->b, in2)) { s.state = CL_TOI_OVERLAPPED; s.t = 0; }
@@ -546,6 +579,11 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
      * that does not approach (to rounding) never enters (a capsule sliding on the triangle) */
     w = unit(cl_sub(onseg, ontri));
     if (!(cl_dot(w, d) < -(len * 0x1p-40))) return s;
+    /* the segment's distance to the triangle falls by at most len per unit of t: no contact comes
+     * before (sqrt(d2) - r) / len. The margin, 2^18 allowances (2^-24 of the coordinates), is far
+     * above the rounding of d2 and of the t the ray pieces below compute (a few ulps of the
+     * coordinates, and of t) */
+    if (tmax < 1 && (sqrt(d2) - r - e * 0x1p18) / len > tmax) return s;
     /* nor does a path that never comes closer than the allowance (grazing an edge, or touching
      * only at the end): the distance between the triangle and the parallelogram the segment
      * sweeps, from its edges against the triangle and the triangle's edges against it (the

@@ -2,7 +2,8 @@
  * triangle (box, sphere, capsule), checked by brute force along the motion with tri.c's inclusive overlap tests (no
  * contact just before the reported time, contact just after it, none at all for a miss); the
  * pushes out of a triangle (the push clears, and no direction among 300 clears with less);
- * triangle/triangle overlap against edge/triangle distances. Random cases biased to integer
+ * triangle/triangle overlap against edge/triangle distances; the capsule sweep that leaves out
+ * contacts after a given t against the full one. Random cases biased to integer
  * coordinates (touching, seams, parallel edges). COLLIDE_QUICK runs a quarter of them.
  * Last line: "N passed, N failed". */
 #include <stdio.h>
@@ -266,6 +267,72 @@ static void test_tritri(void)
     ENSURE(yes > n / 20 && no > n / 20, "tri/tri: both outcomes tested");
 }
 
+/* 1 when the two sweeps are the same answer, to the bit. */
+static int same_sweep(cl_sweep a, cl_sweep b)
+{
+    return a.state == b.state && a.t == b.t && a.n.x == b.n.x && a.n.y == b.n.y && a.n.z == b.n.z && a.rank == b.rank;
+}
+
+/* cl_sweep_capsule_tri_until against cl_sweep_capsule_tri: the same answer, or SEPARATED for a
+ * contact after tmax (never one at or before it), with tmax just below, at and above the contact's
+ * t and random; capsules resting on (2^-40 of the coordinates off) or near a face, an edge or a
+ * vertex, or anywhere, moving into, along or away from it by lengths from 2^-45 to 2^5 of the
+ * capsule's, at scales 2^-30 to 2^30 and offsets to 2^20. */
+static void test_until(void)
+{
+    int i, n = iters(400000), skipped = 0, kept = 0;
+    for (i = 0; i < n; i++) {
+        double sc = ldexp(1, (int)(rnd() * 61) - 30), off = rnd() < 0.5 ? 0 : ldexp(rnd(), (int)(rnd() * 21)), tm[6];
+        cl_vec3 t[3], o = cl_v3(coord(off), coord(off), coord(off)), nu, p, d, ax;
+        cl_capsule cp;
+        cl_sweep full, part;
+        int k, j;
+        for (k = 0; k < 3; k++) t[k] = rvec(2);
+        if (rnd() < 0.3) t[1].y = t[2].y = t[0].y;
+        if (cl_tri_degenerate(t[0], t[1], t[2])) continue;
+        nu = vcross(vsub(t[1], t[0]), vsub(t[2], t[0]));
+        nu = vmul(nu, 1 / sqrt(dot(nu, nu)));
+        if (rnd() < 0.5) nu = vmul(nu, -1);
+        cp.r = 0.25 + floor(rnd() * 6) / 4;
+        /* the point the capsule's end rests near: inside the face, on an edge or at a vertex */
+        {
+            double u = rnd(), v = rnd() * (1 - u), w;
+            j = (int)(rnd() * 3);
+            if (rnd() < 0.2) { u = j == 0; v = j == 1; }
+            else if (rnd() < 0.25) v = 1 - u;
+            w = 1 - u - v;
+            p = vadd(vadd(vmul(t[0], w), vmul(t[1], u)), vmul(t[2], v));
+        }
+        ax = rnd() < 0.5 ? nu : vmul(rvec(1), 1);
+        if (dot(ax, nu) < 0) ax = vmul(ax, -1);
+        if (rnd() < 0.7) {
+            double gap = rnd() < 0.5 ? cp.r * (1 + ldexp(rnd(), -40 + (int)(rnd() * 30))) : cp.r + rnd();
+            cp.a = vadd(p, vmul(nu, gap));
+        } else {
+            cp.a = rvec(3);
+        }
+        cp.b = vadd(cp.a, rnd() < 0.2 ? cl_v3(0, 0, 0) : ax);
+        d = rvec(1);
+        if (rnd() < 0.5) d = vsub(d, vmul(nu, dot(d, nu) + (rnd() < 0.5 ? 0 : rnd() * 0.1)));
+        d = vmul(d, ldexp(1, -(int)(rnd() * 50) + 5));
+        for (k = 0; k < 3; k++) t[k] = vadd(vmul(t[k], sc), o);
+        cp.a = vadd(vmul(cp.a, sc), o); cp.b = vadd(vmul(cp.b, sc), o); cp.r *= sc;
+        d = vmul(d, sc);
+        full = cl_sweep_capsule_tri(&cp, d, t[0], t[1], t[2]);
+        tm[0] = rnd(); tm[1] = full.t; tm[2] = full.t * (1 - 0x1p-30); tm[3] = full.t * (1 + 0x1p-30);
+        tm[4] = full.t * 0.5; tm[5] = full.t - 0x1p-20;
+        for (k = 0; k < 6; k++) {
+            part = cl_sweep_capsule_tri_until(&cp, d, t[0], t[1], t[2], tm[k]);
+            if (same_sweep(part, full)) { kept++; continue; }
+            skipped++;
+            CHECK(part.state == CL_TOI_SEPARATED && full.state == CL_TOI_TOUCHING && full.t > tm[k],
+                  "capsule/triangle sweep until tmax: a contact at or before tmax left out",
+                  "t %.17g tmax %.17g state %d/%d", full.t, tm[k], (int)full.state, (int)part.state);
+        }
+    }
+    ENSURE(skipped > n / 50 && kept > n, "sweep until tmax: both outcomes tested");
+}
+
 int main(void)
 {
     quick = getenv("COLLIDE_QUICK") != NULL;
@@ -273,6 +340,7 @@ int main(void)
     test_resting();
     test_pushes();
     test_tritri();
+    test_until();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
