@@ -818,9 +818,9 @@ int cl_tree_rebuild(cl_tree *t) {
 }
 
 /* An incremental rebuild: the leaves' two buffers, the new pool (cap nodes, then cap metas),
- * and the build's task stack; its leaves hold the old leaf node index until fitted. After the
- * build, phase 1 (heights and the new pool's free list) and phase 2 (the leaves' boxes of now,
- * the internal boxes fitted, the cost) each take a call of their own, then the install; from
+ * and the build's task stack; its leaves hold the old leaf node index until phase 1. After the
+ * build, phase 1 (payloads, heights, the new pool's free list) and phase 2 (the leaves' boxes of
+ * now, the internal boxes fitted, the cost) each take a call of their own, then the install; from
  * phase 2 on, the leaves whose box changes are logged (old node indices) and the install only
  * copies those again (their new ancestors grown as cl_tree_enlarge does), unless the log ran
  * over or a refit changed the old tree (stale: every leaf copied and fitted again). The leaf
@@ -887,22 +887,30 @@ static int build_fitted(const cl_tree *t) { return t->bld != NULL && t->bld->pha
 static void build_stale(cl_tree *t) { t->bld->stale = 1; }
 
 const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap) {
-    if (!build_fitted(t)) return NULL;
+    if (t->bld == NULL || t->bld->phase != 1) return NULL;
     *root = t->bld->root;
     *cap = t->bld->cap;
     return t->bld->p;
 }
 
-/* Phase 1 of the install: heights of the new tree (structure only) and the free list of its
- * nodes k..cap-1 (as build_close). */
-static void build_prep(struct cl_tbuild *b) {
+/* Phase 1 of the install: the leaves' payloads (map notes old leaf node -> new), heights of the
+ * new tree, its internal boxes fitted to the leaves' boxes of the build's start (so
+ * cl_tree_rebuild_fitted can hand out a whole tree; phase 2 fits them again to the boxes of
+ * then), and the free list of its nodes k..cap-1 (as build_close). */
+static void build_prep(const cl_tree *t, struct cl_tbuild *b) {
     cl_tnode *p = b->p;
     cl_tmeta *m = b->m;
     int i;
+    for (i = 0; i < b->k; i++)      /* leaves: the old node -> new map, the payloads */
+        if (p[i].child1 == CL_NULLNODE) {
+            b->map[p[i].child2] = i;
+            p[i].child2 = t->nodes[p[i].child2].child2;
+        }
     for (i = b->k - 1; i >= 0; i--)
         if (p[i].child1 != CL_NULLNODE) {
             int x = p[i].child1, y = p[i].child2;
             m[i].height = 1 + (m[x].height > m[y].height ? m[x].height : m[y].height);
+            p[i].box = fb_union(&p[x].box, &p[y].box);
         }
     b->freehead = CL_NULLNODE;
     for (i = b->cap - 1; i >= b->k; i--) {
@@ -913,26 +921,16 @@ static void build_prep(struct cl_tbuild *b) {
     }
 }
 
-/* Phase 2 (and a stale install): the new leaves take the boxes and payloads of their old nodes
- * (map notes old -> new the first time), every internal box is fitted bottom up (children
- * follow their parent) and the cost noted (as build_close). */
+/* Phase 2 (and a stale install): the new leaves take the boxes of their old nodes (through
+ * map), every internal box is fitted bottom up (children follow their parent) and the cost
+ * noted (as build_close). */
 static void build_fit(const cl_tree *t, struct cl_tbuild *b) {
     const cl_tnode *old = t->nodes;
     cl_tnode *p = b->p;
     double sum = 0, rc;
     int i;
-    if (b->phase < 2) {
-        for (i = 0; i < b->k; i++)
-            if (p[i].child1 == CL_NULLNODE) {
-                const cl_tnode *o = &old[p[i].child2];
-                b->map[p[i].child2] = i;
-                p[i].box = o->box;
-                p[i].child2 = o->child2;
-            }
-    } else {                /* stale: every leaf again, through the map */
-        for (i = 0; i < b->cap; i++)
-            if (t->meta[i].height == 0) p[b->map[i]].box = old[i].box;
-    }
+    for (i = 0; i < b->cap; i++)
+        if (t->meta[i].height == 0) p[b->map[i]].box = old[i].box;
     for (i = b->k - 1; i >= 0; i--)
         if (p[i].child1 != CL_NULLNODE) {
             p[i].box = fb_union(&p[p[i].child1].box, &p[p[i].child2].box);
@@ -953,7 +951,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
         return 0;
     }
     if (b->phase == 0) {    /* each phase in a call of its own: no call pays for two */
-        build_prep(b);
+        build_prep(t, b);
         b->phase = 1;
         return 0;
     }

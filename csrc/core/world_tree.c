@@ -113,10 +113,10 @@ void clw_tree_upkeep(cl_world *w) {
 static void qsnap_refit(cl_world *w);
 
 /* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
- * takes the new tree when that installed it. While a box-query snapshot is in use, the call
- * before the install builds the new tree's snapshot into the spare buffers instead (the install
- * then swaps them in and copies the boxes the install grew), so the pairs after an install do
- * not pay for a whole snapshot build. */
+ * takes the new tree when that installed it. While a box-query snapshot is in use, a call
+ * between the build and its fit builds the new tree's snapshot into the spare buffers instead
+ * (the install then swaps them in and copies every slotted node's box, fitted since), so the
+ * pairs after an install do not pay for a whole snapshot build. */
 void clw_tree_step(cl_world *w) {
     cl_tree *t = &w->tree;
     long n = t->leaves, bno = t->bldno;
@@ -135,7 +135,7 @@ void clw_tree_step(cl_world *w) {
             w->qn = w->qn2; w->qnblock = w->qn2block; w->qncap = w->qn2cap;
             w->qslot = w->qslot2; w->qslotcap = w->qslot2cap;
             w->qn2 = q; w->qn2block = qb; w->qn2cap = qc; w->qslot2 = qs; w->qslot2cap = qsc;
-            qsnap_refit(w);         /* boxes grown by the install since the snapshot was built */
+            qsnap_refit(w);         /* the boxes fitted and grown since the snapshot was built */
             w->qnver = w->tver;
         }
         if (w->qn2block) w->alloc(w->ud, w->qn2block, (size_t)w->qn2cap * sizeof(cl_qnode) + 64, 0);
