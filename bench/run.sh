@@ -9,7 +9,8 @@
 # Environment: BENCH_ROUNDS (runs per median, >= 7, default 9), BENCH_SAMPLE (seconds per run),
 # BENCH_FRAMES (consecutive game-loop frames per round in the moving-boxes pairs tables, default
 # 100), BENCH_LUAS (default "lua5.4 luajit"), BENCH_PARTS (default "shapes world frames bump"; bump = bench/bump.lua,
-# collide.bump against ../shared/peers/bump.lua in the same run; ffiworld = bench/ffiworld.lua, world:move, query,
+# collide.bump against ../shared/peers/bump.lua in the same run; bumpfloor = bench/bumpfloor.lua, what any
+# implementation of bump's API must pay on those scenes (a replay world), beside both; ffiworld = bench/ffiworld.lua, world:move, query,
 # querypoint and raycast against bump.lua doing the same work, with the classic C methods beside them).
 # The frames part (issue 14) builds build/bench-frames (csrc/test/bench_frames.c: collide's core
 # and Box2D v3's dynamic tree side by side; Box2D's sources are compiled from
@@ -24,7 +25,7 @@ set -e
 cd "$(dirname "$0")/.."
 
 LUAS=${BENCH_LUAS:-"lua5.4 luajit"}
-PARTS=${BENCH_PARTS:-"shapes world frames bump mesh ffiworld"}
+PARTS=${BENCH_PARTS:-"shapes world frames bump bumpfloor mesh ffiworld"}
 BOX2D=../shared/peers/box2d-v3
 CC=${CC:-cc}
 OUT=build/bench
@@ -132,6 +133,7 @@ fi
       shapes) echo "## Issue 2: single queries" ;;
       world) echo "## Issue 3: World" ;;
       bump) echo "## Issue 15: collide.bump against bump.lua 3.1.7 (scenes of spec/support/bumpscenes.lua)" ;;
+      bumpfloor) echo "## Issue 15: the floor of bump's API on the same scenes (a replay world: bench/bumpfloor.lua)" ;;
       frames) echo "## Issue 14: frame spikes, bulk adds, memory (collide beside Box2D v3's dynamic tree)" ;;
       mesh) echo "## Issue 16: meshes and frustum culling" ;;
       ffiworld) echo "## Issue 14: World calls against bump.lua 3.1.7 (LuaJIT: the FFI World fast path)" ;;
