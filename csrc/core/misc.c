@@ -138,20 +138,25 @@ cl_vec3 cl_closest_on_segment(cl_vec3 p, cl_vec3 a, cl_vec3 b, double *s)
     num = cl_dot(ap, ab);
     den = cl_dot(ab, ab);
     if (!cl_vfinite(ab) || !cl_vfinite(ap) || !isfinite(num) || !(den >= 0x1p-900 && den <= 0x1p900)) {
-        /* extreme magnitudes: divide both vectors by the largest component (s is scale-free) */
+        /* extreme magnitudes: divide both vectors by the power of two 2^ek near the largest
+         * component (s is scale-free; a power of two changes no rounding, so the s of a scene
+         * scaled by 2^e is the s of the scene itself) */
         double k;
+        int ek;
         cl_vec3 q;
         if (!cl_vfinite(ab) || !cl_vfinite(ap)) { ab = cl_halfsub(b, a); ap = cl_halfsub(p, a); }
-        k = cl_maxabs3(ab.x, ab.y, ab.z);
+        ek = cl_exp2of(cl_maxabs3(ab.x, ab.y, ab.z));
+        k = cl_scale2(1.0, ek);
         q = ap;
-        ab = cl_v3(ab.x / k, ab.y / k, ab.z / k);
-        ap = cl_v3(ap.x / k, ap.y / k, ap.z / k);
+        ab = cl_vscale2(ab, -ek);
+        ap = cl_vscale2(ap, -ek);
         /* terms with ab_i == 0 are skipped: ap_i / k may have overflowed (inf * 0 would be NaN) */
         num = (ab.x != 0 ? ap.x * ab.x : 0.0) + (ab.y != 0 ? ap.y * ab.y : 0.0) + (ab.z != 0 ? ap.z * ab.z : 0.0);
         den = cl_dot(ab, ab);
         if (num != num) {  /* +inf and -inf terms: scale ap by its own largest component instead */
-            double ka = cl_maxabs3(q.x, q.y, q.z);
-            q = cl_v3(q.x / ka, q.y / ka, q.z / ka);
+            int ea = cl_exp2of(cl_maxabs3(q.x, q.y, q.z));
+            double ka = cl_scale2(1.0, ea);
+            q = cl_vscale2(q, -ea);
             num = cl_dot(q, ab) / den * (ka / k);
             den = 1.0;
         }

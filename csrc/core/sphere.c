@@ -71,9 +71,10 @@ int cl_sphere_raycast(const cl_sphere *s, const cl_ray *r, double maxt, cl_hit *
     k = cl_maxabs3(m.x, m.y, m.z);
     if (rad > k) k = rad;
     if (!(k >= 0x1p-480 && k <= 0x1p480)) {  /* keep the squares in range; t is scaled back */
-        m = cl_v3(m.x / k, m.y / k, m.z / k);
-        rad /= k;
-        scale *= k;
+        int e = cl_exp2of(k);  /* by a power of two: a scene scaled by 2^j gets the same t * 2^j */
+        m = cl_vscale2(m, -e);
+        rad = cl_scale2(rad, -e);
+        scale = cl_scale2(scale, e);
     }
     b = cl_dot(m, r->d);
     if (b >= 0) return 0;  /* outside and not moving towards the centre */
@@ -96,7 +97,7 @@ int cl_sphere_raycast(const cl_sphere *s, const cl_ray *r, double maxt, cl_hit *
         if (!(fabs(len2 - 1) <= 1e-12)) {  /* a tiny sphere far away: p - c lost its digits (fuzzing) */
             double k = cl_maxabs3(p.x, p.y, p.z), len;
             if (k > 0) {
-                n = cl_v3(p.x / k, p.y / k, p.z / k);
+                n = cl_vscale2(p, -cl_exp2of(k));
                 len = sqrt(cl_dot(n, n));
                 n = cl_v3(n.x / len, n.y / len, n.z / len);
             }

@@ -56,14 +56,40 @@ static inline double cl_clampfinite(double x)
     return x > DBL_MAX ? DBL_MAX : (x < -DBL_MAX ? -DBL_MAX : x);
 }
 
+/// frexp's exponent of x (|x| = f * 2^e, f in [0.5, 1)) for finite non-zero x; from the bits when normal.
+static inline int cl_exp2of(double x)
+{
+    unsigned long long bits;
+    int be, e;
+    memcpy(&bits, &x, sizeof bits);
+    be = (int)((bits >> 52) & 0x7ff);
+    if (be != 0) return be - 1022;
+    (void)frexp(x, &e);
+    return e;
+}
+
+/// x * 2^k, correctly rounded for any k (one multiplication when 2^k is a normal double, else ldexp).
+static inline double cl_scale2(double x, int k)
+{
+    if (k >= -1022 && k <= 1023) {
+        unsigned long long pb = (unsigned long long)(k + 1023) << 52;
+        double p;
+        memcpy(&p, &pb, sizeof p);
+        return x * p;
+    }
+    return ldexp(x, k);
+}
+
 /// 1 if |(x,y,z)| <= r (finite inputs, r >= 0), without overflow or underflow in the squares.
 static inline int cl_len_le(double x, double y, double z, double r)
 {
     double k = cl_maxabs3(x, y, z);
     if (r > k) k = r;
     if (!(k >= 0x1p-480 && k <= 0x1p480)) {
+        int e;
         if (k == 0) return 1;
-        x /= k; y /= k; z /= k; r /= k;
+        e = -cl_exp2of(k);  /* a power of two: the answer of the data scaled by 2^e is the data's */
+        x = cl_scale2(x, e); y = cl_scale2(y, e); z = cl_scale2(z, e); r = cl_scale2(r, e);
     }
     return x * x + y * y + z * z <= r * r;
 }
@@ -72,10 +98,12 @@ static inline int cl_len_le(double x, double y, double z, double r)
 static inline double cl_len(double x, double y, double z)
 {
     double k = cl_maxabs3(x, y, z);
+    int e;
     if (k >= 0x1p-480 && k <= 0x1p480) return sqrt(x * x + y * y + z * z);
     if (k == 0) return 0;
-    x /= k; y /= k; z /= k;
-    return k * sqrt(x * x + y * y + z * z);
+    e = cl_exp2of(k);  /* scaled by a power of two: |v * 2^e| is exactly |v| * 2^e */
+    x = cl_scale2(x, -e); y = cl_scale2(y, -e); z = cl_scale2(z, -e);
+    return cl_scale2(sqrt(x * x + y * y + z * z), e);
 }
 
 /// 1 if every axis of the box is a world axis up to sign (one component +-1, the others +-0), so the
@@ -104,30 +132,6 @@ static inline double cl_obb_local(const cl_obb *b, cl_vec3 p, double l[3])
     l[1] = cl_dot(d, b->u[1]);
     l[2] = cl_dot(d, b->u[2]);
     return 0.25;
-}
-
-/// frexp's exponent of x (|x| = f * 2^e, f in [0.5, 1)) for finite non-zero x; from the bits when normal.
-static inline int cl_exp2of(double x)
-{
-    unsigned long long bits;
-    int be, e;
-    memcpy(&bits, &x, sizeof bits);
-    be = (int)((bits >> 52) & 0x7ff);
-    if (be != 0) return be - 1022;
-    (void)frexp(x, &e);
-    return e;
-}
-
-/// x * 2^k, correctly rounded for any k (one multiplication when 2^k is a normal double, else ldexp).
-static inline double cl_scale2(double x, int k)
-{
-    if (k >= -1022 && k <= 1023) {
-        unsigned long long pb = (unsigned long long)(k + 1023) << 52;
-        double p;
-        memcpy(&p, &pb, sizeof p);
-        return x * p;
-    }
-    return ldexp(x, k);
 }
 
 /* Exponent given to an absent (zero) magnitude: below every product of two finite doubles. */

@@ -54,11 +54,13 @@ static void push_out(cl_shape *s, const cl_shape *o, double depth, cl_vec3 n) {
         }
     }
     {
-        /* other pairs: 2^-40 of the coordinates' size further, as a move keeps such a gap (the
-         * sum of a push along an irrational direction may round back inside) */
+        /* other pairs: 2^-40 of the coordinates' size further (plus 1e-300), as a move keeps
+         * such a gap (the sum of a push along an irrational direction may round back inside).
+         * It was 2^-40 of at least 1: a scene scaled down by 2^-500 was pushed 2^-40 too far,
+         * not 2^-540 (no answer may depend on scale) */
         cl_aabb b = cl_shape_aabb(s);
-        double m = cl_maxabs3(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z), 1);
-        cl_shape_translate(s, cl_mul(n, depth + ldexp(m, -40)));
+        double m = cl_maxabs3(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z), 0);
+        cl_shape_translate(s, cl_mul(n, depth + (ldexp(m, -40) + 1e-300)));
     }
 }
 
