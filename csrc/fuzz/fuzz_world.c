@@ -311,8 +311,9 @@ static int bf_mesh_overlaps(const cl_pmesh *pm, const cl_shape *s) {
     return 0;
 }
 
-/* Brute force of a ray against the placed mesh pm: the least t over the triangles (cl_tri_raycast
- * in the mesh's frame), HUGE_VAL for a miss, -1 when mesh.c would scale. */
+/* Brute force of a ray against the placed mesh pm: the least t over the triangles (cl_mesh_rayhit
+ * in the mesh's frame, checked against cl_tri_raycast: the same hits, t never lower), HUGE_VAL for
+ * a miss, -1 when mesh.c would scale. */
 static double bf_mesh_ray(const cl_pmesh *pm, const cl_ray *ray, double maxt) {
     cl_ray l;
     double best = HUGE_VAL;
@@ -323,8 +324,15 @@ static double bf_mesh_ray(const cl_pmesh *pm, const cl_ray *ray, double maxt) {
     for (i = 0; i < pm->m->nt; i++) {
         cl_vec3 a, b, c;
         cl_hit h;
+        double t;
+        int th, mh;
         cl_mesh_triangle(pm->m, i, &a, &b, &c);
-        if (cl_tri_raycast(a, b, c, &l, maxt, &h) && h.t < best) best = h.t;
+        /* the mesh counts a triangle's t as cl_mesh_rayhit does: tri.c's, raised (never lowered)
+         * to the ray's entry into the triangle's box when rounding left it short (82fd4cf) */
+        th = cl_tri_raycast(a, b, c, &l, HUGE_VAL, &h);
+        mh = cl_mesh_rayhit(pm->m, &l, i, HUGE_VAL, &t);
+        CHECK(th == mh && (!th || t >= h.t));
+        if (mh && t <= maxt && t < best) best = t;
     }
     return best;
 }
