@@ -175,6 +175,27 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
         for (i = 0; i < 3; i++) ties += ls[i] == L;
         return finish(L, H, n, ties);
     }
+    {   /* the quadratics' products are fourth powers of the data: beyond 2^+-200 they overflow
+         * or underflow (a sphere overlapping a box at its start was seen 'touching' at t > 0 at
+         * 2^-300, and an overlap at 2^265 got a normal). Scaled by a power of two, exactly, like
+         * the sphere/sphere sweep: t and the normal stay; at ordinary scales nothing changes */
+        double km = r;
+        for (i = 0; i < 3; i++) {
+            if (fabs(p[i]) > km) km = fabs(p[i]);
+            if (fabs(v[i]) > km) km = fabs(v[i]);
+            if (fabs(lo[i]) > km) km = fabs(lo[i]);
+            if (fabs(hi[i]) > km) km = fabs(hi[i]);
+        }
+        if ((km > 0x1p200 || km < 0x1p-200) && km <= DBL_MAX) {
+            double ps[3], vs[3], los[3], his[3];
+            int e = -cl_exp2of(km);
+            for (i = 0; i < 3; i++) {
+                ps[i] = cl_scale2(p[i], e); vs[i] = cl_scale2(v[i], e);
+                los[i] = cl_scale2(lo[i], e); his[i] = cl_scale2(hi[i], e);
+            }
+            return sweep_point_rbox(ps, vs, los, his, cl_scale2(r, e));
+        }
+    }
     /* slabs: the box grown by r along one axis */
     for (k = 0; k < 3; k++) {
         double L = -HUGE_VAL, H = HUGE_VAL;
