@@ -273,6 +273,36 @@ describe("capsule sweeps and mesh items scaled by powers of two (open: capsule.c
   end)
 end)
 
+describe("collide.Character and mesh/mesh pairs scaled by powers of two (open: character.c, tri.c)", function()
+  -- character.c's touching distance char_tol is 2^-32 of (1 + the coordinates), so at least
+  -- 2^-32: a whole scene of size 2^-100 is "touching", and a sphere falling past a box's corner
+  -- is grounded at 2^-100 but not at scale 1.
+  pending("a Character's grounded() at 2^-100 as at scale 1", function()
+    local function states(s)
+      local w = collide.World()
+      w:add("p", collide.Sphere(-2.75 * s, 3 * s, -2.75 * s, 1.25 * s))
+      w:add("box", collide.OBB(-1.75 * s, -0.5 * s, 0, 0.25 * s, 0.5 * s, 1 * s))
+      local ch, out = collide.Character(w, "p"), {}
+      for k = 1, 4 do ch:move(k / 8 * s, -1 * s, 1 * s); out[k] = ch:grounded() end
+      return out
+    end
+    assert.are.same(states(1), states(2 ^ -100))
+  end)
+  -- Two single-triangle mesh items: no pair at scale 1 and 2^-342, a pair at 2^342.
+  pending("mesh/mesh pairs at 2^342 as at scale 1", function()
+    local function pairs_at(s)
+      local a = { -0.75, 3.0, 2.75, 2.5, -0.5, 1.0, 0.0, 2.75, 1.75 }
+      local b = { 2.75, 1.5, -0.5, -1.5, -3.0, 2.75, 1.25, 1.75, 3.0 }
+      for k = 1, 9 do a[k] = a[k] * s; b[k] = b[k] * s end
+      local w = collide.World()
+      w:add(1, collide.Mesh(a), 2.25 * s, 2 * s, -0.75 * s)
+      w:add(2, collide.Mesh(b))
+      return select(2, w:pairs())
+    end
+    assert.are.equal(pairs_at(1), pairs_at(2 ^ 342))
+  end)
+end)
+
 describe("world:resolve of a small scene", function()
   -- The push of a non-box pair went 2^-40 further than its depth, 2^-40 of the coordinates'
   -- size but at least 2^-40: a box of size 2^-100 overlapping a ball was pushed 2^-40, 2^60
