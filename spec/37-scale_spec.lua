@@ -274,10 +274,10 @@ describe("capsule sweeps and mesh items scaled by powers of two (open: capsule.c
 end)
 
 describe("collide.Character and mesh/mesh pairs scaled by powers of two (open: character.c, tri.c)", function()
-  -- character.c's touching distance char_tol is 2^-32 of (1 + the coordinates), so at least
-  -- 2^-32: a whole scene of size 2^-100 is "touching", and a sphere falling past a box's corner
-  -- is grounded at 2^-100 but not at scale 1.
-  pending("a Character's grounded() at 2^-100 as at scale 1", function()
+  -- character.c's touching distance char_tol was 2^-32 of (1 + the coordinates), so at least
+  -- 2^-32: a whole scene of size 2^-100 was "touching", and a sphere falling past a box's corner
+  -- was grounded at 2^-100 but not at scale 1. Now 2^-32 of the coordinates (plus 1e-300).
+  it("a Character's grounded() at 2^-100 as at scale 1", function()
     local function states(s)
       local w = collide.World()
       w:add("p", collide.Sphere(-2.75 * s, 3 * s, -2.75 * s, 1.25 * s))

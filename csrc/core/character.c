@@ -51,7 +51,9 @@ static cl_resp wrap(void *p, int mover, int other) {
 }
 
 /* Returns the distance below which the character counts as touching: 2^-32 of its coordinates'
- * magnitude (the sweeps leave gaps of 2^-40 of it between non-box pairs). */
+ * magnitude (the sweeps leave gaps of 2^-40 of it between non-box pairs), plus 1e-300 as a move's
+ * gap: no floor of 2^-32 (it was 2^-32 of 1 + the magnitude), so that a scene scaled by a power
+ * of two behaves the same (a scene of size 2^-100 was all "touching"). */
 static double char_tol(const cl_shape *s) {
     cl_aabb b = cl_shape_aabb(s);
     double m = fabs(b.min.x), v[5];
@@ -59,7 +61,7 @@ static double char_tol(const cl_shape *s) {
     v[0] = fabs(b.min.y); v[1] = fabs(b.min.z); v[2] = fabs(b.max.x); v[3] = fabs(b.max.y);
     v[4] = fabs(b.max.z);
     for (i = 0; i < 5; i++) if (v[i] > m) m = v[i];
-    return ldexp(1 + m, -32);
+    return ldexp(m, -32) + 1e-300;
 }
 
 /* 1 if a surface with unit normal n is walkable for c. */
