@@ -194,39 +194,9 @@ local function replay(tape)
   local I, ID, nid = {}, {}, 0
 
   local M = { rect = cbump.rect, _VERSION = cbump._VERSION }
-  -- bump's responses, as bump.lua and collide.bump write them in Lua
-  local responses = {}
-  function responses.touch(world, col, x, y, w, h, goalX, goalY, filter)
-    return col.touch.x, col.touch.y, {}, 0
-  end
-  function responses.cross(world, col, x, y, w, h, goalX, goalY, filter)
-    local cols, len = world:project(col.item, x, y, w, h, goalX, goalY, filter)
-    return goalX, goalY, cols, len
-  end
-  function responses.slide(world, col, x, y, w, h, goalX, goalY, filter)
-    goalX, goalY = goalX or x, goalY or y
-    local touch, move = col.touch, col.move
-    if move.x ~= 0 or move.y ~= 0 then
-      if col.normal.x ~= 0 then goalX = touch.x else goalY = touch.y end
-    end
-    col.slide = { x = goalX, y = goalY }
-    local cols, len = world:project(col.item, touch.x, touch.y, w, h, goalX, goalY, filter)
-    return goalX, goalY, cols, len
-  end
-  function responses.bounce(world, col, x, y, w, h, goalX, goalY, filter)
-    goalX, goalY = goalX or x, goalY or y
-    local tx, ty = col.touch.x, col.touch.y
-    local bx, by = tx, ty
-    local move = col.move
-    if move.x ~= 0 or move.y ~= 0 then
-      local rx, ry = goalX - tx, goalY - ty
-      if col.normal.x == 0 then ry = -ry else rx = -rx end
-      bx, by = tx + rx, ty + ry
-    end
-    col.bounce = { x = bx, y = by }
-    local cols, len = world:project(col.item, tx, ty, w, h, bx, by, filter)
-    return bx, by, cols, len
-  end
+  -- bump's responses: collide.bump's own Lua functions (bump.lua's code), which call world:project
+  -- on whatever world they are given: here the replay world
+  local responses = cbump.responses
   M.responses = responses
   local TOUCH, CROSS, SLIDE, BOUNCE = responses.touch, responses.cross, responses.slide, responses.bounce
 

@@ -7,6 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The grid holds nothing and no memory (its fields as a new world has them; gstamp and goff
+ * are kept). */
+static void grid_clear(cl_bump *b) {
+    b->gkeys = NULL;
+    b->ghead = NULL;
+    b->gcap = b->gused = 0;
+    b->mnext = b->mid = NULL;
+    b->mcap = 0;
+    b->mfree = -1;
+    b->gin = NULL;
+    b->stamp = NULL;
+    b->gslots = b->gbig = 0;
+}
+
 void cl_bump_init(cl_bump *b, double cellsize, cl_alloc alloc, void *ud) {
     cl_tree_init(&b->tree, alloc, ud);
     b->cellsize = cellsize;
@@ -17,16 +31,9 @@ void cl_bump_init(cl_bump *b, double cellsize, cl_alloc alloc, void *ud) {
     b->cap = b->count = 0;
     b->changes = 0;
     b->freelist = -1;
-    b->gkeys = NULL;
-    b->ghead = NULL;
-    b->gcap = b->gused = 0;
-    b->mnext = b->mid = NULL;
-    b->mcap = 0;
-    b->mfree = -1;
-    b->gin = NULL;
-    b->stamp = NULL;
+    grid_clear(b);
     b->gstamp = 0;
-    b->gslots = b->gbig = b->goff = 0;
+    b->goff = 0;
 }
 
 /* ---- bump's grid (the accelerator of cl_bump_project's candidates, see bump.h) ---- */
@@ -52,15 +59,7 @@ static void grid_free(cl_bump *b) {
         a(ud, b->gin, (size_t)b->gslots, 0);
         a(ud, b->stamp, (size_t)b->gslots * sizeof(unsigned), 0);
     }
-    b->gkeys = NULL;
-    b->ghead = NULL;
-    b->gcap = b->gused = 0;
-    b->mnext = b->mid = NULL;
-    b->mcap = 0;
-    b->mfree = -1;
-    b->gin = NULL;
-    b->stamp = NULL;
-    b->gslots = b->gbig = 0;
+    grid_clear(b);
 }
 
 /* An allocation of the grid failed: drop it for good (the tree answers alone). */
