@@ -152,6 +152,14 @@ static int unit_dir(double x, double y, double z, cl_vec3 *n) {
     return 1;
 }
 
+/* The exponent e by which a sweep scales its data (2^e, exactly: a power of two changes no
+ * rounding, so t and the normal stay) when their largest magnitude k lies beyond 2^+-200, where
+ * the quadratics' products, fourth powers of the data, overflow or underflow; 0 when k is within,
+ * zero or not finite (nothing to scale: at ordinary scales nothing changes). */
+static int rescale_exp(double k) {
+    return (k > 0x1p200 && k <= DBL_MAX) || (k < 0x1p-200 && k > 0) ? -cl_exp2of(k) : 0;
+}
+
 /* Returns the sweep of point p moved by v against the box [lo, hi] rounded by r >= 0, all in
  * the box's frame; the normal is in that frame. */
 static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const double lo[3],
@@ -175,20 +183,18 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
         for (i = 0; i < 3; i++) ties += ls[i] == L;
         return finish(L, H, n, ties);
     }
-    {   /* the quadratics' products are fourth powers of the data: beyond 2^+-200 they overflow
-         * or underflow (a sphere overlapping a box at its start was seen 'touching' at t > 0 at
-         * 2^-300, and an overlap at 2^265 got a normal). Scaled by a power of two, exactly, like
-         * the sphere/sphere sweep: t and the normal stay; at ordinary scales nothing changes */
+    {   /* data beyond 2^+-200 scaled (rescale_exp: a sphere overlapping a box at its start was
+         * seen 'touching' at t > 0 at 2^-300, and an overlap at 2^265 got a normal) */
         double km = r;
+        int e;
         for (i = 0; i < 3; i++) {
             if (fabs(p[i]) > km) km = fabs(p[i]);
             if (fabs(v[i]) > km) km = fabs(v[i]);
             if (fabs(lo[i]) > km) km = fabs(lo[i]);
             if (fabs(hi[i]) > km) km = fabs(hi[i]);
         }
-        if ((km > 0x1p200 || km < 0x1p-200) && km <= DBL_MAX) {
+        if ((e = rescale_exp(km)) != 0) {
             double ps[3], vs[3], los[3], his[3];
-            int e = -cl_exp2of(km);
             for (i = 0; i < 3; i++) {
                 ps[i] = cl_scale2(p[i], e); vs[i] = cl_scale2(v[i], e);
                 los[i] = cl_scale2(lo[i], e); his[i] = cl_scale2(hi[i], e);
@@ -286,9 +292,8 @@ cl_sweep cl_sweep_sphere_obb(const cl_sphere *s, cl_vec3 d, const cl_obb *o) {
 cl_sweep cl_sweep_sphere_sphere(const cl_sphere *a, cl_vec3 d, const cl_sphere *b) {
     cl_vec3 m = v3sub(a->c, b->c), q, n;
     double rr = a->r + b->r, t0, t1, mv[3], wv[3], k;
-    /* the quadratic's products are fourth powers of the data: beyond 2^+-200 they overflow or
-     * underflow (a sweep at 1e80 or 1e-80 missed). The problem is scaled by a power of two,
-     * exactly, which leaves t as it is; at ordinary scales nothing changes */
+    int e;
+    /* data beyond 2^+-200 scaled (rescale_exp: a sweep at 1e80 or 1e-80 missed) */
     if (!cl_vfinite(m) || !isfinite(rr)) {      /* half the problem: the same t */
         m = cl_halfsub(a->c, b->c);
         rr = 0.5 * a->r + 0.5 * b->r;
@@ -297,8 +302,7 @@ cl_sweep cl_sweep_sphere_sphere(const cl_sphere *a, cl_vec3 d, const cl_sphere *
     k = cl_maxabs3(m.x, m.y, m.z);
     if (cl_maxabs3(d.x, d.y, d.z) > k) k = cl_maxabs3(d.x, d.y, d.z);
     if (rr > k) k = rr;
-    if (k > 0x1p200 || (k < 0x1p-200 && k > 0)) {
-        int e = -cl_exp2of(k);
+    if ((e = rescale_exp(k)) != 0) {
         m = cl_v3(cl_scale2(m.x, e), cl_scale2(m.y, e), cl_scale2(m.z, e));
         d = cl_v3(cl_scale2(d.x, e), cl_scale2(d.y, e), cl_scale2(d.z, e));
         rr = cl_scale2(rr, e);
