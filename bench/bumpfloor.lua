@@ -226,26 +226,25 @@ local function replay(tape)
     return items, n
   end
   function World:getItems() return list() end
-  -- the filter calls of a query, then its list
-  local function query(filter)
+  -- the filter calls of a query (the items the tape lists, up to a 0)
+  local function filters(filter)
     while true do
       p = p + 1
       local id = T[p]
       if id == 0 then break end
       filter(I[id])
     end
+  end
+  -- the filter calls of a query, then its list
+  local function query(filter)
+    filters(filter)
     return list()
   end
   function World:queryRect(x, y, w, h, filter) return query(filter) end
   function World:queryPoint(x, y, filter) return query(filter) end
   function World:querySegment(x1, y1, x2, y2, filter) return query(filter) end
   function World:querySegmentWithCoords(x1, y1, x2, y2, filter)
-    while true do
-      p = p + 1
-      local id = T[p]
-      if id == 0 then break end
-      filter(I[id])
-    end
+    filters(filter)
     p = p + 1
     local n = T[p]
     local infos = {}
