@@ -18,9 +18,10 @@
 # and runs bench/frames.lua (1,000-frame loop, bulk adds, memory, raycastall garbage) on each Lua;
 # BENCH_FRAMES_N (default 1000) frames, BENCH_BIG=0 skips the 1,000,000-item rows in Lua.
 # The mesh part (issue 16) builds build/bench-mesh (csrc/test/bench_mesh.c: build time, bytes per
-# triangle, rays per second in C, and bench/mesh.lua's camera rays from C for its Lua-minus-C
-# verdict), runs bench/mesh.lua on each Lua (raycast, frustum culling of bench/frustum.lua, the
-# capsule walk of bench/walk.lua) and bench/frustum.lua inside LÖVE (bench/love, headless).
+# triangle, rays per second in C) and build/<lua>/bench_meshc.so (bench/meshc.c: bench/mesh.lua's
+# rays cast from C in the Lua process, interleaved, for its Lua-minus-C verdict), runs
+# bench/mesh.lua on each Lua (raycast, frustum culling of bench/frustum.lua, the capsule walk of
+# bench/walk.lua) and bench/frustum.lua inside LÖVE (bench/love, headless).
 set -e
 cd "$(dirname "$0")/.."
 
@@ -38,6 +39,11 @@ for v in $LUAS; do
   # the empty-call floor, built like collide.so (same -O2 -fPIC -shared, same Lua headers)
   $CC -std=c99 -O2 -fPIC -shared -Wall -Wextra -pedantic $(pkg-config --cflags "$v") \
       -o "build/$v/bench_empty.so" bench/empty.c
+  # bench/mesh.lua's in-process C side (the same rays cast from C, interleaved with the Lua calls)
+  case " $PARTS " in *" mesh "*)
+    $CC -std=c99 -O2 -fPIC -shared -Wall -Wextra -pedantic $(pkg-config --cflags "$v") -Icsrc/core \
+        -o "build/$v/bench_meshc.so" bench/meshc.c $(ls csrc/core/[a-z]*.c) -lm ;;
+  esac
   [ -f "build/$v/collide.so" ] || make --no-print-directory "build/$v/collide.so"
 done
 
