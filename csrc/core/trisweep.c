@@ -446,21 +446,31 @@ static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_
     cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), n = cl_cross(ab, ac), k[4];
     double s = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
                     maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(p.x, p.y, p.z), cl_maxabs3(q.x, q.y, q.z))));
-    double lim, lo = HUGE_VAL, hi = -HUGE_VAL, x[4], nl;
+    double lim, lo = HUGE_VAL, hi = -HUGE_VAL, x[4], nl, m, ee, kk = 0;
     int i;
     s = maxd(s, maxd(cl_maxabs3(d.x, d.y, d.z), r));
     if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
-    /* the dot products below err by a few ulps of (2s)^3 at most; the margin is 2^-36 s^3 */
     nl = cl_len(n.x, n.y, n.z);
-    lim = r * nl * (1 + 0x1p-40) + s * s * s * 0x1p-36;
     k[0] = p; k[1] = q; k[2] = cl_add(p, d); k[3] = cl_add(q, d);
     for (i = 0; i < 4; i++) {
-        x[i] = cl_dot(cl_sub(k[i], a), n);
+        cl_vec3 y = cl_sub(k[i], a);
+        kk = maxd(kk, cl_maxabs3(y.x, y.y, y.z));
+        x[i] = cl_dot(y, n);
         lo = mind(lo, x[i]);
         hi = maxd(hi, x[i]);
     }
+    /* the margin m for the rounding of the dot products x (against the exact ones of the corners
+     * k as computed: the full test sees the same corners) and of nl, at the triangle's own scale:
+     * with E the largest |component| of the edges ab, ac and K that of the k - a, n's components
+     * err by under 10 E^2 ulps (2^-53), x by under 36 K E^2 + 18 K E^2 ulps, nl by under 18 E^2
+     * ulps of which r nl's factor covers the relative part; m = 2^-43 (K + r) E^2 is 1024 ulps
+     * of it, about 18 times what these add up to. Edges under 2^-240 (their squares near the
+     * underflow) keep the margin of the coordinates' scale, 2^-36 s^3, which bounds it anyway. */
+    ee = maxd(cl_maxabs3(ab.x, ab.y, ab.z), cl_maxabs3(ac.x, ac.y, ac.z));
+    m = ee > 0x1p-240 ? (kk + r) * ee * ee * 0x1p-43 : s * s * s * 0x1p-36;
+    lim = r * nl * (1 + 0x1p-40) + m;
     if (lo > lim || hi < -lim) return 1;
-    return tmax < 1 && plane_after(x[0], x[1], x[2], x[3], nl, s * s * s * 0x1p-36, lim, slack) > tmax;
+    return tmax < 1 && plane_after(x[0], x[1], x[2], x[3], nl, m, lim, slack) > tmax;
 }
 
 /* A lower bound on the squared distance between any two points cl_tri_segment computes (one near
