@@ -72,13 +72,42 @@ static double allowance(double x0, double x1, double y0, double y1)
     return maxd(maxd(fabs(x0), fabs(x1)), maxd(fabs(y0), fabs(y1))) * 0x1p-42;
 }
 
+/* The public tests below work on the data as given: their products of up to four coordinates
+ * underflow below about 2^-256 and overflow above 2^256 (a capsule of size 2^-300 crossed a
+ * triangle it misses by 2^-302, two triangles of size 2^342 overlapped). Data whose largest
+ * |value| mx lies outside [2^-200, 2^200] (as mesh.c's scalefor) is first scaled by the power of
+ * two 2^k that brings mx into [0.5, 1), exactly: the answers of the data scaled by 2^e are its
+ * answers (t, normals, ranks; a depth times 2^e). tri_k returns k, or 0 to work as given. */
+static int tri_k(double mx)
+{
+    if ((mx >= 0x1p-200 && mx <= 0x1p200) || mx == 0 || !(mx <= DBL_MAX)) return 0;
+    return -cl_exp2of(mx);
+}
+
+/* The largest |value| of the triangle, the n points p, the vector d and r (a radius, or 0). */
+static double tri_mx(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *p, int n, cl_vec3 d, double r)
+{
+    double m = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
+                    maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(d.x, d.y, d.z), fabs(r))));
+    int i;
+    for (i = 0; i < n; i++) m = maxd(m, cl_maxabs3(p[i].x, p[i].y, p[i].z));
+    return m;
+}
+
 cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, const cl_vec3 *ed, int ne,
                            cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_vec3 ax[MAXAX], t[3];
     cl_sweep s;
     double lo = -HUGE_VAL, hi = HUGE_VAL, bv = 0, ln = -HUGE_VAL, vn = 0;
-    int nface = 0, n = axes_of(fa, nf, ed, ne, a, b, c, ax, &nface), i, best = -1;
+    int nface = 0, n, i, best = -1, k = np <= 8 ? tri_k(tri_mx(a, b, c, p, np, d, 0)) : 0;
+    if (k != 0) {   /* tri_k: scaled into range */
+        cl_vec3 q[8];
+        for (i = 0; i < np; i++) q[i] = cl_vscale2(p[i], k);
+        return cl_sweep_hull_tri(q, np, fa, nf, ed, ne, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k),
+                                 cl_vscale2(c, k));
+    }
+    n = axes_of(fa, nf, ed, ne, a, b, c, ax, &nface);
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (n == 0) return s;
     t[0] = a; t[1] = b; t[2] = c;
@@ -121,8 +150,17 @@ int cl_penetration_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf,
                             cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n)
 {
     cl_vec3 ax[MAXAX], t[3];
-    int nface = 0, k = axes_of(fa, nf, ed, ne, a, b, c, ax, &nface), i, found = 0;
+    int nface = 0, k, i, found = 0, e = np <= 8 ? tri_k(tri_mx(a, b, c, p, np, cl_v3(0, 0, 0), 0)) : 0;
     double best = HUGE_VAL;
+    if (e != 0) {   /* tri_k: scaled into range, the depth back */
+        cl_vec3 q[8];
+        for (i = 0; i < np; i++) q[i] = cl_vscale2(p[i], e);
+        found = cl_penetration_hull_tri(q, np, fa, nf, ed, ne, cl_vscale2(a, e), cl_vscale2(b, e), cl_vscale2(c, e),
+                                        depth, n);
+        if (found) *depth = cl_scale2(*depth, -e);
+        return found;
+    }
+    k = axes_of(fa, nf, ed, ne, a, b, c, ax, &nface);
     if (k == 0) return 0;
     t[0] = a; t[1] = b; t[2] = c;
     for (i = 0; i < k; i++) {
@@ -267,6 +305,12 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
     cl_vec3 t[3], pt[2];
     double extra = 0;
     cl_sweep s;
+    int k = tri_k(tri_mx(a, b, c, &sp->c, 1, d, sp->r));
+    if (k != 0) {   /* tri_k: scaled into range */
+        cl_sphere s2;
+        s2.c = cl_vscale2(sp->c, k); s2.r = cl_scale2(sp->r, k);
+        return cl_sweep_sphere_tri(&s2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k));
+    }
     pt[0] = sp->c; pt[1] = cl_add(sp->c, d);
     t[0] = a; t[1] = b; t[2] = c;
     /* the common case first: not far out (cut_tri's own test) */
@@ -288,6 +332,15 @@ cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
     cl_vec3 t[3], pt[4];
     double extra, L;
     cl_sweep s;
+    int k;
+    pt[0] = cp->a; pt[1] = cp->b;
+    k = tri_k(tri_mx(a, b, c, pt, 2, d, cp->r));
+    if (k != 0) {   /* tri_k: scaled into range */
+        cl_capsule c2;
+        c2.a = cl_vscale2(cp->a, k); c2.b = cl_vscale2(cp->b, k); c2.r = cl_scale2(cp->r, k);
+        return cl_sweep_capsule_tri_until(&c2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k),
+                                          tmax);
+    }
     pt[0] = cp->a; pt[1] = cp->b; pt[2] = cl_add(cp->a, d); pt[3] = cl_add(cp->b, d);
     L = pts_max(pt, 4);
     if (cp->r > L) L = cp->r;
@@ -647,8 +700,18 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
 
 int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n)
 {
-    cl_vec3 ontri, onseg, nu;
+    cl_vec3 ontri, onseg, nu, pt[2];
     double d2, ha, hb, up, down;
+    int k;
+    pt[0] = cp->a; pt[1] = cp->b;
+    k = tri_k(tri_mx(a, b, c, pt, 2, cl_v3(0, 0, 0), cp->r));
+    if (k != 0) {   /* tri_k: scaled into range, the depth back */
+        cl_capsule c2;
+        c2.a = cl_vscale2(cp->a, k); c2.b = cl_vscale2(cp->b, k); c2.r = cl_scale2(cp->r, k);
+        if (!cl_penetration_capsule_tri(&c2, cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k), depth, n)) return 0;
+        *depth = cl_scale2(*depth, -k);
+        return 1;
+    }
     if (cl_tri_degenerate(a, b, c)) return 0;
     d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
     if (!(d2 < cp->r * cp->r)) return 0;
@@ -672,6 +735,14 @@ int cl_penetration_sphere_tri(const cl_sphere *sp, cl_vec3 a, cl_vec3 b, cl_vec3
 {
     cl_vec3 q, w;
     double d2;
+    int k = tri_k(tri_mx(a, b, c, &sp->c, 1, cl_v3(0, 0, 0), sp->r));
+    if (k != 0) {   /* tri_k: scaled into range, the depth back */
+        cl_sphere s2;
+        s2.c = cl_vscale2(sp->c, k); s2.r = cl_scale2(sp->r, k);
+        if (!cl_penetration_sphere_tri(&s2, cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k), depth, n)) return 0;
+        *depth = cl_scale2(*depth, -k);
+        return 1;
+    }
     if (cl_tri_degenerate(a, b, c)) return 0;
     q = cl_tri_closest(a, b, c, sp->c);
     w = cl_sub(sp->c, q);
@@ -691,10 +762,15 @@ int cl_penetration_sphere_tri(const cl_sphere *sp, cl_vec3 a, cl_vec3 b, cl_vec3
 
 int cl_tri_overlaps_tri(const cl_vec3 p[3], const cl_vec3 q[3])
 {
-    cl_vec3 np = cl_cross(cl_sub(p[1], p[0]), cl_sub(p[2], p[0]));
-    cl_vec3 nq = cl_cross(cl_sub(q[1], q[0]), cl_sub(q[2], q[0]));
-    cl_vec3 ax[17];
-    int i, j, k = 0;
+    cl_vec3 np, nq, ax[17];
+    int i, j, k = 0, e = tri_k(tri_mx(p[0], p[1], p[2], q, 3, cl_v3(0, 0, 0), 0));
+    if (e != 0) {   /* tri_k: scaled into range */
+        cl_vec3 ps[3], qs[3];
+        for (i = 0; i < 3; i++) { ps[i] = cl_vscale2(p[i], e); qs[i] = cl_vscale2(q[i], e); }
+        return cl_tri_overlaps_tri(ps, qs);
+    }
+    np = cl_cross(cl_sub(p[1], p[0]), cl_sub(p[2], p[0]));
+    nq = cl_cross(cl_sub(q[1], q[0]), cl_sub(q[2], q[0]));
     if ((np.x == 0 && np.y == 0 && np.z == 0) || (nq.x == 0 && nq.y == 0 && nq.z == 0)) return 0;
     ax[k++] = np;
     ax[k++] = nq;
