@@ -645,19 +645,30 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
             for (j = 0; j < 3; j++) { blo[a][k][j] = INFINITY; bhi[a][k][j] = -INFINITY; }
         }
     }
-    if (scale[0] > 0 || scale[1] > 0 || scale[2] > 0)
-        for (i = lo; i < hi; i += stride) {     /* one pass bins every axis */
+    {
+        /* one pass bins every binned axis (only those: an axis left out has no bins to fill) */
+        int ax[3], na = 0, t;
+        for (a = 0; a < 3; a++)
+            if (scale[a] != 0) ax[na++] = a;
+        for (i = lo; i < hi; i += stride) {
             const rleaf *e = &lv[i];
-            for (a = 0; a < 3; a++) {
-                int bn = sah_bin(e->c[a], cmin[a], scale[a]);
-                float *l = blo[a][bn], *h = bhi[a][bn];
+            for (t = 0; t < na; t++) {
+                int bn;
+                float *l, *h;
+                a = ax[t];
+                bn = sah_bin(e->c[a], cmin[a], scale[a]);
+                l = blo[a][bn];
+                h = bhi[a][bn];
                 cnt[a][bn]++;
-                for (j = 0; j < 3; j++) {
-                    l[j] = e->box.lo[j] < l[j] ? e->box.lo[j] : l[j];
-                    h[j] = e->box.hi[j] > h[j] ? e->box.hi[j] : h[j];
-                }
+                l[0] = e->box.lo[0] < l[0] ? e->box.lo[0] : l[0];
+                l[1] = e->box.lo[1] < l[1] ? e->box.lo[1] : l[1];
+                l[2] = e->box.lo[2] < l[2] ? e->box.lo[2] : l[2];
+                h[0] = e->box.hi[0] > h[0] ? e->box.hi[0] : h[0];
+                h[1] = e->box.hi[1] > h[1] ? e->box.hi[1] : h[1];
+                h[2] = e->box.hi[2] > h[2] ? e->box.hi[2] : h[2];
             }
         }
+    }
     for (a = 0; a < 3; a++) {
         int lcnt[SAH_BINS], tot = 0;
         double larea[SAH_BINS];
@@ -731,6 +742,25 @@ static int build_run(rleaf *lv, int n, cl_tnode *p, cl_tmeta *m, rtask *st, int 
             p[me].child1 = CL_NULLNODE;
             p[me].child2 = e->data;
             m[me].height = 0;
+        } else if (task.hi - task.lo == 2 && work > 1) {
+            /* two leaves: ordered as sah_split orders them, written as their two tasks would
+             * write them (the first at me + 1, the second at me + 2) without the tasks, when the
+             * work left would have run both (so an incremental build stops where it did) */
+            const rleaf *e = lv + task.buf * n + task.lo;
+            int c;
+            median_split(lv + task.buf * n, task.lo, task.hi);
+            for (c = 0; c < 2; c++) {
+                int leaf = me + 1 + c;
+                p[leaf].box = e[c].box;
+                p[leaf].child1 = CL_NULLNODE;
+                p[leaf].child2 = e[c].data;
+                m[leaf].height = 0;
+                m[leaf].parent = me;
+            }
+            p[me].child1 = me + 1;
+            p[me].child2 = me + 2;
+            *k += 2;
+            work -= 2;
         } else {
             int moved = 0, buf, top = *ns;
             int mid = sah_split(lv + task.buf * n, lv + (1 - task.buf) * n, &moved, task.lo, task.hi, task.hmax);
