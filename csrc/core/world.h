@@ -81,10 +81,11 @@ typedef cl_resp (*cl_respond)(void *ctx, int mover, int other);
 /// Sweep result state.
 
 /* internal: node of the read-only raycast snapshot (64 bytes, one cache line): the boxes of
- * both children, so a visit tests both from one line. Child >= 0: snapshot node; < 0: the
- * leaf of item ~child. */
+ * both children, so a visit tests both from one line, as pairs (b[k][c]: child c's lo on axis
+ * k, b[3 + k][c] its hi; a visit loads each pair as two lanes). Child >= 0: snapshot node;
+ * < 0: the leaf of item ~child. */
 typedef struct cl_wnode {
-    cl_fbox box[2];
+    float b[6][2];
     int child[2];
     int pad[2];
 } cl_wnode;

@@ -303,6 +303,15 @@ int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
     return n;
 }
 
+/* A value the snapshot walk's pair test uses in both lanes (wnode_hits). */
+#if QSIMD
+typedef __m128d wlane;
+#define WSET(x) _mm_set1_pd(x)
+#else
+typedef double wlane;
+#define WSET(x) (x)
+#endif
+
 /* A ray prepared for slab tests against float boxes. The boxes are tested widened by the ray's
  * rounding allowance del (shape_tol of its origin): a face coordinate f is compared as f - del
  * (min faces) or f + del (max faces), i.e. against the origin moved by +del or -del, so the
@@ -314,6 +323,14 @@ typedef struct rayq {
     int mode[3];            /* 0: d == 0 (slab test on the origin), 1: multiply by inv, 2: divide */
     int neg[3];             /* d < 0: the max face is entered first */
     int fast;               /* every mode is 1: ray_fbox_fast applies */
+    /* the snapshot walk's pair test (wnode_hits; no mode 2). Slots: the n1 mode 1 axes first,
+     * then the mode 0 ones (axis order kept within each). A slot's rows of the entry and exit
+     * faces (wn->b[nr], wn->b[fr]); a mode 1 slot computes ray_fbox_fast's entry and exit times,
+     * (f - wnear) * winv and (f - wfar) * winv; a mode 0 slot (nr = k, fr = 3 + k: lo, hi)
+     * rejects as ray_fbox does, when zlo < lo or zhi > hi. Every value twice (both lanes). */
+    wlane wnear[3], wfar[3], winv[3], zlo[3], zhi[3];
+    int nr[3], fr[3];
+    int n1;                 /* -1: some mode is 2 (no pair test); else the mode 1 axes */
 } rayq;
 
 /* Prepares r for ray_fbox. Tiny components divide (1/d would overflow to inf, and 0 * inf is NaN).
@@ -325,7 +342,7 @@ typedef struct rayq {
 static void rayq_make(rayq *q, const cl_ray *r) {
     cl_aabb ob;
     double del;
-    int k;
+    int j, k, m = 0, any2 = 0;
     ob.min = ob.max = r->o;
     del = shape_tol(NULL, &ob);
     q->o[0] = r->o.x; q->o[1] = r->o.y; q->o[2] = r->o.z;
@@ -339,7 +356,23 @@ static void rayq_make(rayq *q, const cl_ray *r) {
         q->onear[k] = q->neg[k] ? q->ohi[k] : q->olo[k];
         q->ofar[k] = q->neg[k] ? q->olo[k] : q->ohi[k];
     }
+    q->n1 = 0;
+    for (j = 0; j < 2; j++)             /* the mode 1 axes' slots, then the mode 0 ones */
+        for (k = 0; k < 3; k++) {
+            if (q->mode[k] == 2) any2 = 1;
+            if (q->mode[k] != (j ? 0 : 1)) continue;
+            q->nr[m] = q->neg[k] ? 3 + k : k;
+            q->fr[m] = q->neg[k] ? k : 3 + k;
+            q->wnear[m] = WSET(q->onear[k]);
+            q->wfar[m] = WSET(q->ofar[k]);
+            q->winv[m] = WSET(q->inv[k]);
+            q->zlo[m] = WSET(q->olo[k]);
+            q->zhi[m] = WSET(q->ohi[k]);
+            q->n1 += !j;
+            m++;
+        }
     q->fast = q->mode[0] == 1 && q->mode[1] == 1 && q->mode[2] == 1;
+    if (any2) q->n1 = -1;
 }
 
 /* ray_fbox for a ray whose direction components all use mode 1: the entry and exit faces are
@@ -424,12 +457,59 @@ WINLINE int ray_next(cl_tree *t, cl_stack *st, int c1, int h1, double t1, int c2
     return h1 ? c1 : h2 ? c2 : -1;
 }
 
+/* The slab tests of both children of snapshot node n (rayq's pair-test slots; n1 >= 0 mode 1
+ * slots, a constant where inlined): bit c of the result is set when child c's box is hit
+ * within [0, maxt], te[c] its entry. The arithmetic is ray_fbox_fast's on mode 1 axes, done for
+ * both children at once in two lanes with SSE2 (max / min keep the second operand, the running
+ * value, when the first is NaN, as the comparisons of ray_fbox_fast do), and ray_fbox's test of
+ * the origin on mode 0 axes; so a child is hit exactly when ray_fbox would hit it, at the same
+ * entry (up to the order of a max over equal values: -0 or +0). */
+WINLINE unsigned wnode_hits(const cl_wnode *n, const rayq *q, double maxt, double *te, const int n1) {
+#if QSIMD
+#define WLOAD2(p) _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
+#define WSLOT(j)                                                                                 \
+    if ((j) < n1) {                                                                              \
+        tmin = _mm_max_pd(_mm_mul_pd(_mm_sub_pd(WLOAD2(n->b[q->nr[j]]), q->wnear[j]), q->winv[j]), tmin); \
+        tmax = _mm_min_pd(_mm_mul_pd(_mm_sub_pd(WLOAD2(n->b[q->fr[j]]), q->wfar[j]), q->winv[j]), tmax);  \
+    } else {                                                                                     \
+        rej = _mm_or_pd(rej, _mm_or_pd(_mm_cmplt_pd(q->zlo[j], WLOAD2(n->b[q->nr[j]])),          \
+                                       _mm_cmpgt_pd(q->zhi[j], WLOAD2(n->b[q->fr[j]]))));       \
+    }
+    __m128d tmin = _mm_setzero_pd(), tmax = _mm_set1_pd(maxt), rej = _mm_setzero_pd();
+    WSLOT(0) WSLOT(1) WSLOT(2)
+    _mm_storeu_pd(te, tmin);
+    return (unsigned)_mm_movemask_pd(_mm_andnot_pd(rej, _mm_cmple_pd(tmin, tmax)));
+#undef WSLOT
+#undef WLOAD2
+#else
+    unsigned m = 0;
+    int c, j;
+    for (c = 0; c < 2; c++) {
+        double tmin = 0, tmax = maxt;
+        int rej = 0;
+        for (j = 0; j < 3; j++) {
+            double nb = n->b[q->nr[j]][c], fb = n->b[q->fr[j]][c];
+            if (j < n1) {
+                double tn = (nb - q->wnear[j]) * q->winv[j], tf = (fb - q->wfar[j]) * q->winv[j];
+                tmin = tn > tmin ? tn : tmin;
+                tmax = tf < tmax ? tf : tmax;
+            } else {
+                rej |= (q->zlo[j] < nb) | (q->zhi[j] > fb);
+            }
+        }
+        te[c] = tmin;
+        m |= (unsigned)(!rej && tmin <= tmax) << c;
+    }
+    return m;
+#endif
+}
+
 /* Closest hit over the snapshot: as cl_world_raycast's tree walk, both children of a node
- * tested from its one cache line, leaf children tested at once. Inlined twice (fast: every
- * direction component uses mode 1, ray_fbox_fast; else ray_fbox), so the hot loop carries no
- * per-box mode test and the slab tests are inlined. */
+ * tested from its one cache line, leaf children tested at once. Inlined once per n1 (the
+ * number of mode 1 axes, 0..3: wnode_hits; -1, some axis of mode 2: ray_fbox per box), so the
+ * hot loop carries no per-box mode test and the slab tests are inlined. */
 WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out,
-                      const int fast) {
+                      const int n1) {
     cl_stack st;
     const cl_wnode *wn = w->wn;
     const cl_item *items = w->items;
@@ -444,15 +524,29 @@ WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_
         i = st.p[st.n].node;
         for (;;) {
             const cl_wnode *n = &wn[i];
-            double t1 = 0, t2 = 0, bt = b->t;
+            double te[2] = { 0, 0 }, t1, t2;
             int c1 = n->child[0], c2 = n->child[1];
             int h1, h2;
             /* the snapshot outgrows the caches in big worlds: fetch both children while the
              * slab tests run (the nearer one is visited next, the other often later) */
             WPREFETCH(c1 >= 0 ? (const void *)&wn[c1] : (const void *)&items[~c1]);
             WPREFETCH(c2 >= 0 ? (const void *)&wn[c2] : (const void *)&items[~c2]);
-            h1 = fast ? ray_fbox_fast(q, &n->box[0], bt, &t1) : ray_fbox(q, &n->box[0], bt, &t1);
-            h2 = fast ? ray_fbox_fast(q, &n->box[1], bt, &t2) : ray_fbox(q, &n->box[1], bt, &t2);
+            if (n1 >= 0) {
+                unsigned m = wnode_hits(n, q, b->t, te, n1);
+                h1 = (int)(m & 1);
+                h2 = (int)(m >> 1);
+            } else {
+                int k;
+                cl_fbox fb[2];
+                for (k = 0; k < 3; k++) {
+                    fb[0].lo[k] = n->b[k][0]; fb[0].hi[k] = n->b[3 + k][0];
+                    fb[1].lo[k] = n->b[k][1]; fb[1].hi[k] = n->b[3 + k][1];
+                }
+                h1 = ray_fbox(q, &fb[0], b->t, &te[0]);
+                h2 = ray_fbox(q, &fb[1], b->t, &te[1]);
+            }
+            t1 = te[0];
+            t2 = te[1];
             if (h1 && c1 < 0) {
                 if (!items[~c1].dirty) ray_item(w, ~c1, r, b, out);
                 h1 = 0;
@@ -476,7 +570,13 @@ WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_
 }
 
 static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out) {
-    return q->fast ? snap_walk(w, r, q, b, out, 1) : snap_walk(w, r, q, b, out, 0);
+    switch (q->n1) {
+    case 3: return snap_walk(w, r, q, b, out, 3);
+    case 2: return snap_walk(w, r, q, b, out, 2);
+    case 1: return snap_walk(w, r, q, b, out, 1);
+    case 0: return snap_walk(w, r, q, b, out, 0);
+    default: return snap_walk(w, r, q, b, out, -1);
+    }
 }
 
 /* Closest hit: ordered depth-first search, nearer child first. Each child's slab entry is

@@ -296,8 +296,11 @@ int clw_snap_build(cl_world *w) {
         cl_wnode *wn = &w->wn[me];
         if (slot >= 0) w->wn[slot / 2].child[slot % 2] = me;
         for (side = 0; side < 2; side++) {
-            int c = side ? nd->child2 : nd->child1;
-            wn->box[side] = t->nodes[c].box;
+            int c = side ? nd->child2 : nd->child1, k;
+            for (k = 0; k < 3; k++) {
+                wn->b[k][side] = t->nodes[c].box.lo[k];
+                wn->b[3 + k][side] = t->nodes[c].box.hi[k];
+            }
             wn->child[side] = t->nodes[c].child1 == CL_NULLNODE ? ~t->nodes[c].child2 : 0;
         }
         wn->pad[0] = wn->pad[1] = 0;
