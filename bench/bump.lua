@@ -6,6 +6,7 @@
 package.path = "./spec/?.lua;" .. package.path
 local scenes = require "support.bumpscenes"
 local cbump = require "collide.bump"
+local lib = require "lib"
 local out = arg[1] and assert(io.open(arg[1], "w")) or io.stdout
 local version = jit and jit.version or _VERSION
 
@@ -37,21 +38,8 @@ local function make(mod, name)
   return s
 end
 
--- Returns seconds and KB of garbage per frame of one round.
-local function round(s)
-  collectgarbage()
-  collectgarbage("stop")
-  local k0, t0 = collectgarbage("count"), os.clock()
-  for _ = 1, FRAMES do s:frame() end
-  local t1, k1 = os.clock(), collectgarbage("count")
-  collectgarbage("restart")
-  return (t1 - t0) / FRAMES, (k1 - k0) / FRAMES
-end
-
-local function median(t)
-  table.sort(t)
-  return t[math.floor((#t + 1) / 2)]
-end
+local function round(s) return lib.frameround(s, FRAMES) end
+local median = lib.median
 
 out:write(("#### collide.bump vs bump.lua 3.1.7 (%s): per frame, cell size 64\n\n"):format(version))
 out:write("| scene | bump.lua us | collide.bump us | speed-up | bump.lua KB | collide.bump KB | garbage ratio |\n")

@@ -18,6 +18,7 @@
 package.path = "./spec/?.lua;" .. package.path
 local scenes = require "support.bumpscenes"
 local cbump = require "collide.bump"
+local lib = require "lib"
 
 local ROUNDS = tonumber(os.getenv("BENCH_ROUNDS") or "9")
 local FRAMES = tonumber(os.getenv("BENCH_BUMP_FRAMES") or "60")
@@ -432,20 +433,8 @@ end
 fh:close()
 local rbump = dofile(path)
 
-local function round(s)
-  collectgarbage()
-  collectgarbage("stop")
-  local k0, t0 = collectgarbage("count"), os.clock()
-  for _ = 1, FRAMES do s:frame() end
-  local t1, k1 = os.clock(), collectgarbage("count")
-  collectgarbage("restart")
-  return (t1 - t0) / FRAMES, (k1 - k0) / FRAMES
-end
-
-local function median(t)
-  table.sort(t)
-  return t[math.floor((#t + 1) / 2)]
-end
+local function round(s) return lib.frameround(s, FRAMES) end
+local median = lib.median
 
 out:write(("#### bump's API floor (%s): per frame, cell size 64, %d rounds of %d frames\n\n"):format(version,
   ROUNDS, FRAMES))

@@ -115,6 +115,18 @@ function M.rng(seed)
 end
 
 -- Formats a number for the tables.
+-- Runs s:frame() n times with the collector stopped (collected first); returns the seconds and the
+-- KB of garbage per frame (bench/bump.lua, bench/bumpfloor.lua).
+function M.frameround(s, n)
+  collectgarbage()
+  collectgarbage("stop")
+  local k0, t0 = collectgarbage("count"), os.clock()
+  for _ = 1, n do s:frame() end
+  local t1, k1 = os.clock(), collectgarbage("count")
+  collectgarbage("restart")
+  return (t1 - t0) / n, (k1 - k0) / n
+end
+
 function M.fmt(x, digits)
   if x == nil then return "n/a" end
   if x ~= x then return "nan" end
