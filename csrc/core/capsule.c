@@ -1040,6 +1040,19 @@ typedef struct sweepctx {
     int box_moves;
 } sweepctx;
 
+/* 1 when the dot product of a and b is negative, each scaled by a power of two near its largest
+ * component first (exactly: the sign of the data's own dot product where that does not underflow
+ * or overflow; a capsule of size 2^-538 moving 2^-537 had products below 2^-1074, which read 0
+ * as "not closing", and its sweep's t against a box came out 2^-40 off the scale-1 one). */
+static int closing(cl_vec3 a, cl_vec3 b)
+{
+    double ma = cl_maxabs3(a.x, a.y, a.z), mb = cl_maxabs3(b.x, b.y, b.z);
+    if (!(ma > 0 && mb > 0)) return 0;
+    a = cl_vscale2(a, -cl_exp2of(ma));
+    b = cl_vscale2(b, -cl_exp2of(mb));
+    return cl_dot(a, b) < 0;
+}
+
 /* 1 when at time t the capsule and the box are (to 1e-9 of the radius) r apart and closing (the
  * motion has a negative component along the mover's offset from the static shape): the ray then
  * enters K there, and K, being convex, is entered once. */
@@ -1054,7 +1067,7 @@ static int on_surface(const void *ctx, double t)
         (void)frame_closest(x->f, at(x->c->a, x->d, t), at(x->c->b, x->d, t), cl_v3(0, 0, 0), &p, &q, NULL);
         v = cl_halfsub(p, q);
     }
-    return cl_len(v.x, v.y, v.z) >= x->c->r * 0.5 * (1 - 1e-9) && cl_dot(v, x->d) < 0;
+    return cl_len(v.x, v.y, v.z) >= x->c->r * 0.5 * (1 - 1e-9) && closing(v, x->d);
 }
 
 /* The rank of a contact of a segment rounded by r with the frame's box: nout, the axes the
