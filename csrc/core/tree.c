@@ -569,6 +569,34 @@ static int sah_bin(float c, float cmin, double scale) {
     return b;
 }
 
+/* Sets cmin / cmax to the bounds of the centres of lv[lo], lv[lo + stride], ... below hi (NaN
+ * centres left out; FLT_MAX / -FLT_MAX on an axis without any other). */
+static void centre_bounds(const rleaf *lv, int lo, int hi, int stride, float *cmin, float *cmax) {
+    float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
+    int i;
+    for (i = lo; i < hi; i += stride) {
+        float c0 = lv[i].c[0], c1 = lv[i].c[1], c2 = lv[i].c[2];
+        n0 = c0 < n0 ? c0 : n0;
+        n1 = c1 < n1 ? c1 : n1;
+        n2 = c2 < n2 ? c2 : n2;
+        x0 = c0 > x0 ? c0 : x0;
+        x1 = c1 > x1 ? c1 : x1;
+        x2 = c2 > x2 ? c2 : x2;
+    }
+    cmin[0] = n0; cmin[1] = n1; cmin[2] = n2;
+    cmax[0] = x0; cmax[1] = x1; cmax[2] = x2;
+}
+
+/* Grows acc to enclose the bin box (l, h) (unrolled: the SAH sweep's inner step). */
+TINLINE void acc_grow(cl_fbox *acc, const float *l, const float *h) {
+    acc->lo[0] = l[0] < acc->lo[0] ? l[0] : acc->lo[0];
+    acc->lo[1] = l[1] < acc->lo[1] ? l[1] : acc->lo[1];
+    acc->lo[2] = l[2] < acc->lo[2] ? l[2] : acc->lo[2];
+    acc->hi[0] = h[0] > acc->hi[0] ? h[0] : acc->hi[0];
+    acc->hi[1] = h[1] > acc->hi[1] ? h[1] : acc->hi[1];
+    acc->hi[2] = h[2] > acc->hi[2] ? h[2] : acc->hi[2];
+}
+
 /* Returns the largest subtree size allowed at height budget h (2^h, capped). */
 static int size_cap(int h) { return h >= 30 ? INT32_MAX : 1 << h; }
 
@@ -582,14 +610,8 @@ static int split_ok(int n, int nl, int hmax) {
 /* Splits lv[lo..hi-1] at the median centre of its widest centre axis; returns mid. */
 static int median_split(rleaf *lv, int lo, int hi) {
     float cmin[3], cmax[3], best = -1;
-    int i, a, axis = 0, mid = lo + (hi - lo) / 2;
-    for (a = 0; a < 3; a++) { cmin[a] = FLT_MAX; cmax[a] = -FLT_MAX; }
-    for (i = lo; i < hi; i++)
-        for (a = 0; a < 3; a++) {
-            float c = lv[i].c[a];
-            if (c < cmin[a]) cmin[a] = c;
-            if (c > cmax[a]) cmax[a] = c;
-        }
+    int a, axis = 0, mid = lo + (hi - lo) / 2;
+    centre_bounds(lv, lo, hi, 1, cmin, cmax);
     for (a = 0; a < 3; a++)
         if (cmax[a] - cmin[a] > best) { best = cmax[a] - cmin[a]; axis = a; }
     select_rank(lv, lo, hi, mid, axis);
@@ -620,13 +642,7 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
     stride = n > 2 * SAH_SAMPLE ? n / SAH_SAMPLE : 1;
     ns = (n + stride - 1) / stride;
     grow = (double)n / ns;
-    for (a = 0; a < 3; a++) { cmin[a] = FLT_MAX; cmax[a] = -FLT_MAX; }
-    for (i = lo; i < hi; i += stride)
-        for (a = 0; a < 3; a++) {
-            float c = lv[i].c[a];
-            if (c < cmin[a]) cmin[a] = c;
-            if (c > cmax[a]) cmax[a] = c;
-        }
+    centre_bounds(lv, lo, hi, stride, cmin, cmax);
     {
         /* small ranges bin only their widest centre axis (a third of the work; the wider axis
          * nearly always holds the best split of a few dozen leaves) */
@@ -676,10 +692,7 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
         if (scale[a] == 0) continue;
         for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
         for (k = 0; k < SAH_BINS - 1; k++) {       /* split after bin k */
-            for (j = 0; j < 3; j++) {
-                if (blo[a][k][j] < acc.lo[j]) acc.lo[j] = blo[a][k][j];
-                if (bhi[a][k][j] > acc.hi[j]) acc.hi[j] = bhi[a][k][j];
-            }
+            acc_grow(&acc, blo[a][k], bhi[a][k]);
             tot += cnt[a][k];
             lcnt[k] = tot;
             larea[k] = tot > 0 ? fb_cost(&acc) : 0;
@@ -687,10 +700,7 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
         for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
         for (k = SAH_BINS - 2; k >= 0; k--) {
             int nl = stride == 1 ? lcnt[k] : (int)(lcnt[k] * grow + 0.5), nr = n - nl;
-            for (j = 0; j < 3; j++) {
-                if (blo[a][k + 1][j] < acc.lo[j]) acc.lo[j] = blo[a][k + 1][j];
-                if (bhi[a][k + 1][j] > acc.hi[j]) acc.hi[j] = bhi[a][k + 1][j];
-            }
+            acc_grow(&acc, blo[a][k + 1], bhi[a][k + 1]);
             if (lcnt[k] > 0 && lcnt[k] < ns && split_ok(n, nl, hmax)) {
                 double cost = larea[k] * nl + fb_cost(&acc) * nr;
                 if (cost < bestcost) { bestcost = cost; bestaxis = a; bestj = k; }
