@@ -558,6 +558,11 @@ WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_
             if (h1 && t1 > b->t) h1 = 0;
             if (h2 && t2 > b->t) h2 = 0;
             i = ray_next(&w->tree, &st, c1, h1, t1, c2, h2, t2);
+            if (i >= 0) {   /* the children of the node visited next, one visit ahead */
+                int g = n->pad[i == c2];
+                WPREFETCH(&wn[i + 1]);
+                WPREFETCH(g >= 0 ? (const void *)&wn[g] : (const void *)&items[~g]);
+            }
             if (i < 0) {
                 if (i == -1) break;
                 cl_stack_free(&w->tree, &st);

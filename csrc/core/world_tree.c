@@ -311,6 +311,11 @@ int clw_snap_build(cl_world *w) {
         }
     }
     cl_stack_free(t, &st);
+    for (k = 0; k < need; k++) {        /* each inner child's second child (the walk's prefetch) */
+        cl_wnode *wn = &w->wn[k];
+        wn->pad[0] = wn->child[0] >= 0 ? w->wn[wn->child[0]].child[1] : 0;
+        wn->pad[1] = wn->child[1] >= 0 ? w->wn[wn->child[1]].child[1] : 0;
+    }
     w->wnver = w->tver;
     return CL_OK;
 }
