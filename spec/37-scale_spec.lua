@@ -310,6 +310,21 @@ describe("collide.Character and mesh/mesh pairs scaled by powers of two", functi
     assert.are.equal(0, pairs_at(1))
     for _, e in ipairs { 340, 342, 1000, -361, -400, -538 } do assert.are.equal(0, pairs_at(2 ^ e)) end
   end)
+  -- Two crossing triangles: a pair at scale 1, none from 2^-538 down (cl_tri_degenerate's
+  -- cross product of edges underflowed to zero: the placed triangle was left out as degenerate).
+  it("crossing mesh items pair at 2^-538 .. 2^-1000 as at scale 1", function()
+    local function pairs_at(s)
+      local a = { 0, 0, 0, 2, 0, 0, 0, 2, 0 }
+      local b = { 0.5, 0.5, -1, 0.5, 0.5, 1, 1.5, 0.75, 0 }
+      for k = 1, 9 do a[k] = a[k] * s; b[k] = b[k] * s end
+      local w = collide.World()
+      w:add(1, collide.Mesh(a))
+      w:add(2, collide.Mesh(b), 0.25 * s, 0, 0)
+      return select(2, w:pairs())
+    end
+    assert.are.equal(1, pairs_at(1))
+    for _, e in ipairs { -538, -600, -900, -1000, 520, 1000 } do assert.are.equal(1, pairs_at(2 ^ e)) end
+  end)
 end)
 
 describe("world:resolve of a small scene", function()
