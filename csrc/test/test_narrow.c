@@ -1042,6 +1042,54 @@ static void test_findings(void)
     }
 }
 
+/* Power-of-two scalings of a scene (spec/37's findings): the same answers at 2^e as at scale 1. */
+static void test_scale_findings(void)
+{
+    static const int es[] = { 0, -538, -600, -900, 600, 1000 };
+    double t1 = 0;
+    int i;
+    for (i = 0; i < (int)(sizeof es / sizeof es[0]); i++) {
+        /* a capsule moved up into a box below 2^-537: capsule.c's on_surface read the sign of a
+         * dot product that underflowed, and the t came out 2^-40 off */
+        double s = ldexp(1, es[i]);
+        cl_capsule c;
+        cl_obb o;
+        cl_sweep r;
+        c.a = cl_v3(-2 * s, -0x1.4000000001cp+1 * s, 0);
+        c.b = cl_v3(-0x1.4p+0 * s, -0x1.a000000001cp+1 * s, 0x1.cp+0 * s);
+        c.r = 1.5 * s;
+        o.c = cl_v3(-1.75 * s, -0.5 * s, 0);
+        o.h = cl_v3(0.25 * s, 0.5 * s, 1 * s);
+        o.u[0] = cl_v3(1, 0, 0); o.u[1] = cl_v3(0, 1, 0); o.u[2] = cl_v3(0, 0, 1);
+        r = cl_sweep_capsule_obb(&c, cl_v3(0, 2 * s, 0), &o);
+        if (i == 0) t1 = r.t;
+        CHECK(r.state == CL_TOI_TOUCHING && r.t == 0x1.cp-40 && r.t == t1 && r.n.y == -1, "capsule/OBB sweep scales",
+              "e %d: state %d t %a", es[i], (int)r.state, r.t);
+    }
+    for (i = 0; i < 7; i++) {
+        /* a capsule that misses a triangle by 2^-3 of its size was inside it at 2^-269 .. 2^-358
+         * (trisweep.c's products of four coordinates underflowed); two triangles of size 2^340
+         * overlapped, and a crossing pair of size 2^-538 had a degenerate triangle */
+        static const int e2[] = { 0, -269, -300, -358, -540, 340, 1000 };
+        double s = ldexp(1, e2[i]);
+        cl_capsule c;
+        cl_sweep r;
+        cl_vec3 p[3], q[3];
+        c.a = cl_v3(2.5 * s, -1 * s, 4 * s); c.b = cl_v3(1.75 * s, 1.75 * s, 2.75 * s); c.r = 0.25 * s;
+        r = cl_sweep_capsule_tri(&c, cl_v3(0, 0, 3 * s), cl_v3(2.5 * s, 0.75 * s, 2.25 * s),
+                                 cl_v3(2.5 * s, 0.75 * s, 3.25 * s), cl_v3(3.5 * s, 0.75 * s, 3.25 * s));
+        CHECK(r.state == CL_TOI_SEPARATED, "capsule/triangle sweep misses at every scale", "e %d: state %d", e2[i],
+              (int)r.state);
+        p[0] = cl_v3(1.5 * s, 5 * s, 2 * s); p[1] = cl_v3(4.75 * s, 1.5 * s, 0.25 * s); p[2] = cl_v3(2.25 * s, 4.75 * s, 1 * s);
+        q[0] = cl_v3(2.75 * s, 1.5 * s, -0.5 * s); q[1] = cl_v3(-1.5 * s, -3 * s, 2.75 * s);
+        q[2] = cl_v3(1.25 * s, 1.75 * s, 3 * s);
+        CHECK(!cl_tri_overlaps_tri(p, q), "separate triangles at every scale", "e %d", e2[i]);
+        CHECK(!cl_tri_degenerate(cl_v3(0, 0, 0), cl_v3(2 * s, 0, 0), cl_v3(0, 2 * s, 0)) &&
+                  cl_tri_degenerate(cl_v3(0, 0, 0), cl_v3(2 * s, 0, 0), cl_v3(4 * s, 0, 0)),
+              "degenerate only when flat at every scale", "e %d", e2[i]);
+    }
+}
+
 int main(void)
 {
     quick = getenv("COLLIDE_QUICK") != NULL;
@@ -1053,6 +1101,7 @@ int main(void)
     test_capsule_sweep_random();
     test_capsule_queries_random();
     test_findings();
+    test_scale_findings();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
