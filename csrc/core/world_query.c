@@ -527,10 +527,6 @@ WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_
             double te[2] = { 0, 0 }, t1, t2;
             int c1 = n->child[0], c2 = n->child[1];
             int h1, h2;
-            /* the snapshot outgrows the caches in big worlds: fetch both children while the
-             * slab tests run (the nearer one is visited next, the other often later) */
-            WPREFETCH(c1 >= 0 ? (const void *)&wn[c1] : (const void *)&items[~c1]);
-            WPREFETCH(c2 >= 0 ? (const void *)&wn[c2] : (const void *)&items[~c2]);
             if (n1 >= 0) {
                 unsigned m = wnode_hits(n, q, b->t, te, n1);
                 h1 = (int)(m & 1);
@@ -558,7 +554,10 @@ WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_
             if (h1 && t1 > b->t) h1 = 0;
             if (h2 && t2 > b->t) h2 = 0;
             i = ray_next(&w->tree, &st, c1, h1, t1, c2, h2, t2);
-            if (i >= 0) {   /* the children of the node visited next, one visit ahead */
+            /* the snapshot outgrows the caches in big worlds: fetch the children of the node
+             * visited next, one visit ahead (fetching this node's own children at its visit, as
+             * before, came too late to help and cost more than it saved) */
+            if (i >= 0) {
                 int g = n->pad[i == c2];
                 WPREFETCH(&wn[i + 1]);
                 WPREFETCH(g >= 0 ? (const void *)&wn[g] : (const void *)&items[~g]);
