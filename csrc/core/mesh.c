@@ -9,8 +9,19 @@
 #include "vec.h"
 #include "mesh.h"
 
+/* SSE2 for the build's box unions and binning when the compiler targets it (every x86-64), else
+ * the same arithmetic per axis (define CL_NO_SIMD to force it; the same tree) */
+#if defined(__SSE2__) && !defined(CL_NO_SIMD)
+#include <emmintrin.h>
+#define MSIMD 1
+#else
+#define MSIMD 0
+#endif
+
 #define BINS 8          /* centroid bins per axis */
 #define MAXLEAF 8       /* a node with more triangles is always split */
+#define SAMPLE 64       /* a node of more than 2 SAMPLE triangles bins SAMPLE of them */
+#define TRAVERSE 2.0    /* cost of visiting a node, in triangle tests (the leaf decision) */
 #define MEDIANDEPTH 32  /* from this depth on, split at the median (bounds the height) */
 #define SLACK 0x1p-44   /* relative slack of box tests against rounding in the slab arithmetic */
 
@@ -93,24 +104,15 @@ static cl_mnode *alignednodes(void *mem)
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
-/* Build scratch: each tree triangle's float box and float centroid. */
-typedef struct bprim { cl_fbox box; float c[3]; } bprim;
+/* Build scratch, in two arrays: per tree position (permuted as the build partitions) a triangle's
+ * float centroid and number; per triangle number its float box (lane 3 unused), SSE-shaped. */
+typedef struct crec { float c[3]; unsigned id; } crec;
+typedef struct fb4 { float lo[4], hi[4]; } fb4;
 
 /* A float nearest to the finite double d, clamped to the float range (no out-of-range conversion). */
 static float tofloat(double d)
 {
     return (float)(d > FLT_MAX ? FLT_MAX : (d < -FLT_MAX ? -FLT_MAX : d));
-}
-
-/* Grows f to enclose g (branch-free min and max: which way a comparison goes is unpredictable). */
-static inline void fgrow(cl_fbox *f, const cl_fbox *g)
-{
-    f->lo[0] = g->lo[0] < f->lo[0] ? g->lo[0] : f->lo[0];
-    f->lo[1] = g->lo[1] < f->lo[1] ? g->lo[1] : f->lo[1];
-    f->lo[2] = g->lo[2] < f->lo[2] ? g->lo[2] : f->lo[2];
-    f->hi[0] = g->hi[0] > f->hi[0] ? g->hi[0] : f->hi[0];
-    f->hi[1] = g->hi[1] > f->hi[1] ? g->hi[1] : f->hi[1];
-    f->hi[2] = g->hi[2] > f->hi[2] ? g->hi[2] : f->hi[2];
 }
 
 /* An empty float box (grows to anything). */
@@ -129,20 +131,20 @@ static double farea(const cl_fbox *f)
     return x * y + y * z + z * x;
 }
 
-/* Reorders p[0..n-1] so that p[k] has the k-th smallest centroid on axis ax, the ones before it
+/* Reorders r[0..n-1] so that r[k] has the k-th smallest centroid on axis ax, the ones before it
  * none larger and the ones after none smaller (Hoare's selection, median-of-three pivot). */
-static void selectk(unsigned *p, const bprim *bp, long n, long k, int ax)
+static void selectk(crec *r, long n, long k, int ax)
 {
     long lo = 0, hi = n - 1;
     while (hi > lo) {
         long i = lo, j = hi, mid = lo + (hi - lo) / 2;
-        float a = bp[p[lo]].c[ax], b = bp[p[mid]].c[ax], c = bp[p[hi]].c[ax], piv;
+        float a = r[lo].c[ax], b = r[mid].c[ax], c = r[hi].c[ax], piv;
         piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
         while (i <= j) {
-            while (bp[p[i]].c[ax] < piv) i++;
-            while (bp[p[j]].c[ax] > piv) j--;
+            while (r[i].c[ax] < piv) i++;
+            while (r[j].c[ax] > piv) j--;
             if (i <= j) {
-                unsigned t = p[i]; p[i] = p[j]; p[j] = t;
+                crec t = r[i]; r[i] = r[j]; r[j] = t;
                 i++; j--;
             }
         }
@@ -152,113 +154,215 @@ static void selectk(unsigned *p, const bprim *bp, long n, long k, int ax)
     }
 }
 
-/* The union of the boxes of p[0..n-1]. */
-static cl_fbox unionof(const bprim *bp, const unsigned *p, unsigned n)
+/* The bin of centroid coordinate c on an axis: lo the centroid bounds' low end, sc the bins per
+ * unit, top the last bin (nbins - 1) as a float. The binning and the partition both use it (or
+ * its SSE form, which computes the same floats), so a partition puts each triangle on the side
+ * its bin is on. */
+static inline int binof(float c, float lo, float sc, float top)
 {
-    cl_fbox f = fempty();
-    unsigned i;
-    for (i = 0; i < n; i++) fgrow(&f, &bp[p[i]].box);
+    float f = (c - lo) * sc;
+    f = f > 0 ? f : 0;
+    f = f < top ? f : top;
+    return (int)f;
+}
+
+/* Box union and centroid bounds, 4 lanes at a time with SSE2 (lane 3 ignored), else per axis. */
+#if MSIMD
+static inline void b4grow(fb4 *f, const fb4 *g)
+{
+    _mm_storeu_ps(f->lo, _mm_min_ps(_mm_loadu_ps(f->lo), _mm_loadu_ps(g->lo)));
+    _mm_storeu_ps(f->hi, _mm_max_ps(_mm_loadu_ps(f->hi), _mm_loadu_ps(g->hi)));
+}
+#else
+static inline void b4grow(fb4 *f, const fb4 *g)
+{
+    int k;
+    for (k = 0; k < 3; k++) {
+        f->lo[k] = g->lo[k] < f->lo[k] ? g->lo[k] : f->lo[k];
+        f->hi[k] = g->hi[k] > f->hi[k] ? g->hi[k] : f->hi[k];
+    }
+}
+#endif
+
+static fb4 b4empty(void)
+{
+    fb4 f;
+    int k;
+    for (k = 0; k < 4; k++) { f.lo[k] = INFINITY; f.hi[k] = -INFINITY; }
     return f;
 }
 
-/* Grows the centroid bounds f to enclose the point c. */
-static inline void cgrow(cl_fbox *f, const float c[3])
+static cl_fbox fbox_of4(const fb4 *f)
 {
-    f->lo[0] = c[0] < f->lo[0] ? c[0] : f->lo[0];
-    f->lo[1] = c[1] < f->lo[1] ? c[1] : f->lo[1];
-    f->lo[2] = c[2] < f->lo[2] ? c[2] : f->lo[2];
-    f->hi[0] = c[0] > f->hi[0] ? c[0] : f->hi[0];
-    f->hi[1] = c[1] > f->hi[1] ? c[1] : f->hi[1];
-    f->hi[2] = c[2] > f->hi[2] ? c[2] : f->hi[2];
+    cl_fbox b;
+    memcpy(b.lo, f->lo, sizeof b.lo);
+    memcpy(b.hi, f->hi, sizeof b.hi);
+    return b;
 }
 
-/* The bounds of the centroids of p[0..n-1]. */
-static cl_fbox centroidsof(const bprim *bp, const unsigned *p, unsigned n)
+/* The union of the boxes of the triangles r[0..n-1]. */
+static cl_fbox unionof(const fb4 *bx, const crec *r, unsigned n)
+{
+    fb4 f = b4empty();
+    unsigned i;
+    for (i = 0; i < n; i++) b4grow(&f, &bx[r[i].id]);
+    return fbox_of4(&f);
+}
+
+/* The bounds of the centroids of r[0..n-1]. */
+static cl_fbox centroidsof(const crec *r, unsigned n)
 {
     cl_fbox f = fempty();
     unsigned i;
-    for (i = 0; i < n; i++) cgrow(&f, bp[p[i]].c);
+    int k;
+    for (i = 0; i < n; i++)
+        for (k = 0; k < 3; k++) {
+            f.lo[k] = r[i].c[k] < f.lo[k] ? r[i].c[k] : f.lo[k];
+            f.hi[k] = r[i].c[k] > f.hi[k] ? r[i].c[k] : f.hi[k];
+        }
     return f;
 }
 
-/* Splits the node whose triangles are p[0..n-1] and whose box is nb, or leaves it: returns the
- * left count (0: a leaf), the two children's boxes and their centroid bounds (cb: this node's). Binned surface-area split on all three
- * axes in one pass; a leaf when that costs more than testing the triangles (and there are at most
- * MAXLEAF); the median on the widest centroid axis when no bin split exists or at depth
- * MEDIANDEPTH and below. */
-static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *nb, const cl_fbox *cb, int depth,
-                      cl_fbox *lbox, cl_fbox *rbox, cl_fbox *lcb, cl_fbox *rcb)
+/* Splits the node whose triangles are r[0..n-1], or leaves it: returns the left count (0: a leaf)
+ * and the two children's centroid bounds (cb: this node's). nb is the node's box (read only when
+ * n <= MAXLEAF). Binned surface-area split on all three axes in one pass, over every triangle, or
+ * for n > 2 SAMPLE over SAMPLE of them taken at an even stride (the chosen plane then partitions
+ * all); a leaf when that costs more than testing the triangles (and there are at most MAXLEAF); the
+ * median on the widest centroid axis when no bin split exists or at depth MEDIANDEPTH and below.
+ * Boxes are not made here (cl_mesh_build makes them bottom-up). */
+static unsigned split(const fb4 *bx, crec *r, unsigned n, const cl_fbox *nb, const cl_fbox *cb, int depth,
+                      cl_fbox *lcb, cl_fbox *rcb)
 {
     const float *cmin = cb->lo, *cmax = cb->hi;
     int ax, bestax = -1, bestb = 0, nbins;
-    double bestcost = HUGE_VAL, sc[3];
-    unsigned i, nl;
-    if (n <= 1) return 0;
-    nbins = n < BINS ? (int)n : BINS;  /* small nodes: as many bins as triangles */
+    double bestcost = HUGE_VAL;
+    float sc[4], top;
+    unsigned i, nl, stride = 1, off = 0, ns = n;
+    if (n <= 1 || (n <= MAXLEAF && n <= TRAVERSE)) return 0;  /* no split costs less than n */
+    if (n > 2 * SAMPLE) { stride = n / SAMPLE; off = stride / 2; ns = SAMPLE; }
+    nbins = ns < BINS ? (int)ns : BINS;  /* small nodes: as many bins as triangles */
+    top = (float)(nbins - 1);
     for (ax = 0; ax < 3; ax++) {
         double ext = (double)cmax[ax] - cmin[ax];
-        sc[ax] = ext > 0 && ext <= FLT_MAX ? nbins / ext * (1 - 0x1p-20) : 0;
+        sc[ax] = ext > 0 && ext <= FLT_MAX ? (float)(nbins / ext * (1 - 0x1p-20)) : 0;
+        if (!(sc[ax] <= FLT_MAX)) sc[ax] = 0;  /* an extent too small for float bins: none */
     }
+    sc[3] = 0;
     if (depth < MEDIANDEPTH && (sc[0] > 0 || sc[1] > 0 || sc[2] > 0)) {
-        cl_fbox bb[3][BINS], lb[BINS];
+        fb4 bb[3][BINS];
         unsigned bn[3][BINS];
         int b;
         for (ax = 0; ax < 3; ax++)
-            for (b = 0; b < nbins; b++) { bb[ax][b] = fempty(); bn[ax][b] = 0; }
-        for (i = 0; i < n; i++) {
-            const bprim *q = &bp[p[i]];
-            for (ax = 0; ax < 3; ax++) {
-                int k = (int)(((double)q->c[ax] - cmin[ax]) * sc[ax]);
-                k = k > nbins - 1 ? nbins - 1 : (k < 0 ? 0 : k);
-                bn[ax][k]++;
-                fgrow(&bb[ax][k], &q->box);
+            for (b = 0; b < nbins; b++) { bb[ax][b] = b4empty(); bn[ax][b] = 0; }
+        {
+#if MSIMD
+            const float cm4[4] = { cmin[0], cmin[1], cmin[2], 0 };
+            const __m128 vlo = _mm_loadu_ps(cm4), vsc = _mm_loadu_ps(sc), vtop = _mm_set1_ps(top),
+                         zero = _mm_setzero_ps();
+            for (i = 0; i < ns; i++) {
+                const crec *q = &r[off + i * stride];
+                const fb4 *g = &bx[q->id];
+                int k[4];
+                __m128 f = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(q->c), vlo), vsc);
+                __m128 glo = _mm_loadu_ps(g->lo), ghi = _mm_loadu_ps(g->hi);
+                f = _mm_min_ps(_mm_max_ps(f, zero), vtop);
+                _mm_storeu_si128((__m128i *)k, _mm_cvttps_epi32(f));
+                for (ax = 0; ax < 3; ax++) {
+                    fb4 *d = &bb[ax][k[ax]];
+                    bn[ax][k[ax]]++;
+                    _mm_storeu_ps(d->lo, _mm_min_ps(_mm_loadu_ps(d->lo), glo));
+                    _mm_storeu_ps(d->hi, _mm_max_ps(_mm_loadu_ps(d->hi), ghi));
+                }
             }
+#else
+            for (i = 0; i < ns; i++) {
+                const crec *q = &r[off + i * stride];
+                for (ax = 0; ax < 3; ax++) {
+                    int k = binof(q->c[ax], cmin[ax], sc[ax], top);
+                    bn[ax][k]++;
+                    b4grow(&bb[ax][k], &bx[q->id]);
+                }
+            }
+#endif
         }
         for (ax = 0; ax < 3; ax++) {
-            cl_fbox acc = fempty();
+            fb4 acc = b4empty();
             unsigned ln = 0, rn = 0;
             double la[BINS];
+            cl_fbox f;
             if (sc[ax] == 0) continue;
             /* left areas by a forward sweep, then the right ones and the costs backward */
             for (b = 0; b < nbins - 1; b++) {
                 ln += bn[ax][b];
-                fgrow(&acc, &bb[ax][b]);
-                lb[b] = acc;
-                la[b] = ln ? farea(&acc) * ln : 0;
+                b4grow(&acc, &bb[ax][b]);
+                f = fbox_of4(&acc);
+                la[b] = ln ? farea(&f) * ln : 0;
             }
-            acc = fempty();
+            acc = b4empty();
             for (b = nbins - 1; b > 0; b--) {
                 double cost;
                 rn += bn[ax][b];
-                fgrow(&acc, &bb[ax][b]);
-                if (rn == 0 || rn == n) continue;
-                cost = la[b - 1] + farea(&acc) * rn;
-                if (cost < bestcost) { bestcost = cost; bestax = ax; bestb = b; *lbox = lb[b - 1]; *rbox = acc; }
+                b4grow(&acc, &bb[ax][b]);
+                if (rn == 0 || rn == ns) continue;
+                f = fbox_of4(&acc);
+                cost = la[b - 1] + farea(&f) * rn;
+                if (cost < bestcost) { bestcost = cost; bestax = ax; bestb = b; }
             }
         }
     }
     if (bestax >= 0) {
         unsigned j = n;
-        /* split when cheaper than a leaf: traversal 1 + triangles by area ratio vs all triangles */
-        if (n <= MAXLEAF && !(1.0 + bestcost / farea(nb) < (double)n)) return 0;
-        /* partition, gathering each side's centroid bounds for the children on the way */
-        *lcb = fempty();
-        *rcb = fempty();
+        const float lo = cmin[bestax], s = sc[bestax];
+        cl_fbox L = fempty(), R = fempty();
+        /* split when cheaper than a leaf: traversal + triangles by area ratio vs all triangles */
+        if (n <= MAXLEAF && !(TRAVERSE + bestcost / farea(nb) < (double)n)) return 0;
+        /* partition, gathering each side's centroid bounds for the children on the way (both
+         * sides get triangles: the binned ones are on both sides) */
         i = 0;
+#if MSIMD
+        {
+            __m128 lmin = _mm_set1_ps(INFINITY), lmax = _mm_set1_ps(-INFINITY), rmin = lmin, rmax = lmax;
+            float t4[4];
+            while (i < j) {
+                crec t = r[i];
+                __m128 c = _mm_loadu_ps(t.c);
+                if (binof(t.c[bestax], lo, s, top) < bestb) {
+                    lmin = _mm_min_ps(lmin, c);
+                    lmax = _mm_max_ps(lmax, c);
+                    i++;
+                } else {
+                    rmin = _mm_min_ps(rmin, c);
+                    rmax = _mm_max_ps(rmax, c);
+                    r[i] = r[--j];
+                    r[j] = t;
+                }
+            }
+            _mm_storeu_ps(t4, lmin); memcpy(L.lo, t4, sizeof L.lo);
+            _mm_storeu_ps(t4, lmax); memcpy(L.hi, t4, sizeof L.hi);
+            _mm_storeu_ps(t4, rmin); memcpy(R.lo, t4, sizeof R.lo);
+            _mm_storeu_ps(t4, rmax); memcpy(R.hi, t4, sizeof R.hi);
+        }
+#else
         while (i < j) {
-            const float *c = bp[p[i]].c;
-            int k = (int)(((double)c[bestax] - cmin[bestax]) * sc[bestax]);
-            k = k > nbins - 1 ? nbins - 1 : (k < 0 ? 0 : k);
-            if (k < bestb) {
-                cgrow(lcb, c);
+            crec t = r[i];
+            int k;
+            cl_fbox *d;
+            if (binof(t.c[bestax], lo, s, top) < bestb) {
+                d = &L;
                 i++;
             } else {
-                unsigned t = p[i];
-                cgrow(rcb, c);
-                p[i] = p[--j];
-                p[j] = t;
+                d = &R;
+                r[i] = r[--j];
+                r[j] = t;
+            }
+            for (k = 0; k < 3; k++) {
+                d->lo[k] = t.c[k] < d->lo[k] ? t.c[k] : d->lo[k];
+                d->hi[k] = t.c[k] > d->hi[k] ? t.c[k] : d->hi[k];
             }
         }
+#endif
+        *lcb = L;
+        *rcb = R;
         return i;
     }
     if (n <= MAXLEAF) return 0;
@@ -267,104 +371,128 @@ static unsigned split(const bprim *bp, unsigned *p, unsigned n, const cl_fbox *n
     for (i = 1; i < 3; i++)
         if ((double)cmax[i] - cmin[i] > (double)cmax[ax] - cmin[ax]) ax = (int)i;
     nl = n / 2;
-    selectk(p, bp, (long)n, (long)nl, ax);
-    *lbox = unionof(bp, p, nl);
-    *rbox = unionof(bp, p + nl, n - nl);
-    *lcb = centroidsof(bp, p, nl);
-    *rcb = centroidsof(bp, p + nl, n - nl);
+    selectk(r, (long)n, (long)nl, ax);
+    *lcb = centroidsof(r, nl);
+    *rcb = centroidsof(r + nl, n - nl);
     return nl;
+}
+
+/* Returns finite d rounded down to a float (never above d), clamped to -inf..FLT_MAX: the bits of
+ * tree.c's f_down (cl_fbox_from), inlined, its usual case without a data-dependent branch. */
+static inline float fdown(double d)
+{
+    float f;
+    uint32_t u, step;
+    if (!(d >= -FLT_MAX && d <= FLT_MAX)) return d > FLT_MAX ? FLT_MAX : -INFINITY;
+    f = (float)d;
+    memcpy(&u, &f, sizeof u);
+    step = (double)f > d;
+    if ((u & 0x7fffffffu) == 0) return step ? -0x1p-149f : f;
+    u += step * ((u >> 31) * 2u - 1u);  /* positive: one float down; negative: one up in magnitude */
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Triangle i's float box (b: rounded outward, as cl_fbox_from) and float centroid (c). */
+static void tribox(cl_vec3 p, cl_vec3 q, cl_vec3 r, cl_aabb *t, fb4 *b, float c[3])
+{
+    t->min = cl_v3(dmin(p.x, dmin(q.x, r.x)), dmin(p.y, dmin(q.y, r.y)), dmin(p.z, dmin(q.z, r.z)));
+    t->max = cl_v3(dmax(p.x, dmax(q.x, r.x)), dmax(p.y, dmax(q.y, r.y)), dmax(p.z, dmax(q.z, r.z)));
+    b->lo[0] = fdown(t->min.x); b->lo[1] = fdown(t->min.y); b->lo[2] = fdown(t->min.z);
+    b->hi[0] = -fdown(-t->max.x); b->hi[1] = -fdown(-t->max.y); b->hi[2] = -fdown(-t->max.z);
+    b->lo[3] = b->hi[3] = 0;
+    c[0] = tofloat(t->min.x * 0.5 + t->max.x * 0.5);
+    c[1] = tofloat(t->min.y * 0.5 + t->max.y * 0.5);
+    c[2] = tofloat(t->min.z * 0.5 + t->max.z * 0.5);
 }
 
 int cl_mesh_build(cl_mesh *m)
 {
-    bprim *bp;
-    size_t i, nn, used;
+    fb4 *bx;
+    crec *rec;
+    size_t i, nn, used, np = 0;
     struct { unsigned node; int depth; cl_fbox cb; } stack[CL_MESH_STACK];
     int sp = 0;
-    cl_aabb box;
-    double mx = 0;
-    box.min = cl_v3(HUGE_VAL, HUGE_VAL, HUGE_VAL);
-    box.max = cl_v3(-HUGE_VAL, -HUGE_VAL, -HUGE_VAL);
+    double mx = 0, sc;
     m->nprim = 0;
     m->depth = 0;
     if (m->nt == 0) { m->box.min = m->box.max = cl_v3(0, 0, 0); return CL_OK; }
-    bp = (bprim *)m->alloc(m->ud, NULL, 0, m->nt * sizeof(bprim));
-    if (bp == NULL) return CL_ENOMEM;
-    for (i = 0; i < m->nt; i++) {
-        cl_vec3 a, b, c;
-        cl_aabb t;
-        cl_mesh_triangle(m, i, &a, &b, &c);
-        t.min = cl_v3(dmin(a.x, dmin(b.x, c.x)), dmin(a.y, dmin(b.y, c.y)), dmin(a.z, dmin(b.z, c.z)));
-        t.max = cl_v3(dmax(a.x, dmax(b.x, c.x)), dmax(a.y, dmax(b.y, c.y)), dmax(a.z, dmax(b.z, c.z)));
-        box.min = cl_v3(dmin(box.min.x, t.min.x), dmin(box.min.y, t.min.y), dmin(box.min.z, t.min.z));
-        box.max = cl_v3(dmax(box.max.x, t.max.x), dmax(box.max.y, t.max.y), dmax(box.max.z, t.max.z));
-        bp[i].box = cl_fbox_from(&t);
-        bp[i].c[0] = tofloat(t.min.x * 0.5 + t.max.x * 0.5);
-        bp[i].c[1] = tofloat(t.min.y * 0.5 + t.max.y * 0.5);
-        bp[i].c[2] = tofloat(t.min.z * 0.5 + t.max.z * 0.5);
+    bx = (fb4 *)m->alloc(m->ud, NULL, 0, m->nt * sizeof(fb4));
+    rec = bx ? (crec *)m->alloc(m->ud, NULL, 0, m->nt * sizeof(crec)) : NULL;
+    if (rec == NULL) {
+        if (bx) m->alloc(m->ud, bx, m->nt * sizeof(fb4), 0);
+        return CL_ENOMEM;
     }
-    m->box = box;
-    mx = cl_maxabs3(box.min.x, box.min.y, box.min.z);
-    if (cl_maxabs3(box.max.x, box.max.y, box.max.z) > mx) mx = cl_maxabs3(box.max.x, box.max.y, box.max.z);
-    m->maxabs = mx;
-    /* the tree's triangles: the non-degenerate ones (tested at the scale queries use) */
+    /* each triangle's float box and centroid, the bounds, and the tree's triangles: the
+     * non-degenerate ones (tested at the scale queries use: a second pass when that is not 1) */
     {
-        double sc = scalefor(mx);
-        size_t np = 0;
+        cl_aabb box;
+        box.min = cl_v3(HUGE_VAL, HUGE_VAL, HUGE_VAL);
+        box.max = cl_v3(-HUGE_VAL, -HUGE_VAL, -HUGE_VAL);
         for (i = 0; i < m->nt; i++) {
             cl_vec3 a, b, c;
-            trisc(m, i, sc, &a, &b, &c);
-            if (!cl_tri_degenerate(a, b, c)) np++;
+            cl_aabb t;
+            cl_mesh_triangle(m, i, &a, &b, &c);
+            tribox(a, b, c, &t, &bx[i], rec[np].c);
+            box.min = cl_v3(dmin(box.min.x, t.min.x), dmin(box.min.y, t.min.y), dmin(box.min.z, t.min.z));
+            box.max = cl_v3(dmax(box.max.x, t.max.x), dmax(box.max.y, t.max.y), dmax(box.max.z, t.max.z));
+            rec[np].id = (unsigned)i;
+            np += !cl_tri_degenerate(a, b, c);
         }
-        if (np == 0) { m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0); return CL_OK; }
-        m->prim = (unsigned *)m->alloc(m->ud, NULL, 0, np * sizeof(unsigned));
-        nn = 2 * np;  /* the root, the unused node 1 and np - 1 pairs of children at most */
-        m->nodemem = m->prim ? m->alloc(m->ud, NULL, 0, nn * sizeof(cl_mnode) + 64) : NULL;
-        if (m->nodemem == NULL) {
-            if (m->prim) m->alloc(m->ud, m->prim, np * sizeof(unsigned), 0);
-            m->prim = NULL;
-            m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0);
-            return CL_ENOMEM;
-        }
-        m->nodes = alignednodes(m->nodemem);
-        memset(&m->nodes[1], 0, sizeof(cl_mnode));
-        m->nprim = np;
-        m->nnodes = nn;
+        m->box = box;
+        mx = cl_maxabs3(box.min.x, box.min.y, box.min.z);
+        if (cl_maxabs3(box.max.x, box.max.y, box.max.z) > mx) mx = cl_maxabs3(box.max.x, box.max.y, box.max.z);
+        m->maxabs = mx;
+    }
+    sc = scalefor(mx);
+    if (sc != 1) {
         np = 0;
         for (i = 0; i < m->nt; i++) {
             cl_vec3 a, b, c;
+            cl_aabb t;
+            fb4 f;
             trisc(m, i, sc, &a, &b, &c);
-            if (!cl_tri_degenerate(a, b, c)) m->prim[np++] = (unsigned)i;
+            if (cl_tri_degenerate(a, b, c)) continue;
+            cl_mesh_triangle(m, i, &a, &b, &c);
+            tribox(a, b, c, &t, &f, rec[np].c);
+            rec[np++].id = (unsigned)i;
         }
     }
-    /* top-down: each node is split (its children get their boxes) or left as a leaf */
-    m->nodes[0].first = 0;
-    m->nodes[0].count = (unsigned)m->nprim;
-    {
-        cl_fbox fb = unionof(bp, m->prim, (unsigned)m->nprim);
-        memcpy(m->nodes[0].lo, fb.lo, sizeof fb.lo);
-        memcpy(m->nodes[0].hi, fb.hi, sizeof fb.hi);
+    if (np == 0) goto done;
+    m->prim = (unsigned *)m->alloc(m->ud, NULL, 0, np * sizeof(unsigned));
+    nn = 2 * np;  /* the root, the unused node 1 and np - 1 pairs of children at most */
+    m->nodemem = m->prim ? m->alloc(m->ud, NULL, 0, nn * sizeof(cl_mnode) + 64) : NULL;
+    if (m->nodemem == NULL) {
+        if (m->prim) m->alloc(m->ud, m->prim, np * sizeof(unsigned), 0);
+        m->prim = NULL;
+        m->alloc(m->ud, rec, m->nt * sizeof(crec), 0);
+        m->alloc(m->ud, bx, m->nt * sizeof(fb4), 0);
+        return CL_ENOMEM;
     }
+    m->nodes = alignednodes(m->nodemem);
+    memset(&m->nodes[1], 0, sizeof(cl_mnode));
+    m->nprim = np;
+    m->nnodes = nn;
+    /* top-down: each node is split or left as a leaf; the boxes come after, bottom-up */
+    m->nodes[0].first = 0;
+    m->nodes[0].count = (unsigned)np;
     used = 2;
-    stack[sp].node = 0; stack[sp].depth = 0; stack[sp].cb = centroidsof(bp, m->prim, (unsigned)m->nprim); sp++;
+    stack[sp].node = 0; stack[sp].depth = 0; stack[sp].cb = centroidsof(rec, (unsigned)np); sp++;
     while (sp > 0) {
         unsigned ni = stack[--sp].node, nl, first, n;
         int depth = stack[sp].depth;
         cl_mnode *nd = &m->nodes[ni];
-        cl_fbox nb, lb, rb, cb = stack[sp].cb, lcb, rcb;
-        memcpy(nb.lo, nd->lo, sizeof nb.lo);
-        memcpy(nb.hi, nd->hi, sizeof nb.hi);
+        cl_fbox nb, cb = stack[sp].cb, lcb, rcb;
         if (depth > m->depth) m->depth = depth;
         first = nd->first;
         n = nd->count;
-        nl = split(bp, m->prim + first, n, &nb, &cb, depth, &lb, &rb, &lcb, &rcb);
+        if (n <= MAXLEAF && n > TRAVERSE) nb = unionof(bx, rec + first, n);
+        nl = split(bx, rec + first, n, &nb, &cb, depth, &lcb, &rcb);
         if (nl == 0) continue;
         {
             cl_mnode *l = &m->nodes[used], *r = &m->nodes[used + 1];
             l->first = first; l->count = nl;
-            memcpy(l->lo, lb.lo, sizeof lb.lo); memcpy(l->hi, lb.hi, sizeof lb.hi);
             r->first = first + nl; r->count = n - nl;
-            memcpy(r->lo, rb.lo, sizeof rb.lo); memcpy(r->hi, rb.hi, sizeof rb.hi);
             nd->first = (unsigned)used;
             nd->count = 0;
             stack[sp].node = (unsigned)used + 1; stack[sp].depth = depth + 1; stack[sp].cb = rcb; sp++;
@@ -372,7 +500,25 @@ int cl_mesh_build(cl_mesh *m)
             used += 2;
         }
     }
-    m->alloc(m->ud, bp, m->nt * sizeof(bprim), 0);
+    /* the boxes, children before parents (children come later in the node array): a leaf's the
+     * union of its triangles' boxes, an internal node's the union of its children's */
+    for (i = used; i-- > 0;) {
+        cl_mnode *nd = &m->nodes[i];
+        cl_fbox f;
+        if (i == 1) continue;
+        if (nd->count) f = unionof(bx, rec + nd->first, nd->count);
+        else {
+            const cl_mnode *l = &m->nodes[nd->first], *r = l + 1;
+            int k;
+            for (k = 0; k < 3; k++) {
+                f.lo[k] = l->lo[k] < r->lo[k] ? l->lo[k] : r->lo[k];
+                f.hi[k] = l->hi[k] > r->hi[k] ? l->hi[k] : r->hi[k];
+            }
+        }
+        memcpy(nd->lo, f.lo, sizeof f.lo);
+        memcpy(nd->hi, f.hi, sizeof f.hi);
+    }
+    for (i = 0; i < np; i++) m->prim[i] = rec[i].id;
     if (used < nn) {  /* give back the unused node slots, the nodes moved back to an aligned address */
         size_t off = (size_t)((unsigned char *)m->nodes - (unsigned char *)m->nodemem);
         void *s = m->alloc(m->ud, m->nodemem, nn * sizeof(cl_mnode) + 64, used * sizeof(cl_mnode) + 64);
@@ -384,6 +530,9 @@ int cl_mesh_build(cl_mesh *m)
             m->nnodes = used;
         }
     }
+done:
+    m->alloc(m->ud, rec, m->nt * sizeof(crec), 0);
+    m->alloc(m->ud, bx, m->nt * sizeof(fb4), 0);
     return CL_OK;
 }
 
