@@ -221,6 +221,11 @@ CL_API struct cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_
 /// SEPARATED (the mesh sweep's triangles that cannot be its first contact: meshworld.c).
 CL_API struct cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
                                                   double tmax);
+/// cl_sweep_capsule_tri_until, also setting *clear to a lower bound on the distance between the
+/// triangle and the quadrilateral of the segment's ends at the start and moved by d (those sums
+/// rounded) when a SEPARATED answer came from such a bound (the plane test, the quad's gap), else 0.
+CL_API struct cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
+                                                  double tmax, double *clear);
 /// The push of capsule cp out of the triangle: along the closest points, or, when the segment
 /// crosses the triangle, along its normal to the nearer side (0 when the open capsule misses it).
 CL_API int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n);

@@ -112,6 +112,10 @@ typedef struct cl_pmkeep {
     cl_aabb wide;       /* the box of the candidates, in the mesh's frame */
     cl_pmesh pm;        /* the placed mesh swept */
     unsigned tri[CL_PMKEEP];
+    int capsule;        /* a capsule's sweep: its segment cp and d (mesh frame), and per candidate */
+    cl_capsule cp;      /* its certified clearance from the swept quad (cl_sweep_capsule_tri_clear, */
+    cl_vec3 d;          /* 0 when unknown) */
+    double clr[CL_PMKEEP];
 } cl_pmkeep;
 /// cl_pmesh_sweep(pm, s, d, NULL), keeping its candidates in *k for cl_pmesh_overlaps_kept (k->ok
 /// is 0 when they are not kept: more than CL_PMKEEP, huge or tiny coordinates, a box mover).

@@ -265,6 +265,11 @@ typedef struct msweep {
     cl_sweep guess;             /* the sweep of triangle gtri, swept first (first_guess) */
     size_t gtri;
     int guessed;
+    double gclr;                /* the guess's clearance */
+    const unsigned *klist;      /* a kept sweep's list (NULL: none), its clearances, the place */
+    double *kclr;               /* of the triangle visited in it */
+    size_t kpos, kn;
+    double climit;              /* a still check passes over kept triangles of clearance >= climit */
     size_t tri;
     int found;
     double depth;
@@ -359,6 +364,22 @@ static int sweep_first(void *ud, size_t i)
 {
     msweep *ms = (msweep *)ud;
     cl_vec3 a, b, c;
+    if (ms->klist) {
+        /* cl_mesh_query_list calls pre in the list's order: i's place in it */
+        while (ms->kpos < ms->kn && ms->klist[ms->kpos] != i) ms->kpos++;
+        if (ms->kpos < ms->kn) {
+            double *clr = &ms->kclr[ms->kpos];
+            if (ms->guessed && i == ms->gtri) {
+                ms->pend = ms->guess;
+                *clr = ms->gclr;
+            } else {
+                cl_mesh_triangle(ms->m, i, &a, &b, &c);
+                ms->pend = cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c,
+                                                      ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL, clr);
+            }
+            return ms->pend.state != CL_TOI_SEPARATED;
+        }
+    }
     if (ms->guessed && i == ms->gtri) {
         ms->pend = ms->guess;
         return ms->pend.state != CL_TOI_SEPARATED;
@@ -390,7 +411,7 @@ static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size
     }
     cl_mesh_triangle(ms->m, list[g], &a, &b, &c);
     ms->gtri = list[g];
-    ms->guess = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
+    ms->guess = cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, HUGE_VAL, &ms->gclr);
     ms->guessed = 1;
     if (ms->guess.state == CL_TOI_TOUCHING && cl_tri_overlaps_aabb(a, b, c, q)) ms->least = ms->guess.t;
 }
@@ -425,6 +446,7 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     ms.least = HUGE_VAL;
     ms.skip = 0;
     ms.guessed = 0;
+    ms.klist = NULL;
     q.kind = CL_AABB;
     q.u.aabb = swept_local(&l, ms.d);
     if (ms.sphere) (void)cl_mesh_query_lazy(pm->m, &q.u.aabb, sweep_first, visit_sweep, &ms);
@@ -467,13 +489,26 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
     ms.least = HUGE_VAL;
     ms.skip = 0;
     ms.guessed = 0;
+    ms.klist = NULL;
     q = swept_local(&l, ms.d);
     k->wide = keep_box(&q, s);
     n = cl_mesh_candidates(pm->m, &k->wide, k->tri, CL_PMKEEP);
     /* the sweep's own triangles from the kept ones (cl_mesh_query_list: the same calls as the
      * walk of cl_pmesh_sweep); at most n of them are visited (sweep_first's skip) */
+    k->capsule = 0;
     if (n <= CL_PMKEEP) {
         ms.skip = (double)(n + 3) * TIE_T;
+        if (ms.sphere == 2) {
+            size_t j;
+            for (j = 0; j < n; j++) k->clr[j] = 0;
+            k->capsule = 1;
+            k->cp = ms.cp;
+            k->d = ms.d;
+            ms.klist = k->tri;
+            ms.kclr = k->clr;
+            ms.kpos = 0;
+            ms.kn = n;
+        }
         if (ms.sphere == 2 && n > 1) first_guess(&ms, &q, k->tri, n);
     }
     if (n <= CL_PMKEEP && cl_mesh_query_list(pm->m, &q, k->tri, n, sweep_first, visit_sweep, &ms) != CL_MESH_UNSURE) {
@@ -484,10 +519,50 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
         ms.least = HUGE_VAL;
         ms.skip = 0;
         ms.guessed = 0;
+        ms.klist = NULL;
+        k->capsule = 0;
         (void)cl_mesh_query_lazy(pm->m, &q, sweep_first, visit_sweep, &ms);
     }
     if (ms.best.state == CL_TOI_TOUCHING) ms.best.n = dir_out(pm, ms.best.n);
     return ms.best;
+}
+
+/* The larger distance of the points p and q from the segments [a, a2] and [b, b2] (p from the
+ * first, q from the second), rounded up: each computed to a few ulps of the differences, the
+ * margin 2^-44 of them (512 ulps) above that. */
+static double seg_off2(cl_vec3 p, cl_vec3 a, cl_vec3 a2, cl_vec3 q, cl_vec3 b, cl_vec3 b2)
+{
+    double r = 0;
+    int k;
+    for (k = 0; k < 2; k++) {
+        cl_vec3 w = k ? cl_sub(q, b) : cl_sub(p, a), dd = k ? cl_sub(b2, b) : cl_sub(a2, a), v;
+        double l2 = cl_dot(dd, dd), tau = 0, x;
+        if (l2 > 0) {
+            tau = cl_dot(w, dd) / l2;
+            tau = tau < 0 ? 0 : tau > 1 ? 1 : tau;
+        }
+        v = cl_sub(w, cl_mul(dd, tau));
+        x = cl_len(v.x, v.y, v.z) * (1 + 0x1p-40) + (cl_maxabs3(w.x, w.y, w.z) + cl_maxabs3(dd.x, dd.y, dd.z)) * 0x1p-44;
+        if (!(x <= r)) r = x;
+    }
+    return r;
+}
+
+/* The pre of cl_pmesh_overlaps_kept for a capsule: a kept triangle whose clearance from the leg's
+ * swept quad is at least r + the end segment's distance from that quad (ms->climit) is at least r
+ * from the end's segment (every point of it lies that near the quad: a convex combination of its
+ * ends' nearest points on the quad's sides q0q3, q1q2), where the still sweep finds no overlap (its
+ * allowance, 2^-42 of the coordinates, is far above the rounding of its distances): passed over
+ * as the sweep would pass it over. Else the still sweep (sweep_first's, without skip or guess). */
+static int still_first(void *ud, size_t i)
+{
+    msweep *ms = (msweep *)ud;
+    cl_vec3 a, b, c;
+    while (ms->kpos < ms->kn && ms->klist[ms->kpos] != i) ms->kpos++;
+    if (ms->kpos < ms->kn && ms->kclr[ms->kpos] >= ms->climit) return 0;
+    cl_mesh_triangle(ms->m, i, &a, &b, &c);
+    ms->pend = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
+    return ms->pend.state != CL_TOI_SEPARATED;
 }
 
 /* Visitor of cl_pmesh_overlaps_kept: a still sphere or capsule meets triangles only OVERLAPPED. */
@@ -514,10 +589,27 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
     ms.least = HUGE_VAL;
     ms.skip = 0;
     ms.guessed = 0;
+    ms.klist = NULL;
     q = swept_local(&l, ms.d);
     if (!(q.min.x >= k->wide.min.x && q.min.y >= k->wide.min.y && q.min.z >= k->wide.min.z &&
           q.max.x <= k->wide.max.x && q.max.y <= k->wide.max.y && q.max.z <= k->wide.max.z))
         return -1;
+    if (k->capsule && l.kind == CL_CAPSULE && l.u.capsule.r == k->cp.r) {
+        /* the end's segment near the kept sweep's quad (coordinates where no test scales) */
+        const cl_capsule *e = &l.u.capsule, *c0 = &k->cp;
+        double mx = fmax(cl_maxabs3(e->a.x, e->a.y, e->a.z), fmax(cl_maxabs3(e->b.x, e->b.y, e->b.z), e->r));
+        if (mx >= 0x1p-190 && mx <= 0x1p190) {
+            double off = seg_off2(e->a, c0->a, cl_add(c0->a, k->d), e->b, c0->b, cl_add(c0->b, k->d));
+            ms.klist = k->tri;
+            ms.kclr = (double *)k->clr;
+            ms.kpos = 0;
+            ms.kn = k->n;
+            ms.climit = (e->r + off) * (1 + 0x1p-50);
+            r = cl_mesh_query_list(pm->m, &q, k->tri, k->n, still_first, visit_overlap, &ms);
+            if (r == CL_MESH_UNSURE) return -1;
+            return r > 0;
+        }
+    }
     r = cl_mesh_query_list(pm->m, &q, k->tri, k->n, sweep_first, visit_overlap, &ms);
     if (r == CL_MESH_UNSURE) return -1;
     return r > 0;

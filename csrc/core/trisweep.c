@@ -284,7 +284,7 @@ static int cut_tri(cl_vec3 t[3], const cl_vec3 *pt, int np, double r, double *ex
 
 static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra);
 static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
-                            double tmax);
+                            double tmax, double *clear);
 
 /* The largest |coordinate| of the n points p (finite: plain comparisons, no NaN case). */
 static inline double pts_max(const cl_vec3 *p, int n)
@@ -329,10 +329,18 @@ cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec
 
 cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax)
 {
+    double clear;
+    return cl_sweep_capsule_tri_clear(cp, d, a, b, c, tmax, &clear);
+}
+
+cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
+                                    double *clear)
+{
     cl_vec3 t[3], pt[4];
     double extra, L;
     cl_sweep s;
     int k;
+    *clear = 0;
     pt[0] = cp->a; pt[1] = cp->b;
     k = tri_k(tri_mx(a, b, c, pt, 2, d, cp->r));
     if (k != 0) {   /* tri_k: scaled into range */
@@ -346,11 +354,14 @@ cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
     if (cp->r > L) L = cp->r;
     t[0] = a; t[1] = b; t[2] = c;
     extra = 0;
-    if (pts_max(t, 3) > CUT_FAR * L && !cut_tri(t, pt, 4, cp->r, &extra)) {
-        s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
-        return s;
+    if (pts_max(t, 3) > CUT_FAR * L) {
+        if (!cut_tri(t, pt, 4, cp->r, &extra)) {
+            s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
+            return s;
+        }
+        return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax, NULL);
     }
-    return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax);
+    return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax, clear);
 }
 
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
@@ -494,7 +505,7 @@ static double plane_after(double x0, double x1, double x2, double x3, double nl,
  * after tmax (plane_after, slack the sweep's margin for rounding). 0 when unsure (huge or tiny
  * coordinates, slivers). */
 static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
-                       double slack)
+                       double slack, double *clear)
 {
     cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), n = cl_cross(ab, ac), k[4];
     double s = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
@@ -522,7 +533,12 @@ static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_
     ee = maxd(cl_maxabs3(ab.x, ab.y, ab.z), cl_maxabs3(ac.x, ac.y, ac.z));
     m = ee > 0x1p-240 ? (kk + r) * ee * ee * 0x1p-43 : s * s * s * 0x1p-36;
     lim = r * nl * (1 + 0x1p-40) + m;
-    if (lo > lim || hi < -lim) return 1;
+    if (lo > lim || hi < -lim) {
+        /* the clearance: the corners' distance from the triangle's plane, the rounding of x (m)
+         * and of nl (under 18 E^2 ulps, 2^-45 E^2 here) taken off */
+        if (clear && ee > 0x1p-240) *clear = ((lo > lim ? lo : -hi) - m) / (nl + ee * ee * 0x1p-45) * (1 - 0x1p-48);
+        return 1;
+    }
     return tmax < 1 && plane_after(x[0], x[1], x[2], x[3], nl, m, lim, slack) > tmax;
 }
 
@@ -603,7 +619,7 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
 /* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
  * the contact certainly comes after tmax (cl_sweep_capsule_tri_until). */
 static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
-                            double tmax)
+                            double tmax, double *clear)
 {
     cl_sweep s;
     cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], q[4], n = cl_v3(0, 0, 0);
@@ -617,7 +633,7 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
               maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
                                                    cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r) * 0x1p-42 + extra;
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
-    if (plane_apart(cp->a, cp->b, d, r, a, b, c, tmax, e * 0x1p18)) return s;
+    if (plane_apart(cp->a, cp->b, d, r, a, b, c, tmax, e * 0x1p18, clear)) return s;
     in2 = (r - e) * (r - e);
     if (d.x == 0 && d.y == 0 && d.z == 0) {
         if (cl_tri_segment_below(a, b, c, cp->a, cp->b, in2)) { s.state = CL_TOI_OVERLAPPED; s.t = 0; }
@@ -632,8 +648,12 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
         double sc = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), maxd(cl_maxabs3(b.x, b.y, b.z), cl_maxabs3(c.x, c.y, c.z))),
                          maxd(maxd(cl_maxabs3(q[0].x, q[0].y, q[0].z), cl_maxabs3(q[1].x, q[1].y, q[1].z)),
                               maxd(cl_maxabs3(q[2].x, q[2].y, q[2].z), cl_maxabs3(q[3].x, q[3].y, q[3].z))));
-        far = tri_quad_gap(a, b, c, q, sc) >= in2;
-        if (far && !quad_near(a, b, c, q, in2, 1)) return s;
+        double g2 = tri_quad_gap(a, b, c, q, sc);
+        far = g2 >= in2;
+        if (far && !quad_near(a, b, c, q, in2, 1)) {
+            if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
+            return s;
+        }
     }
     d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
     if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }

@@ -280,7 +280,7 @@ static int same_sweep(cl_sweep a, cl_sweep b)
  * to 2^5 of the capsule's, at scales 2^-30 to 2^30 and offsets to 2^20. */
 static void test_until(void)
 {
-    int i, n = iters(150000), skipped = 0, kept = 0;
+    int i, n = iters(150000), skipped = 0, kept = 0, cleared = 0;
     for (i = 0; i < n; i++) {
         double sc = ldexp(1, (int)(rnd() * 61) - 30), off = rnd() < 0.5 ? 0 : ldexp(rnd(), (int)(rnd() * 21)), tm[6];
         cl_vec3 t[3], o = cl_v3(coord(off), coord(off), coord(off)), nu, p, d, ax;
@@ -319,6 +319,32 @@ static void test_until(void)
         cp.a = vadd(vmul(cp.a, sc), o); cp.b = vadd(vmul(cp.b, sc), o); cp.r *= sc;
         d = vmul(d, sc);
         full = cl_sweep_capsule_tri(&cp, d, t[0], t[1], t[2]);
+        {
+            /* the clearance (cl_sweep_capsule_tri_clear): the same sweep, and never above the
+             * distance between the triangle and the quad of the segment at its start and end
+             * (the ten segment/triangle distances), to that distance's rounding */
+            double clear, dist = HUGE_VAL, m = 0;
+            cl_vec3 q[4], x, y;
+            part = cl_sweep_capsule_tri_clear(&cp, d, t[0], t[1], t[2], HUGE_VAL, &clear);
+            CHECK(same_sweep(part, full), "capsule/triangle sweep with clearance: the same sweep", "state %d/%d",
+                  (int)full.state, (int)part.state);
+            if (clear > 0) {
+                q[0] = cp.a; q[1] = cp.b; q[2] = vadd(cp.b, d); q[3] = vadd(cp.a, d);
+                for (k = 0; k < 4; k++) {
+                    dist = fmin(dist, sqrt(cl_tri_segment(t[0], t[1], t[2], q[k], q[(k + 1) % 4], &x, &y)));
+                    m = fmax(m, fmax(fabs(q[k].x), fmax(fabs(q[k].y), fabs(q[k].z))));
+                }
+                for (k = 0; k < 3; k++) {
+                    dist = fmin(dist, sqrt(cl_tri_segment(q[0], q[1], q[2], t[k], t[(k + 1) % 3], &x, &y)));
+                    dist = fmin(dist, sqrt(cl_tri_segment(q[0], q[2], q[3], t[k], t[(k + 1) % 3], &x, &y)));
+                    m = fmax(m, fmax(fabs(t[k].x), fmax(fabs(t[k].y), fabs(t[k].z))));
+                }
+                cleared++;
+                CHECK(full.state == CL_TOI_SEPARATED && clear <= dist + m * 0x1p-46,
+                      "capsule/triangle sweep: a clearance above the swept quad's distance", "clear %.17g dist %.17g",
+                      clear, dist);
+            }
+        }
         tm[0] = rnd(); tm[1] = full.t; tm[2] = full.t * (1 - 0x1p-30); tm[3] = full.t * (1 + 0x1p-30);
         tm[4] = full.t * 0.5; tm[5] = full.t - 0x1p-20;
         for (k = 0; k < 6; k++) {
@@ -331,6 +357,7 @@ static void test_until(void)
         }
     }
     ENSURE(skipped > n / 50 && kept > n, "sweep until tmax: both outcomes tested");
+    ENSURE(cleared > n / 10, "sweep clearance: tested");
 }
 
 int main(void)
