@@ -1040,13 +1040,17 @@ typedef struct sweepctx {
     int box_moves;
 } sweepctx;
 
-/* 1 when the dot product of a and b is negative, each scaled by a power of two near its largest
- * component first (exactly: the sign of the data's own dot product where that does not underflow
- * or overflow; a capsule of size 2^-538 moving 2^-537 had products below 2^-1074, which read 0
- * as "not closing", and its sweep's t against a box came out 2^-40 off the scale-1 one). */
+/* 1 when the dot product of a and b is negative. A finite dot product of at least 2^-900 in
+ * magnitude has the right sign as computed (a product lost to underflow is below 2^-1022);
+ * otherwise a and b are each scaled by a power of two near their largest component first (a
+ * capsule of size 2^-538 moving 2^-537 had products below 2^-1074, which read 0 as "not closing",
+ * and its sweep's t against a box came out 2^-40 off the scale-1 one). The scaled dot product is
+ * taken only there: scaling a = (2^1000, -2^-100, 0) flushes its -2^-100, whose product with
+ * b = (0, 1, 0) decides the sign. */
 static int closing(cl_vec3 a, cl_vec3 b)
 {
-    double ma = cl_maxabs3(a.x, a.y, a.z), mb = cl_maxabs3(b.x, b.y, b.z);
+    double ma = cl_maxabs3(a.x, a.y, a.z), mb = cl_maxabs3(b.x, b.y, b.z), dd = cl_dot(a, b);
+    if (fabs(dd) >= 0x1p-900 && fabs(dd) <= DBL_MAX) return dd < 0;
     if (!(ma > 0 && mb > 0)) return 0;
     a = cl_vscale2(a, -cl_exp2of(ma));
     b = cl_vscale2(b, -cl_exp2of(mb));

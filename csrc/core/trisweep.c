@@ -75,13 +75,16 @@ static double allowance(double x0, double x1, double y0, double y1)
 /* The public tests below work on the data as given: their products of up to four coordinates
  * underflow below about 2^-256 and overflow above 2^256 (a capsule of size 2^-300 crossed a
  * triangle it misses by 2^-302, two triangles of size 2^342 overlapped). Data whose largest
- * |value| mx lies outside [2^-200, 2^200] (as mesh.c's scalefor) is first scaled by the power of
- * two 2^k that brings mx into [0.5, 1), exactly: the answers of the data scaled by 2^e are its
- * answers (t, normals, ranks; a depth times 2^e). tri_k returns k, or 0 to work as given. */
+ * |value| mx lies outside [2^-200, 2^200] is first scaled by a power of two 2^k: tiny data up
+ * into [0.5, 1) (exact), large data down into [2^199, 2^200), the least scaling that brings it in
+ * range, so that a component is flushed to zero only when the data has no scaled copy in range at
+ * all (scaling into [0.5, 1) flushed a 2^-900 gap of triangles of size 2^300 and made them
+ * overlap). The answers of the data scaled by 2^e are then its answers (t, normals, ranks; a
+ * depth times 2^e). tri_k returns k, or 0 to work as given. */
 static int tri_k(double mx)
 {
     if ((mx >= 0x1p-200 && mx <= 0x1p200) || mx == 0 || !(mx <= DBL_MAX)) return 0;
-    return -cl_exp2of(mx);
+    return mx > 1 ? 200 - cl_exp2of(mx) : -cl_exp2of(mx);
 }
 
 /* The largest |value| of the triangle, the n points p, the vector d and r (a radius, or 0). */

@@ -1088,6 +1088,23 @@ static void test_scale_findings(void)
                   cl_tri_degenerate(cl_v3(0, 0, 0), cl_v3(2 * s, 0, 0), cl_v3(4 * s, 0, 0)),
               "degenerate only when flat at every scale", "e %d", e2[i]);
     }
+    for (i = 0; i < 4; i++) {
+        /* the review's findings on the scaling above: large data scaled into [0.5, 1) flushed
+         * components that have a copy in range: a triangle 2^-1050 above another at 2^150 (apart)
+         * touched it at 2^300 (its gap 2^-900 flushed), and a triangle of normal (-2^100, 0, 2^100)
+         * at 2^600 was degenerate (its 2^-500 offset flushed); scaled into [2^199, 2^200) neither */
+        static const int e3[] = { 150, 300, 600, 1000 };
+        double s = ldexp(1, e3[i]), gap = ldexp(1, e3[i] - 1200);
+        cl_vec3 p[3], q[3];
+        p[0] = cl_v3(0, 0, 0); p[1] = cl_v3(s, 0, 0); p[2] = cl_v3(0, 0, s);
+        q[0] = cl_v3(s / 4, gap, s / 4); q[1] = cl_v3(s / 4, s / 2, s / 4); q[2] = cl_v3(s / 8, s / 2, s / 2);
+        CHECK(!cl_tri_overlaps_tri(p, q) && !cl_tri_overlaps_tri(q, p), "a gap of 2^-1200 of the size stays a gap",
+              "e %d", e3[i]);
+        q[0].y = 0;
+        CHECK(cl_tri_overlaps_tri(p, q) && cl_tri_overlaps_tri(q, p), "touching triangles touch", "e %d", e3[i]);
+    }
+    CHECK(!cl_tri_degenerate(cl_v3(0, 0, 0), cl_v3(0x1p600, 0, 0x1p600), cl_v3(0x1p601, 0x1p-500, 0x1p601)),
+          "a triangle of normal (-2^100, 0, 2^100) is not degenerate", "at 2^600");
 }
 
 int main(void)
