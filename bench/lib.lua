@@ -114,7 +114,6 @@ function M.rng(seed)
   return r
 end
 
--- Formats a number for the tables.
 -- Runs s:frame() n times with the collector stopped (collected first); returns the seconds and the
 -- KB of garbage per frame (bench/bump.lua, bench/bumpfloor.lua).
 function M.frameround(s, n)
@@ -127,6 +126,7 @@ function M.frameround(s, n)
   return (t1 - t0) / n, (k1 - k0) / n
 end
 
+-- Formats a number for the tables.
 function M.fmt(x, digits)
   if x == nil then return "n/a" end
   if x ~= x then return "nan" end
