@@ -344,6 +344,28 @@ describe("collide.Character and mesh/mesh pairs scaled by powers of two", functi
     assert.are.equal(1, pairs_at(1))
     for _, e in ipairs { -538, -600, -900, -1000, 520, 1000 } do assert.are.equal(1, pairs_at(2 ^ e)) end
   end)
+  -- A triangle of normal (-2^100, 0, 2^100) at 2^600 (an offset of 2^-500 against coordinates of
+  -- 2^601): the mesh build scaled such data into [0.5, 1), flushed the offset and left the triangle
+  -- out as degenerate, while the World's mesh/mesh test (cl_tri_degenerate, scaling into
+  -- [2^199, 2^200)) kept it: the two items paired or not by their order in the World. Both now
+  -- scale large data into [2^199, 2^200): the pair in either order; a box and a ray meet the sliver.
+  it("a sliver at 2^600 is one triangle for the build and for mesh/mesh pairs", function()
+    local a = collide.Mesh({ 0, 0, 0, 2 ^ 600, 0, 2 ^ 600, 2 ^ 601, 2 ^ -500, 2 ^ 601 })
+    local b = collide.Mesh({ 2 ^ 599, -2 ^ 590, 0, 2 ^ 599, -2 ^ 590, 2 ^ 600, 2 ^ 599, 2 ^ 590, 2 ^ 599 })
+    for order = 1, 2 do
+      local w = collide.World()
+      if order == 1 then w:add(1, a); w:add(2, b) else w:add(2, b); w:add(1, a) end
+      assert.are.equal(1, select(2, w:pairs()))
+    end
+    -- the sliver lies in the plane x = z, 2^-500 high in y: a box around (2^599, 2^-504, 2^599)
+    -- and a ray crossing the plane there meet it
+    local box = collide.AABB(2 ^ 599 - 2 ^ 590, 2 ^ -505, 2 ^ 599 - 2 ^ 590, 2 ^ 599 + 2 ^ 590, 2 ^ -503, 2 ^ 599 + 2 ^ 590)
+    assert.are.equal(1, select(2, a:query(box)))
+    assert.is_true(a:overlaps(box))
+    local t, _, _, _, i = a:raycast(collide.Ray(2 ^ 599 - 2 ^ 590, 2 ^ -504, 2 ^ 599 + 2 ^ 590, 1, 0, -1))
+    assert.is_not_nil(t)
+    assert.are.equal(1, i)
+  end)
 end)
 
 describe("world:resolve of a small scene", function()
