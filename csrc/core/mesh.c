@@ -84,17 +84,12 @@ static inline void trisc(const cl_mesh *m, size_t i, double sc, cl_vec3 *a, cl_v
     *c = cl_mul(vert(m, i, 2), sc);
 }
 
-/* The power of two the triangle tests scale data by, given its largest magnitude mx: 1 for mx in
- * [2^-200, 2^200] (or 0), else the one that brings tiny data up into [0.5, 1) and large data down
- * into [2^199, 2^200), the least scaling into range, as trisweep.c's tri_k and cl_tri_degenerate
- * (scaling large data into [0.5, 1) flushed small components that have a copy in range: the build
- * dropped as degenerate a triangle cl_tri_degenerate keeps, and two mesh items paired or not by
- * their order in the World). */
-static double scalefor(double mx)
-{
-    if ((mx >= 0x1p-200 && mx <= 0x1p200) || mx == 0) return 1.0;
-    return cl_scale2(1.0, mx > 1 ? 200 - cl_exp2of(mx) : -cl_exp2of(mx));
-}
+/* The power of two the triangle tests scale data by, given its largest magnitude mx: 2^k of
+ * cl_range_k (vec.h), as trisweep.c's tests and cl_tri_degenerate scale (scaling large data into
+ * [0.5, 1) instead flushed small components that have a copy in range: the build dropped as
+ * degenerate a triangle cl_tri_degenerate keeps, and two mesh items paired or not by their order
+ * in the World). */
+static double scalefor(double mx) { return cl_scale2(1.0, cl_range_k(mx)); }
 
 /* ---- build ---- */
 

@@ -19,9 +19,9 @@ static inline double mind(double a, double b) { return (a < b || b != b) ? a : b
 /* cross(b - a, c - a) of a triangle of size 2^-540 underflowed to zero (a World mesh item's
  * triangles were left out of mesh/mesh pairs), and of size 2^520 overflowed. So: a finite cross
  * product with a component of at least 2^-900 says "not degenerate" at once; otherwise data whose
- * largest |coordinate| mx lies outside [2^-200, 2^200] is judged scaled by a power of two, tiny data
- * up into [0.5, 1), large data down into [2^199, 2^200) (the least scaling into range: a component
- * is flushed only when the data has no scaled copy in range at all; scaling 2^601 down into
+ * largest |coordinate| mx lies outside [2^-200, 2^200] is judged scaled by cl_range_k's power of
+ * two (vec.h: the least scaling into range, a component flushed only when the data has no scaled
+ * copy in range at all; scaling 2^601 down into
  * [0.5, 1) flushed a 2^-500 offset and called a triangle of normal (-2^100, 0, 2^100)
  * degenerate). Data in range is judged as given: a triangle tiny against its own coordinates (a
  * cross product whose every component underflows, e.g. size 2^-600 at 0.5) is degenerate in
@@ -30,10 +30,11 @@ int cl_tri_degenerate(cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
     cl_vec3 n = cl_cross(cl_sub(b, a), cl_sub(c, a));
     double mx;
+    int k;
     if ((fabs(n.x) >= 0x1p-900 || fabs(n.y) >= 0x1p-900 || fabs(n.z) >= 0x1p-900) && cl_vfinite(n)) return 0;
     mx = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)), cl_maxabs3(c.x, c.y, c.z));
-    if (!(mx >= 0x1p-200 && mx <= 0x1p200) && mx > 0 && mx <= DBL_MAX) {
-        int k = mx > 1 ? 200 - cl_exp2of(mx) : -cl_exp2of(mx);
+    k = cl_range_k(mx);
+    if (k != 0) {
         a = cl_vscale2(a, k); b = cl_vscale2(b, k); c = cl_vscale2(c, k);
         n = cl_cross(cl_sub(b, a), cl_sub(c, a));
     }

@@ -75,17 +75,10 @@ static double allowance(double x0, double x1, double y0, double y1)
 /* The public tests below work on the data as given: their products of up to four coordinates
  * underflow below about 2^-256 and overflow above 2^256 (a capsule of size 2^-300 crossed a
  * triangle it misses by 2^-302, two triangles of size 2^342 overlapped). Data whose largest
- * |value| mx lies outside [2^-200, 2^200] is first scaled by a power of two 2^k: tiny data up
- * into [0.5, 1) (exact), large data down into [2^199, 2^200), the least scaling that brings it in
- * range, so that a component is flushed to zero only when the data has no scaled copy in range at
- * all (scaling into [0.5, 1) flushed a 2^-900 gap of triangles of size 2^300 and made them
- * overlap). The answers of the data scaled by 2^e are then its answers (t, normals, ranks; a
- * depth times 2^e). tri_k returns k, or 0 to work as given. */
-static int tri_k(double mx)
-{
-    if ((mx >= 0x1p-200 && mx <= 0x1p200) || mx == 0 || !(mx <= DBL_MAX)) return 0;
-    return mx > 1 ? 200 - cl_exp2of(mx) : -cl_exp2of(mx);
-}
+ * |value| mx lies outside [2^-200, 2^200] is first scaled by the power of two 2^k of cl_range_k
+ * (vec.h: the least scaling into range; scaling into [0.5, 1) instead flushed a 2^-900 gap of
+ * triangles of size 2^300 and made them overlap). The answers of the data scaled by 2^e are then
+ * its answers (t, normals, ranks; a depth times 2^e). k == 0: the data is worked on as given. */
 
 /* The largest |value| of the triangle, the n points p, the vector d and r (a radius, or 0). */
 static double tri_mx(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *p, int n, cl_vec3 d, double r)
@@ -103,8 +96,8 @@ cl_sweep cl_sweep_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf, 
     cl_vec3 ax[MAXAX], t[3];
     cl_sweep s;
     double lo = -HUGE_VAL, hi = HUGE_VAL, bv = 0, ln = -HUGE_VAL, vn = 0;
-    int nface = 0, n, i, best = -1, k = np <= 8 ? tri_k(tri_mx(a, b, c, p, np, d, 0)) : 0;
-    if (k != 0) {   /* tri_k: scaled into range */
+    int nface = 0, n, i, best = -1, k = np <= 8 ? cl_range_k(tri_mx(a, b, c, p, np, d, 0)) : 0;
+    if (k != 0) {   /* cl_range_k: scaled into range */
         cl_vec3 q[8];
         for (i = 0; i < np; i++) q[i] = cl_vscale2(p[i], k);
         return cl_sweep_hull_tri(q, np, fa, nf, ed, ne, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k),
@@ -153,9 +146,9 @@ int cl_penetration_hull_tri(const cl_vec3 *p, int np, const cl_vec3 *fa, int nf,
                             cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n)
 {
     cl_vec3 ax[MAXAX], t[3];
-    int nface = 0, k, i, found = 0, e = np <= 8 ? tri_k(tri_mx(a, b, c, p, np, cl_v3(0, 0, 0), 0)) : 0;
+    int nface = 0, k, i, found = 0, e = np <= 8 ? cl_range_k(tri_mx(a, b, c, p, np, cl_v3(0, 0, 0), 0)) : 0;
     double best = HUGE_VAL;
-    if (e != 0) {   /* tri_k: scaled into range, the depth back */
+    if (e != 0) {   /* cl_range_k: scaled into range, the depth back */
         cl_vec3 q[8];
         for (i = 0; i < np; i++) q[i] = cl_vscale2(p[i], e);
         found = cl_penetration_hull_tri(q, np, fa, nf, ed, ne, cl_vscale2(a, e), cl_vscale2(b, e), cl_vscale2(c, e),
@@ -308,8 +301,8 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
     cl_vec3 t[3], pt[2];
     double extra = 0;
     cl_sweep s;
-    int k = tri_k(tri_mx(a, b, c, &sp->c, 1, d, sp->r));
-    if (k != 0) {   /* tri_k: scaled into range */
+    int k = cl_range_k(tri_mx(a, b, c, &sp->c, 1, d, sp->r));
+    if (k != 0) {   /* cl_range_k: scaled into range */
         cl_sphere s2;
         s2.c = cl_vscale2(sp->c, k); s2.r = cl_scale2(sp->r, k);
         return cl_sweep_sphere_tri(&s2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k));
@@ -345,8 +338,8 @@ cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
     int k;
     *clear = 0;
     pt[0] = cp->a; pt[1] = cp->b;
-    k = tri_k(tri_mx(a, b, c, pt, 2, d, cp->r));
-    if (k != 0) {   /* tri_k: scaled into range */
+    k = cl_range_k(tri_mx(a, b, c, pt, 2, d, cp->r));
+    if (k != 0) {   /* cl_range_k: scaled into range */
         cl_capsule c2;
         c2.a = cl_vscale2(cp->a, k); c2.b = cl_vscale2(cp->b, k); c2.r = cl_scale2(cp->r, k);
         return cl_sweep_capsule_tri_until(&c2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k),
@@ -727,8 +720,8 @@ int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_ve
     double d2, ha, hb, up, down;
     int k;
     pt[0] = cp->a; pt[1] = cp->b;
-    k = tri_k(tri_mx(a, b, c, pt, 2, cl_v3(0, 0, 0), cp->r));
-    if (k != 0) {   /* tri_k: scaled into range, the depth back */
+    k = cl_range_k(tri_mx(a, b, c, pt, 2, cl_v3(0, 0, 0), cp->r));
+    if (k != 0) {   /* cl_range_k: scaled into range, the depth back */
         cl_capsule c2;
         c2.a = cl_vscale2(cp->a, k); c2.b = cl_vscale2(cp->b, k); c2.r = cl_scale2(cp->r, k);
         if (!cl_penetration_capsule_tri(&c2, cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k), depth, n)) return 0;
@@ -758,8 +751,8 @@ int cl_penetration_sphere_tri(const cl_sphere *sp, cl_vec3 a, cl_vec3 b, cl_vec3
 {
     cl_vec3 q, w;
     double d2;
-    int k = tri_k(tri_mx(a, b, c, &sp->c, 1, cl_v3(0, 0, 0), sp->r));
-    if (k != 0) {   /* tri_k: scaled into range, the depth back */
+    int k = cl_range_k(tri_mx(a, b, c, &sp->c, 1, cl_v3(0, 0, 0), sp->r));
+    if (k != 0) {   /* cl_range_k: scaled into range, the depth back */
         cl_sphere s2;
         s2.c = cl_vscale2(sp->c, k); s2.r = cl_scale2(sp->r, k);
         if (!cl_penetration_sphere_tri(&s2, cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k), depth, n)) return 0;
@@ -786,8 +779,8 @@ int cl_penetration_sphere_tri(const cl_sphere *sp, cl_vec3 a, cl_vec3 b, cl_vec3
 int cl_tri_overlaps_tri(const cl_vec3 p[3], const cl_vec3 q[3])
 {
     cl_vec3 np, nq, ax[17];
-    int i, j, k = 0, e = tri_k(tri_mx(p[0], p[1], p[2], q, 3, cl_v3(0, 0, 0), 0));
-    if (e != 0) {   /* tri_k: scaled into range */
+    int i, j, k = 0, e = cl_range_k(tri_mx(p[0], p[1], p[2], q, 3, cl_v3(0, 0, 0), 0));
+    if (e != 0) {   /* cl_range_k: scaled into range */
         cl_vec3 ps[3], qs[3];
         for (i = 0; i < 3; i++) { ps[i] = cl_vscale2(p[i], e); qs[i] = cl_vscale2(q[i], e); }
         return cl_tri_overlaps_tri(ps, qs);

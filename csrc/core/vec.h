@@ -68,6 +68,17 @@ static inline int cl_exp2of(double x)
     return e;
 }
 
+/// The power-of-two exponent k that brings data whose largest |value| is mx into the range the
+/// triangle tests work in (their products of four coordinates neither underflow nor overflow):
+/// 0 for mx in [2^-200, 2^200], for 0 and for a non-finite mx; tiny data goes up into [0.5, 1)
+/// (exact), large data down into [2^199, 2^200), the least scaling into range, so that a component
+/// is flushed only when the data has no scaled copy in range at all (trisweep.c, tri.c, mesh.c).
+static inline int cl_range_k(double mx)
+{
+    if ((mx >= 0x1p-200 && mx <= 0x1p200) || !(mx > 0 && mx <= DBL_MAX)) return 0;
+    return mx > 1 ? 200 - cl_exp2of(mx) : -cl_exp2of(mx);
+}
+
 /// x * 2^k, correctly rounded for any k (one multiplication when 2^k is a normal double, else ldexp).
 static inline double cl_scale2(double x, int k)
 {
