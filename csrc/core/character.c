@@ -146,14 +146,54 @@ static int slide(cl_char *c, cl_world *w, int id, cl_vec3 d, wrapctx *wc, int *w
     return CL_OK;
 }
 
+/* What a probe's caller does with its end (probe's snap): its state for need_end. */
+typedef struct endneed {
+    const cl_char *c;
+    double snap;                /* the end is used only if more than this below the start */
+} endneed;
+
+/* cl_needend of a probe whose caller uses the end only when the probe stops on walkable ground
+ * with the end more than e->snap below the item (cl_char_move's snapped), never for e->snap =
+ * HUGE_VAL: 0 (not wanted) when it stops on nothing or on unwalkable ground, or (a mover that
+ * is not an AABB) when that drop is certainly at most snap. The drop, (pos(cur) - pos(end)) . up, computed: leg_end's end is cur
+ * moved by tt rem (0 <= tt <= t) plus gap n and at most one push of up to 2 gaps (gap =
+ * move_gap(cur), 2^-40 of M, the largest |coordinate| of cur's box, plus 1e-300), so each
+ * position coordinate moves by at most t |rem_i| + 3 gap, each of the two translations rounds by
+ * at most 2^-53 (M + |displacement|), and the difference and the dot product add relative
+ * roundings of a few 2^-53: bounded by (t R + 3 gap + 2^-50 (M + R + 3 gap)) U, R and U the sums
+ * of |rem_i| and |up_i|, and twice that covers every rounding of the bound itself. */
+static int need_end(void *p, const cl_shape *cur, cl_vec3 rem, double t, const cl_vec3 *n) {
+    const endneed *e = (const endneed *)p;
+    cl_aabb b;
+    double m, gap, r, u, bound;
+    if (!n || !walkable(e->c, *n) || e->snap == HUGE_VAL) return 0;
+    if (cur->kind == CL_AABB) return 1;   /* its end is snapped face to face: not bounded here */
+    b = cl_shape_aabb(cur);
+    m = fmax(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z));
+    gap = ldexp(m, -40) + 1e-300;
+    r = fabs(rem.x) + fabs(rem.y) + fabs(rem.z);
+    u = fabs(e->c->up.x) + fabs(e->c->up.y) + fabs(e->c->up.z);
+    bound = 2 * (t * r + 3 * gap + 0x1p-50 * (m + r + 3 * gap)) * u;
+    return !(bound <= e->snap);
+}
+
 /* Probes a move of the item by -len along up (nothing changes): returns 1 with the blocking
- * collision in *hit and the end shape in *end, 0 when nothing blocks, or CL_ENOMEM. */
+ * collision in *hit and the end shape in *end, 0 when nothing blocks, or CL_ENOMEM. With snap
+ * > 0, the caller reads *end only when the hit is walkable and *end lies more than snap below
+ * the item (HUGE_VAL: never); *end is then left unset (the leg's start) in the other cases. */
 static int probe(cl_char *c, cl_world *w, int id, double len, wrapctx *wc, cl_col *hit,
-                 cl_shape *end) {
+                 cl_shape *end, double snap) {
     cl_vec3 made;
     int k, i;
     wc->last = CL_RESP_SLIDE;
-    k = cl_world_move(w, id, cl_mul(c->up, -len), wrap, wc, 0, &made);
+    if (snap > 0) {
+        endneed e;
+        e.c = c;
+        e.snap = snap;
+        k = cl_world_move_ends(w, id, cl_mul(c->up, -len), wrap, wc, need_end, &e, &made);
+    } else {
+        k = cl_world_move(w, id, cl_mul(c->up, -len), wrap, wc, 0, &made);
+    }
     if (k < 0) return k;
     *end = w->mend;
     for (i = 0; i < k; i++)
@@ -226,7 +266,7 @@ static int step_try(cl_char *c, cl_world *w, int id, const cl_shape *top, int nc
     cl_world_update(w, id, top);
     c->ncols = nc;
     if ((r = slide(c, w, id, cl_mul(hdir, e), wc, &wall)) != CL_OK) return r;
-    k = probe(c, w, id, rise, wc, hit, end);
+    k = probe(c, w, id, rise, wc, hit, end, 0);
     if (k < 0) return k;
     return k == 1 && walkable(c, hit->n);
 }
@@ -287,7 +327,7 @@ static int walk(cl_char *c, cl_world *w, int id, cl_vec3 dh, wrapctx *wc) {
         rise = cl_dot(made, c->up);
         if (rise > tol) {
             if ((r = slide(c, w, id, dh, wc, &wall2)) != CL_OK) return r;
-            k = probe(c, w, id, rise, wc, &hit, &end);
+            k = probe(c, w, id, rise, wc, &hit, &end, 0);
             if (k == 1 && !walkable(c, hit.n)) k = step_forward(c, w, id, dh, rise, wc, &hit, &end);
             if (k < 0) return k;
             if (k == 1 && walkable(c, hit.n) &&
@@ -347,7 +387,7 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
         double len = c->snap > -vy ? c->snap : -vy;
         if ((r = walk(c, w, id, dh, &wc)) != CL_OK) goto fail;
         if (!(len > tol)) len = tol;
-        k = probe(c, w, id, len, &wc, &hit, &end);
+        k = probe(c, w, id, len, &wc, &hit, &end, tol);
         if (k < 0) { r = k; goto fail; }
         if (k == 1 && walkable(c, hit.n)) {
             int blk, snapped = cl_dot(cl_sub(cl_shape_pos(&w->items[id].shape), cl_shape_pos(&end)), u) > tol;
@@ -365,7 +405,7 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
     } else {
         if ((r = slide(c, w, id, d, &wc, &wall)) != CL_OK) goto fail;
         if (vy <= 0) {
-            k = probe(c, w, id, tol, &wc, &hit, &end);
+            k = probe(c, w, id, tol, &wc, &hit, &end, HUGE_VAL);
             if (k < 0) { r = k; goto fail; }
             if (k == 1 && walkable(c, hit.n)) { g = hit.other; gn = hit.n; }
         }

@@ -200,6 +200,14 @@ CL_API int cl_world_sweepall(cl_world *w, const cl_shape *s, cl_vec3 d, int skip
 /// shape only if commit; either way w->mend gets it. Returns n or CL_ENOMEM (world unchanged).
 CL_API int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                          int commit, cl_vec3 *actual);
+/// Whether a move's caller wants the end of its last leg, which starts at cur, goes along rem and
+/// stops at t: blocked (n its contact normal) or not (n NULL). 0: not wanted.
+typedef int (*cl_needend)(void *ctx, const cl_shape *cur, cl_vec3 rem, double t, const cl_vec3 *n);
+/// cl_world_move(w, id, d, respond, ctx, 0, actual), the same collisions, except that when the
+/// last leg ends at a touch or unblocked and need(nctx, ...) answers 0 there, its end is not
+/// computed (cheaper: no end checks): w->mend and *actual are then those of the leg's start.
+int cl_world_move_ends(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
+                       cl_needend need, void *nctx, cl_vec3 *actual);
 
 /// Pushes live item id out of every item whose interior its shape overlaps and that keep(ctx,
 /// id, other) does not answer CL_RESP_IGNORE for (NULL: all; asked once per item met): minimum

@@ -431,8 +431,20 @@ static int move_near(const cl_world *w, int o, const cl_aabb *q) {
            tb.max.y >= q->min.y && tb.min.z <= q->max.z && tb.max.z >= q->min.z;
 }
 
-int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
-                  cl_vec3 *actual) {
+/* 1 when a last leg's end may be left uncomputed (need answered 0): the end, its start moved by
+ * at most the leg plus a few gaps, is then certainly finite (coordinates and leg under 2^900), so
+ * the leg's collision is pushed as when leg_end runs. */
+static int end_skippable(const cl_shape *cur, cl_vec3 rem) {
+    cl_aabb b;
+    if (cur->kind == CL_MESH) return 0;
+    b = cl_shape_aabb(cur);
+    return cl_maxabs3(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z),
+                      cl_maxabs3(rem.x, rem.y, rem.z)) <= 0x1p900;
+}
+
+/* cl_world_move's body; need (NULL: none) as cl_world_move_ends says. */
+WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
+                      cl_needend need, void *nctx, cl_vec3 *actual) {
     /* the mover before and after each leg: two buffers swapped, not copied */
     cl_shape sh[2], *cur = &sh[0], *nxt = &sh[1];
     cl_vec3 rem = d, p0, p1;
@@ -515,6 +527,14 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
             break;
         }
         if (blk >= 0) tb = w->mc[blk].s.t;
+        if (need && (blk < 0 || resp == CL_RESP_TOUCH) &&
+            !need(nctx, cur, rem, tb, blk >= 0 ? &w->mc[blk].s.n : NULL) && end_skippable(cur, rem)) {
+            /* the last leg (nothing left after a touch or no block), its end not wanted: the
+             * collision as below, the end and *actual left at the leg's start */
+            if (blk >= 0 && push_col(w, w->mc[blk].item, resp, tb, w->mc[blk].s.n) != CL_OK)
+                return CL_ENOMEM;
+            break;
+        }
         {
             cl_shape *tmp;
             cl_vec3 left = cl_v3(0, 0, 0);
@@ -555,4 +575,14 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
     /* cl_world_update(w, id, cur); an AABB is its own box (cl_shape_aabb) */
     if (commit) clw_update_to(w, id, cur, cur->kind == CL_AABB ? cur->u.aabb : cl_shape_aabb(cur));
     return w->ncols;
+}
+
+int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
+                  cl_vec3 *actual) {
+    return move_legs(w, id, d, respond, ctx, commit, NULL, NULL, actual);
+}
+
+int cl_world_move_ends(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
+                       cl_needend need, void *nctx, cl_vec3 *actual) {
+    return move_legs(w, id, d, respond, ctx, 0, need, nctx, actual);
 }
