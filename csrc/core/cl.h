@@ -226,6 +226,12 @@ CL_API struct cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 
 /// rounded) when a SEPARATED answer came from such a bound (the plane test, the quad's gap), else 0.
 CL_API struct cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
                                                   double tmax, double *clear);
+/// cl_sweep_capsule_tri_clear and cl_sweep_sphere_tri (internal: meshworld.c) for data the caller
+/// knows in range (their largest |value| within [2^-200, 2^200]: no scaling) and the triangle not
+/// degenerate as given (cl_tri_degenerate(a, b, c) == 0); the same answers without those tests.
+struct cl_sweep cl_sweep_capsule_tri_known(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
+                                           double tmax, double *clear);
+struct cl_sweep cl_sweep_sphere_tri_known(const cl_sphere *s, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
 /// The push of capsule cp out of the triangle: along the closest points, or, when the segment
 /// crosses the triangle, along its normal to the nearer side (0 when the open capsule misses it).
 CL_API int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n);

@@ -10,6 +10,13 @@
 #include "mesh.h"
 
 /* 1 when the axes are exactly the world axes (the frame change is then a translation). */
+/* The largest of three doubles (NaN-free data). */
+static double maxd3(double a, double b, double c)
+{
+    double m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
 static int world_axes(const cl_pmesh *pm)
 {
     return pm->u[0].x == 1 && pm->u[0].y == 0 && pm->u[0].z == 0 && pm->u[1].x == 0 && pm->u[1].y == 1 &&
@@ -270,6 +277,7 @@ typedef struct msweep {
     double *kclr;               /* of the triangle visited in it */
     size_t kpos, kn;
     double climit;              /* a still check passes over kept triangles of clearance >= climit */
+    int known;                  /* in_range: the triangle sweeps' range and degeneracy tests known */
     size_t tri;
     int found;
     double depth;
@@ -306,6 +314,26 @@ static void mover_of(msweep *ms, const cl_shape *l)
         ms->p[i] = cl_add(o->c, cl_add(cl_add(x, y), z));
     }
     for (i = 0; i < 3; i++) ms->fa[i] = l->u.obb.u[i];
+}
+
+/* 1 when every sweep of ms's sphere or capsule (moved by ms->d) against a triangle of m's tree
+ * has its answer without its two first tests (cl_sweep_capsule_tri_known, _sphere_tri_known): the
+ * largest |value| of the triangle and the mover (tri_mx) lies in [2^-200, 2^200] (the mover's
+ * within it, the mesh's no larger), so it is not scaled; and m's build judged its triangles as
+ * given (its scale 1: cl_range_k(maxabs) == 0), keeping in the tree only those cl_tri_degenerate
+ * calls not degenerate: the sweep's own call on the same doubles says the same. */
+static int in_range(const msweep *ms)
+{
+    double mx, mm = ms->m->maxabs;
+    if (!(cl_range_k(mm) == 0 && mm <= 0x1p200)) return 0;
+    if (ms->sphere == 2)
+        mx = maxd3(fmax(cl_maxabs3(ms->cp.a.x, ms->cp.a.y, ms->cp.a.z), cl_maxabs3(ms->cp.b.x, ms->cp.b.y, ms->cp.b.z)),
+                   cl_maxabs3(ms->d.x, ms->d.y, ms->d.z), fabs(ms->cp.r));
+    else if (ms->sphere == 1)
+        mx = maxd3(cl_maxabs3(ms->sp.c.x, ms->sp.c.y, ms->sp.c.z), cl_maxabs3(ms->d.x, ms->d.y, ms->d.z), fabs(ms->sp.r));
+    else
+        return 0;
+    return mx >= 0x1p-200 && mx <= 0x1p200;
 }
 
 /* Contacts with two triangles less than this apart in t are one contact (the seams rule picks
@@ -373,9 +401,10 @@ static int sweep_first(void *ud, size_t i)
                 ms->pend = ms->guess;
                 *clr = ms->gclr;
             } else {
+                double tmax = ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL;
                 cl_mesh_triangle(ms->m, i, &a, &b, &c);
-                ms->pend = cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c,
-                                                      ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL, clr);
+                ms->pend = ms->known ? cl_sweep_capsule_tri_known(&ms->cp, ms->d, a, b, c, tmax, clr)
+                                     : cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, tmax, clr);
             }
             return ms->pend.state != CL_TOI_SEPARATED;
         }
@@ -385,6 +414,13 @@ static int sweep_first(void *ud, size_t i)
         return ms->pend.state != CL_TOI_SEPARATED;
     }
     cl_mesh_triangle(ms->m, i, &a, &b, &c);
+    if (ms->known) {
+        double clr;
+        ms->pend = ms->sphere == 1 ? cl_sweep_sphere_tri_known(&ms->sp, ms->d, a, b, c)
+                   : cl_sweep_capsule_tri_known(&ms->cp, ms->d, a, b, c,
+                                                ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL, &clr);
+        return ms->pend.state != CL_TOI_SEPARATED;
+    }
     ms->pend = ms->sphere == 1 ? cl_sweep_sphere_tri(&ms->sp, ms->d, a, b, c)
                : ms->skip > 0 && ms->least < 1 ? cl_sweep_capsule_tri_until(&ms->cp, ms->d, a, b, c, ms->least + ms->skip)
                                : cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
@@ -411,7 +447,8 @@ static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size
     }
     cl_mesh_triangle(ms->m, list[g], &a, &b, &c);
     ms->gtri = list[g];
-    ms->guess = cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, HUGE_VAL, &ms->gclr);
+    ms->guess = ms->known ? cl_sweep_capsule_tri_known(&ms->cp, ms->d, a, b, c, HUGE_VAL, &ms->gclr)
+                          : cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, HUGE_VAL, &ms->gclr);
     ms->guessed = 1;
     if (ms->guess.state == CL_TOI_TOUCHING && cl_tri_overlaps_aabb(a, b, c, q)) ms->least = ms->guess.t;
 }
@@ -447,6 +484,7 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     ms.skip = 0;
     ms.guessed = 0;
     ms.klist = NULL;
+    ms.known = in_range(&ms);
     q.kind = CL_AABB;
     q.u.aabb = swept_local(&l, ms.d);
     if (ms.sphere) (void)cl_mesh_query_lazy(pm->m, &q.u.aabb, sweep_first, visit_sweep, &ms);
@@ -490,6 +528,7 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
     ms.skip = 0;
     ms.guessed = 0;
     ms.klist = NULL;
+    ms.known = in_range(&ms);
     q = swept_local(&l, ms.d);
     k->wide = keep_box(&q, s);
     n = cl_mesh_candidates(pm->m, &k->wide, k->tri, CL_PMKEEP);
@@ -561,7 +600,12 @@ static int still_first(void *ud, size_t i)
     while (ms->kpos < ms->kn && ms->klist[ms->kpos] != i) ms->kpos++;
     if (ms->kpos < ms->kn && ms->kclr[ms->kpos] >= ms->climit) return 0;
     cl_mesh_triangle(ms->m, i, &a, &b, &c);
-    ms->pend = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
+    if (ms->known) {
+        double clr;
+        ms->pend = cl_sweep_capsule_tri_known(&ms->cp, ms->d, a, b, c, HUGE_VAL, &clr);
+    } else {
+        ms->pend = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
+    }
     return ms->pend.state != CL_TOI_SEPARATED;
 }
 
@@ -590,6 +634,7 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
     ms.skip = 0;
     ms.guessed = 0;
     ms.klist = NULL;
+    ms.known = in_range(&ms);
     q = swept_local(&l, ms.d);
     if (!(q.min.x >= k->wide.min.x && q.min.y >= k->wide.min.y && q.min.z >= k->wide.min.z &&
           q.max.x <= k->wide.max.x && q.max.y <= k->wide.max.y && q.max.z <= k->wide.max.z))

@@ -278,9 +278,10 @@ static int cut_tri(cl_vec3 t[3], const cl_vec3 *pt, int np, double r, double *ex
     return 1;
 }
 
-static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra);
+static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
+                           int known);
 static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
-                            double tmax, double *clear);
+                            double tmax, double *clear, int known);
 
 /* The largest |coordinate| of the n points p (finite: plain comparisons, no NaN case). */
 static inline double pts_max(const cl_vec3 *p, int n)
@@ -296,17 +297,12 @@ static inline double pts_max(const cl_vec3 *p, int n)
     return m;
 }
 
-cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+/* cl_sweep_sphere_tri's work on data in range (k == 0); known: abc is not degenerate as given. */
+static inline cl_sweep sphere_in_range(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, int known)
 {
     cl_vec3 t[3], pt[2];
     double extra = 0;
     cl_sweep s;
-    int k = cl_range_k(tri_mx(a, b, c, &sp->c, 1, d, sp->r));
-    if (k != 0) {   /* cl_range_k: scaled into range */
-        cl_sphere s2;
-        s2.c = cl_vscale2(sp->c, k); s2.r = cl_scale2(sp->r, k);
-        return cl_sweep_sphere_tri(&s2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k));
-    }
     pt[0] = sp->c; pt[1] = cl_add(sp->c, d);
     t[0] = a; t[1] = b; t[2] = c;
     /* the common case first: not far out (cut_tri's own test) */
@@ -315,7 +311,24 @@ cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 
         s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
         return s;
     }
-    return sphere_tri(sp, d, t[0], t[1], t[2], extra);
+    /* cut_tri left t as given when it left extra 0 (its one exit that keeps the triangle whole) */
+    return sphere_tri(sp, d, t[0], t[1], t[2], extra, known && extra == 0);
+}
+
+cl_sweep cl_sweep_sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    int k = cl_range_k(tri_mx(a, b, c, &sp->c, 1, d, sp->r));
+    if (k != 0) {   /* cl_range_k: scaled into range */
+        cl_sphere s2;
+        s2.c = cl_vscale2(sp->c, k); s2.r = cl_scale2(sp->r, k);
+        return cl_sweep_sphere_tri(&s2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k));
+    }
+    return sphere_in_range(sp, d, a, b, c, 0);
+}
+
+cl_sweep cl_sweep_sphere_tri_known(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    return sphere_in_range(sp, d, a, b, c, 1);
 }
 
 cl_sweep cl_sweep_capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c)
@@ -329,22 +342,14 @@ cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
     return cl_sweep_capsule_tri_clear(cp, d, a, b, c, tmax, &clear);
 }
 
-cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
-                                    double *clear)
+/* cl_sweep_capsule_tri_clear's work on data in range (k == 0); known: abc is not degenerate as
+ * given. */
+static inline cl_sweep capsule_in_range(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
+                                        double tmax, double *clear, int known)
 {
     cl_vec3 t[3], pt[4];
     double extra, L;
     cl_sweep s;
-    int k;
-    *clear = 0;
-    pt[0] = cp->a; pt[1] = cp->b;
-    k = cl_range_k(tri_mx(a, b, c, pt, 2, d, cp->r));
-    if (k != 0) {   /* cl_range_k: scaled into range */
-        cl_capsule c2;
-        c2.a = cl_vscale2(cp->a, k); c2.b = cl_vscale2(cp->b, k); c2.r = cl_scale2(cp->r, k);
-        return cl_sweep_capsule_tri_until(&c2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k),
-                                          tmax);
-    }
     pt[0] = cp->a; pt[1] = cp->b; pt[2] = cl_add(cp->a, d); pt[3] = cl_add(cp->b, d);
     L = pts_max(pt, 4);
     if (cp->r > L) L = cp->r;
@@ -355,13 +360,38 @@ cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
             s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
             return s;
         }
-        return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax, NULL);
+        return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax, NULL, 0);
     }
-    return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax, clear);
+    return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax, clear, known);
+}
+
+cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
+                                    double *clear)
+{
+    cl_vec3 pt[2];
+    int k;
+    *clear = 0;
+    pt[0] = cp->a; pt[1] = cp->b;
+    k = cl_range_k(tri_mx(a, b, c, pt, 2, d, cp->r));
+    if (k != 0) {   /* cl_range_k: scaled into range */
+        cl_capsule c2;
+        c2.a = cl_vscale2(cp->a, k); c2.b = cl_vscale2(cp->b, k); c2.r = cl_scale2(cp->r, k);
+        return cl_sweep_capsule_tri_until(&c2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k),
+                                          tmax);
+    }
+    return capsule_in_range(cp, d, a, b, c, tmax, clear, 0);
+}
+
+cl_sweep cl_sweep_capsule_tri_known(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
+                                    double *clear)
+{
+    *clear = 0;
+    return capsule_in_range(cp, d, a, b, c, tmax, clear, 1);
 }
 
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
-static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra)
+static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
+                           int known)
 {
     cl_sweep s;
     cl_vec3 q, w, v[3], nu;
@@ -369,7 +399,7 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
     double r = sp->r, d2, len, bt = HUGE_VAL, e, in2;
     int i, rank = 0;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
-    if (cl_tri_degenerate(a, b, c)) return s;
+    if (!known && cl_tri_degenerate(a, b, c)) return s;
     /* the open sphere shrunk by the rounding allowance (as cl_sweep_hull_tri): in2 is the squared
      * distance below which the centre is inside the triangle's neighbourhood */
     e = (maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
@@ -615,7 +645,7 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
 /* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
  * the contact certainly comes after tmax (cl_sweep_capsule_tri_until). */
 static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
-                            double tmax, double *clear)
+                            double tmax, double *clear, int known)
 {
     cl_sweep s;
     cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], q[4], n = cl_v3(0, 0, 0);
@@ -624,7 +654,7 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
     double r = cp->r, e, in2, d2, len, g, bt = HUGE_VAL;
     int i, rank = 0, far;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
-    if (cl_tri_degenerate(a, b, c)) return s;
+    if (!known && cl_tri_degenerate(a, b, c)) return s;
     e = (maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
               maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
                                                    cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r) * 0x1p-42 + extra;
