@@ -1,6 +1,7 @@
 /* collide core: static triangle meshes (see mesh.h). Owns the mesh's memory, its tree build
- * (binned surface-area splits as in tinybvh's BVH::Build: centroids binned on each axis, the
- * split of least area-weighted cost, a leaf when splitting costs more than testing) and its
+ * (binned surface-area splits as in tinybvh's BVH::Build: centroids binned on each axis (on the
+ * widest one in nodes of at most 128 triangles), the split of least area-weighted cost, a leaf
+ * when splitting costs more than testing) and its
  * queries (ray, shape overlap, closest point), each a depth-first walk with a fixed stack.
  * Triangle tests are tri.c's. Data larger than 2^200 in magnitude is scaled by a power of two
  * for the triangle tests (see tri.c), so nothing overflows. */
@@ -107,6 +108,8 @@ static inline double dmax(double a, double b) { return a > b ? a : b; }
  * float centroid and number; per triangle number its float box (lane 3 unused), SSE-shaped. */
 typedef struct crec { float c[3]; unsigned id; } crec;
 typedef struct fb4 { float lo[4], hi[4]; } fb4;
+/* A record with its box: the build of a small node's subtree works on these, gathered once. */
+typedef struct lrec { crec k; fb4 b; } lrec;
 
 /* A float nearest to the finite double d, clamped to the float range (no out-of-range conversion). */
 static float tofloat(double d)
@@ -114,6 +117,7 @@ static float tofloat(double d)
     return (float)(d > FLT_MAX ? FLT_MAX : (d < -FLT_MAX ? -FLT_MAX : d));
 }
 
+#if !MSIMD
 /* An empty float box (grows to anything). */
 static cl_fbox fempty(void)
 {
@@ -122,28 +126,40 @@ static cl_fbox fempty(void)
     for (k = 0; k < 3; k++) { f.lo[k] = INFINITY; f.hi[k] = -INFINITY; }
     return f;
 }
+#endif
 
-/* Half the surface area of f (in doubles; may be inf or NaN for unbounded boxes). */
-static double farea(const cl_fbox *f)
+/* Half the surface area of the box lo..hi, x*y + z*(x+y) of its extents (in doubles: exact
+ * extents, no overflow; may be inf or NaN for unbounded boxes). The SSE2 form (area4) computes the
+ * same doubles. */
+static double area3(const float *lo, const float *hi)
 {
-    double x = (double)f->hi[0] - f->lo[0], y = (double)f->hi[1] - f->lo[1], z = (double)f->hi[2] - f->lo[2];
-    return x * y + y * z + z * x;
+    double x = (double)hi[0] - lo[0], y = (double)hi[1] - lo[1], z = (double)hi[2] - lo[2];
+    return x * y + z * (x + y);
 }
 
-/* Reorders r[0..n-1] so that r[k] has the k-th smallest centroid on axis ax, the ones before it
- * none larger and the ones after none smaller (Hoare's selection, median-of-three pivot). */
-static void selectk(crec *r, long n, long k, int ax)
+static double farea(const cl_fbox *f) { return area3(f->lo, f->hi); }
+
+/* The centroid of the record at p (a crec or an lrec: both begin with it) on axis ax. */
+#define CEN(p, ax) (((const crec *)(const void *)(p))->c[ax])
+
+/* Reorders the n records of size sz at base so that the k-th has the k-th smallest centroid on
+ * axis ax, the ones before it none larger and the ones after none smaller (Hoare's selection,
+ * median-of-three pivot). Records are crecs or lrecs (the median fallback only: rare). */
+static void selectk(void *base, size_t sz, long n, long k, int ax)
 {
+    unsigned char *r = (unsigned char *)base, t[sizeof(lrec)];
     long lo = 0, hi = n - 1;
     while (hi > lo) {
         long i = lo, j = hi, mid = lo + (hi - lo) / 2;
-        float a = r[lo].c[ax], b = r[mid].c[ax], c = r[hi].c[ax], piv;
+        float a = CEN(r + lo * sz, ax), b = CEN(r + mid * sz, ax), c = CEN(r + hi * sz, ax), piv;
         piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
         while (i <= j) {
-            while (r[i].c[ax] < piv) i++;
-            while (r[j].c[ax] > piv) j--;
+            while (CEN(r + i * sz, ax) < piv) i++;
+            while (CEN(r + j * sz, ax) > piv) j--;
             if (i <= j) {
-                crec t = r[i]; r[i] = r[j]; r[j] = t;
+                memcpy(t, r + i * sz, sz);
+                memcpy(r + i * sz, r + j * sz, sz);
+                memcpy(r + j * sz, t, sz);
                 i++; j--;
             }
         }
@@ -199,181 +215,266 @@ static cl_fbox fbox_of4(const fb4 *f)
     return b;
 }
 
-/* The union of the boxes of the triangles r[0..n-1]. */
-static cl_fbox unionof(const fb4 *bx, const crec *r, unsigned n)
+/* The union of the boxes of the records q[0..n-1]. */
+static cl_fbox unionof(const lrec *q, unsigned n)
 {
     fb4 f = b4empty();
     unsigned i;
-    for (i = 0; i < n; i++) b4grow(&f, &bx[r[i].id]);
+    for (i = 0; i < n; i++) b4grow(&f, &q[i].b);
     return fbox_of4(&f);
 }
 
-/* The bounds of the centroids of r[0..n-1]. */
-static cl_fbox centroidsof(const crec *r, unsigned n)
+/* The bounds of the centroids of the n records of size sz at base (crecs or lrecs). */
+static cl_fbox centroidsof(const void *base, size_t sz, unsigned n)
 {
-    cl_fbox f = fempty();
+    const unsigned char *r = (const unsigned char *)base;
+    cl_fbox f;
     unsigned i;
+#if MSIMD
+    __m128 lo = _mm_set1_ps(INFINITY), hi = _mm_set1_ps(-INFINITY);
+    float t4[4];
+    for (i = 0; i < n; i++) {
+        __m128 c = _mm_loadu_ps(((const crec *)(const void *)(r + i * sz))->c);  /* lane 3, the number, ignored */
+        lo = _mm_min_ps(lo, c);
+        hi = _mm_max_ps(hi, c);
+    }
+    _mm_storeu_ps(t4, lo); memcpy(f.lo, t4, sizeof f.lo);
+    _mm_storeu_ps(t4, hi); memcpy(f.hi, t4, sizeof f.hi);
+#else
     int k;
+    f = fempty();
     for (i = 0; i < n; i++)
         for (k = 0; k < 3; k++) {
-            f.lo[k] = r[i].c[k] < f.lo[k] ? r[i].c[k] : f.lo[k];
-            f.hi[k] = r[i].c[k] > f.hi[k] ? r[i].c[k] : f.hi[k];
+            float c = CEN(r + i * sz, k);
+            f.lo[k] = c < f.lo[k] ? c : f.lo[k];
+            f.hi[k] = c > f.hi[k] ? c : f.hi[k];
         }
+#endif
     return f;
 }
 
-/* Splits the node whose triangles are r[0..n-1], or leaves it: returns the left count (0: a leaf)
- * and the two children's centroid bounds (cb: this node's). nb is the node's box (read only when
- * n <= MAXLEAF). Binned surface-area split on all three axes in one pass, over every triangle, or
- * for n > 2 SAMPLE over SAMPLE of them taken at an even stride (the chosen plane then partitions
- * all); a leaf when that costs more than testing the triangles (and there are at most MAXLEAF); the
- * median on the widest centroid axis when no bin split exists or at depth MEDIANDEPTH and below.
- * Boxes are not made here (cl_mesh_build makes them bottom-up). */
-static unsigned split(const fb4 *bx, crec *r, unsigned n, const cl_fbox *nb, const cl_fbox *cb, int depth,
-                      cl_fbox *lcb, cl_fbox *rcb)
+#if MSIMD
+/* area3 of the float box lo..hi (lanes 0-2), in SSE2 doubles: the same operations, the same result */
+static inline double area4(__m128 lo, __m128 hi)
 {
-    const float *cmin = cb->lo, *cmax = cb->hi;
-    int ax, bestax = -1, bestb = 0, nbins;
-    double bestcost = HUGE_VAL;
-    float sc[4], top;
-    unsigned i, nl, stride = 1, off = 0, ns = n;
-    if (n <= 1 || (n <= MAXLEAF && n <= TRAVERSE)) return 0;  /* no split costs less than n */
-    if (n > 2 * SAMPLE) { stride = n / SAMPLE; off = stride / 2; ns = SAMPLE; }
-    nbins = ns < BINS ? (int)ns : BINS;  /* small nodes: as many bins as triangles */
-    top = (float)(nbins - 1);
+    __m128d d = _mm_sub_pd(_mm_cvtps_pd(hi), _mm_cvtps_pd(lo));
+    __m128d z = _mm_sub_sd(_mm_cvtps_pd(_mm_movehl_ps(hi, hi)), _mm_cvtps_pd(_mm_movehl_ps(lo, lo)));
+    __m128d yx = _mm_shuffle_pd(d, d, 1);
+    return _mm_cvtsd_f64(_mm_add_sd(_mm_mul_sd(d, yx), _mm_mul_sd(z, _mm_add_sd(d, yx))));
+}
+#endif
+
+/* The bins per unit of centroid extent on each axis (0: that axis is not binned) for nbins bins
+ * over the centroid bounds cb, on every axis or (only >= 0) on that one; nonzero if some axis is
+ * binned. */
+static int binscale(const cl_fbox *cb, int nbins, int only, float sc[4])
+{
+    int ax;
     for (ax = 0; ax < 3; ax++) {
-        double ext = (double)cmax[ax] - cmin[ax];
+        double ext = (double)cb->hi[ax] - cb->lo[ax];
+        if (only >= 0 && ax != only) { sc[ax] = 0; continue; }
         sc[ax] = ext > 0 && ext <= FLT_MAX ? (float)(nbins / ext * (1 - 0x1p-20)) : 0;
         if (!(sc[ax] <= FLT_MAX)) sc[ax] = 0;  /* an extent too small for float bins: none */
     }
     sc[3] = 0;
-    if (depth < MEDIANDEPTH && (sc[0] > 0 || sc[1] > 0 || sc[2] > 0)) {
-        fb4 bb[3][BINS];
-        unsigned bn[3][BINS];
-        int b;
-        for (ax = 0; ax < 3; ax++)
-            for (b = 0; b < nbins; b++) { bb[ax][b] = b4empty(); bn[ax][b] = 0; }
-        {
+    return sc[0] > 0 || sc[1] > 0 || sc[2] > 0;
+}
+
+/* The binned surface-area split of the records q[0..ns-1] (the node's triangles or a sample of
+ * them): centroids binned on the three axes in one pass (nbins bins over the centroid bounds cmin
+ * and scales sc), then per axis the least cost (left area * left count + right area * right count)
+ * over the bin planes that leave triangles on both sides. Returns the axis (-1: no such plane), its
+ * plane *bestb (a triangle goes left when its bin is below it) and *bestcost. The SSE2 and the
+ * plain forms compute the same doubles and choose the same plane. */
+static int binsah(const lrec *q, unsigned ns, int nbins, const float *cmin, const float *sc, float top,
+                  int *bestb, double *bestcost)
+{
+    unsigned bn[3][BINS], i;
+    int ax, b, bestax = -1;
+    double la[BINS];
 #if MSIMD
-            const float cm4[4] = { cmin[0], cmin[1], cmin[2], 0 };
-            const __m128 vlo = _mm_loadu_ps(cm4), vsc = _mm_loadu_ps(sc), vtop = _mm_set1_ps(top),
-                         zero = _mm_setzero_ps();
-            for (i = 0; i < ns; i++) {
-                const crec *q = &r[off + i * stride];
-                const fb4 *g = &bx[q->id];
-                int k[4];
-                __m128 f = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(q->c), vlo), vsc);
-                __m128 glo = _mm_loadu_ps(g->lo), ghi = _mm_loadu_ps(g->hi);
-                f = _mm_min_ps(_mm_max_ps(f, zero), vtop);
-                _mm_storeu_si128((__m128i *)k, _mm_cvttps_epi32(f));
-                for (ax = 0; ax < 3; ax++) {
-                    fb4 *d = &bb[ax][k[ax]];
-                    bn[ax][k[ax]]++;
-                    _mm_storeu_ps(d->lo, _mm_min_ps(_mm_loadu_ps(d->lo), glo));
-                    _mm_storeu_ps(d->hi, _mm_max_ps(_mm_loadu_ps(d->hi), ghi));
-                }
-            }
-#else
-            for (i = 0; i < ns; i++) {
-                const crec *q = &r[off + i * stride];
-                for (ax = 0; ax < 3; ax++) {
-                    int k = binof(q->c[ax], cmin[ax], sc[ax], top);
+    __m128 blo[3][BINS], bhi[3][BINS];
+    const __m128 pinf = _mm_set1_ps(INFINITY), ninf = _mm_set1_ps(-INFINITY);
+    memset(bn, 0, sizeof bn);
+    for (ax = 0; ax < 3; ax++)
+        for (b = 0; b < nbins && sc[ax] > 0; b++) { blo[ax][b] = pinf; bhi[ax][b] = ninf; }
+    {
+        const float cm4[4] = { cmin[0], cmin[1], cmin[2], 0 };
+        const __m128 vlo = _mm_loadu_ps(cm4), vsc = _mm_loadu_ps(sc), vtop = _mm_set1_ps(top),
+                     zero = _mm_setzero_ps();
+        if (!(sc[0] > 0 && sc[1] > 0 && sc[2] > 0)) {  /* not every axis: bin only the binned ones */
+            for (ax = 0; ax < 3; ax++) {
+                const float lo = cmin[ax], s = sc[ax];
+                if (s == 0) continue;
+                for (i = 0; i < ns; i++) {
+                    int k = binof(q[i].k.c[ax], lo, s, top);
                     bn[ax][k]++;
-                    b4grow(&bb[ax][k], &bx[q->id]);
+                    blo[ax][k] = _mm_min_ps(blo[ax][k], _mm_loadu_ps(q[i].b.lo));
+                    bhi[ax][k] = _mm_max_ps(bhi[ax][k], _mm_loadu_ps(q[i].b.hi));
                 }
             }
-#endif
-        }
-        for (ax = 0; ax < 3; ax++) {
-            fb4 acc = b4empty();
-            unsigned ln = 0, rn = 0;
-            double la[BINS];
-            cl_fbox f;
-            if (sc[ax] == 0) continue;
-            /* left areas by a forward sweep, then the right ones and the costs backward */
-            for (b = 0; b < nbins - 1; b++) {
-                ln += bn[ax][b];
-                b4grow(&acc, &bb[ax][b]);
-                f = fbox_of4(&acc);
-                la[b] = ln ? farea(&f) * ln : 0;
-            }
-            acc = b4empty();
-            for (b = nbins - 1; b > 0; b--) {
-                double cost;
-                rn += bn[ax][b];
-                b4grow(&acc, &bb[ax][b]);
-                if (rn == 0 || rn == ns) continue;
-                f = fbox_of4(&acc);
-                cost = la[b - 1] + farea(&f) * rn;
-                if (cost < bestcost) { bestcost = cost; bestax = ax; bestb = b; }
+        } else
+        for (i = 0; i < ns; i++) {
+            int k[4];
+            __m128 f = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(q[i].k.c), vlo), vsc);
+            __m128 glo = _mm_loadu_ps(q[i].b.lo), ghi = _mm_loadu_ps(q[i].b.hi);
+            f = _mm_min_ps(_mm_max_ps(f, zero), vtop);
+            _mm_storeu_si128((__m128i *)k, _mm_cvttps_epi32(f));
+            for (ax = 0; ax < 3; ax++) {
+                bn[ax][k[ax]]++;
+                blo[ax][k[ax]] = _mm_min_ps(blo[ax][k[ax]], glo);
+                bhi[ax][k[ax]] = _mm_max_ps(bhi[ax][k[ax]], ghi);
             }
         }
     }
-    if (bestax >= 0) {
-        unsigned j = n;
-        const float lo = cmin[bestax], s = sc[bestax];
-        cl_fbox L = fempty(), R = fempty();
-        /* split when cheaper than a leaf: traversal + triangles by area ratio vs all triangles */
-        if (n <= MAXLEAF && !(TRAVERSE + bestcost / farea(nb) < (double)n)) return 0;
-        /* partition, gathering each side's centroid bounds for the children on the way (both
-         * sides get triangles: the binned ones are on both sides) */
-        i = 0;
-#if MSIMD
-        {
-            __m128 lmin = _mm_set1_ps(INFINITY), lmax = _mm_set1_ps(-INFINITY), rmin = lmin, rmax = lmax;
-            float t4[4];
-            while (i < j) {
-                crec t = r[i];
-                __m128 c = _mm_loadu_ps(t.c);
-                if (binof(t.c[bestax], lo, s, top) < bestb) {
-                    lmin = _mm_min_ps(lmin, c);
-                    lmax = _mm_max_ps(lmax, c);
-                    i++;
-                } else {
-                    rmin = _mm_min_ps(rmin, c);
-                    rmax = _mm_max_ps(rmax, c);
-                    r[i] = r[--j];
-                    r[j] = t;
-                }
-            }
-            _mm_storeu_ps(t4, lmin); memcpy(L.lo, t4, sizeof L.lo);
-            _mm_storeu_ps(t4, lmax); memcpy(L.hi, t4, sizeof L.hi);
-            _mm_storeu_ps(t4, rmin); memcpy(R.lo, t4, sizeof R.lo);
-            _mm_storeu_ps(t4, rmax); memcpy(R.hi, t4, sizeof R.hi);
+    for (ax = 0; ax < 3; ax++) {
+        __m128 alo = pinf, ahi = ninf;
+        unsigned ln = 0, rn = 0;
+        if (sc[ax] == 0) continue;
+        /* left areas by a forward sweep, then the right ones and the costs backward */
+        for (b = 0; b < nbins - 1; b++) {
+            ln += bn[ax][b];
+            alo = _mm_min_ps(alo, blo[ax][b]);
+            ahi = _mm_max_ps(ahi, bhi[ax][b]);
+            la[b] = ln ? area4(alo, ahi) * ln : 0;
         }
+        alo = pinf; ahi = ninf;
+        for (b = nbins - 1; b > 0; b--) {
+            double cost;
+            rn += bn[ax][b];
+            alo = _mm_min_ps(alo, blo[ax][b]);
+            ahi = _mm_max_ps(ahi, bhi[ax][b]);
+            if (rn == 0 || rn == ns) continue;
+            cost = la[b - 1] + area4(alo, ahi) * rn;
+            if (cost < *bestcost) { *bestcost = cost; bestax = ax; *bestb = b; }
+        }
+    }
 #else
-        while (i < j) {
-            crec t = r[i];
-            int k;
-            cl_fbox *d;
-            if (binof(t.c[bestax], lo, s, top) < bestb) {
-                d = &L;
-                i++;
-            } else {
-                d = &R;
-                r[i] = r[--j];
-                r[j] = t;
-            }
-            for (k = 0; k < 3; k++) {
-                d->lo[k] = t.c[k] < d->lo[k] ? t.c[k] : d->lo[k];
-                d->hi[k] = t.c[k] > d->hi[k] ? t.c[k] : d->hi[k];
-            }
+    fb4 bb[3][BINS];
+    for (ax = 0; ax < 3; ax++)
+        for (b = 0; b < nbins; b++) { bb[ax][b] = b4empty(); bn[ax][b] = 0; }
+    for (i = 0; i < ns; i++)
+        for (ax = 0; ax < 3; ax++) {
+            int k = binof(q[i].k.c[ax], cmin[ax], sc[ax], top);
+            bn[ax][k]++;
+            b4grow(&bb[ax][k], &q[i].b);
         }
-#endif
-        *lcb = L;
-        *rcb = R;
-        return i;
+    for (ax = 0; ax < 3; ax++) {
+        fb4 acc = b4empty();
+        unsigned ln = 0, rn = 0;
+        if (sc[ax] == 0) continue;
+        for (b = 0; b < nbins - 1; b++) {
+            ln += bn[ax][b];
+            b4grow(&acc, &bb[ax][b]);
+            la[b] = ln ? area3(acc.lo, acc.hi) * ln : 0;
+        }
+        acc = b4empty();
+        for (b = nbins - 1; b > 0; b--) {
+            double cost;
+            rn += bn[ax][b];
+            b4grow(&acc, &bb[ax][b]);
+            if (rn == 0 || rn == ns) continue;
+            cost = la[b - 1] + area3(acc.lo, acc.hi) * rn;
+            if (cost < *bestcost) { *bestcost = cost; bestax = ax; *bestb = b; }
+        }
     }
-    if (n <= MAXLEAF) return 0;
-    /* no usable bin split (or deep): the median on the widest centroid axis */
-    ax = 0;
-    for (i = 1; i < 3; i++)
-        if ((double)cmax[i] - cmin[i] > (double)cmax[ax] - cmin[ax]) ax = (int)i;
-    nl = n / 2;
-    selectk(r, (long)n, (long)nl, ax);
-    *lcb = centroidsof(r, nl);
-    *rcb = centroidsof(r + nl, n - nl);
+#endif
+    return bestax;
+}
+
+/* The axis of cb's largest extent (the first of equal ones). */
+static int widest(const cl_fbox *cb)
+{
+    int ax = 0, k;
+    for (k = 1; k < 3; k++)
+        if ((double)cb->hi[k] - cb->lo[k] > (double)cb->hi[ax] - cb->lo[ax]) ax = k;
+    return ax;
+}
+
+/* The median split of n records of size sz at base on the widest centroid axis of cb (when no bin
+ * split exists, or deep): returns the left count and the children's centroid bounds. */
+static unsigned mediansplit(void *base, size_t sz, unsigned n, const cl_fbox *cb, cl_fbox *lcb, cl_fbox *rcb)
+{
+    int ax = widest(cb);
+    unsigned nl = n / 2;
+    selectk(base, sz, (long)n, (long)nl, ax);
+    *lcb = centroidsof(base, sz, nl);
+    *rcb = centroidsof((unsigned char *)base + nl * sz, sz, n - nl);
     return nl;
+}
+
+/* Splits a node of more than 2 SAMPLE triangles (r[0..n-1], centroid bounds cb; bx the boxes by
+ * triangle number): the binned surface-area plane chosen from SAMPLE of them taken at an even
+ * stride partitions all (both sides get triangles: the sampled ones are on both sides), or the
+ * median when no plane exists or at depth MEDIANDEPTH and below. Returns the left count and the
+ * children's centroid bounds. */
+static unsigned splitbig(const fb4 *bx, crec *r, unsigned n, const cl_fbox *cb, int depth, cl_fbox *lcb,
+                         cl_fbox *rcb)
+{
+    unsigned stride = n / SAMPLE, off = stride / 2, i, l = 0;
+    int bestax = -1, bestb = 0;
+    double bestcost = HUGE_VAL;
+    float sc[4], top = (float)(BINS - 1);
+    if (depth < MEDIANDEPTH && binscale(cb, BINS, -1, sc)) {
+        lrec q[SAMPLE];
+        for (i = 0; i < SAMPLE; i++) {
+            q[i].k = r[off + i * stride];
+            q[i].b = bx[q[i].k.id];
+        }
+        bestax = binsah(q, SAMPLE, BINS, cb->lo, sc, top, &bestb, &bestcost);
+    }
+    if (bestax < 0) return mediansplit(r, sizeof *r, n, cb, lcb, rcb);
+    {
+        const float lo = cb->lo[bestax], s = sc[bestax];
+        /* partition without branches on the side (Lomuto's: r[0..l-1] left, r[l..i-1] right; each
+         * record swaps with r[l], which only moves a right one when it is right too), then each
+         * side's centroid bounds */
+        for (i = 0; i < n; i++) {
+            crec t = r[i];
+            unsigned left = binof(t.c[bestax], lo, s, top) < bestb;
+            r[i] = r[l];
+            r[l] = t;
+            l += left;
+        }
+    }
+    *lcb = centroidsof(r, sizeof *r, l);
+    *rcb = centroidsof(r + l, sizeof *r, n - l);
+    return l;
+}
+
+/* Splits a node of at most 2 SAMPLE triangles (q[0..n-1], their boxes with them; centroid bounds
+ * cb; nb their box, read only when n <= MAXLEAF) or leaves it: returns the left count (0: a leaf)
+ * and the children's centroid bounds. The binned surface-area plane over all of them on the widest
+ * centroid axis only (as many bins as triangles when fewer than BINS; the three axes cost about 25%
+ * more build time on the bench terrain for the same tree cost within 1%); a leaf when that costs
+ * more than testing the triangles (and there are at most MAXLEAF); the median when no plane exists
+ * or at depth MEDIANDEPTH and below. */
+static unsigned splitsmall(lrec *q, unsigned n, const cl_fbox *nb, const cl_fbox *cb, int depth, cl_fbox *lcb,
+                           cl_fbox *rcb)
+{
+    int bestax = -1, bestb = 0, nbins = n < BINS ? (int)n : BINS;
+    double bestcost = HUGE_VAL;
+    float sc[4], top = (float)(nbins - 1);
+    unsigned i, l = 0;
+    if (n <= 1 || (n <= MAXLEAF && n <= TRAVERSE)) return 0;  /* no split costs less than n */
+    if (depth < MEDIANDEPTH && binscale(cb, nbins, widest(cb), sc))
+        bestax = binsah(q, n, nbins, cb->lo, sc, top, &bestb, &bestcost);
+    if (bestax < 0) return n <= MAXLEAF ? 0 : mediansplit(q, sizeof *q, n, cb, lcb, rcb);
+    /* split when cheaper than a leaf: traversal + triangles by area ratio */
+    if (n <= MAXLEAF && !(TRAVERSE + bestcost / farea(nb) < (double)n)) return 0;
+    {
+        const float lo = cb->lo[bestax], s = sc[bestax];
+        for (i = 0; i < n; i++) {  /* splitbig's partition */
+            lrec t = q[i];
+            unsigned left = binof(t.k.c[bestax], lo, s, top) < bestb;
+            q[i] = q[l];
+            q[l] = t;
+            l += left;
+        }
+    }
+    *lcb = centroidsof(q, sizeof *q, l);
+    *rcb = centroidsof(q + l, sizeof *q, n - l);
+    return l;
 }
 
 /* Returns finite d rounded down to a float (never above d), clamped to -inf..FLT_MAX: the bits of
@@ -405,10 +506,55 @@ static void tribox(cl_vec3 p, cl_vec3 q, cl_vec3 r, cl_aabb *t, fb4 *b, float c[
     c[2] = tofloat(t->min.z * 0.5 + t->max.z * 0.5);
 }
 
+/* Builds the subtree of node ni (at most 2 SAMPLE triangles: rec[first .. first+count-1]; depth
+ * depth, centroid bounds cb), its triangles' records and boxes gathered into q (cache-resident):
+ * each node split or left as a leaf as cl_mesh_build's loop does, nodes numbered in the same order
+ * from *used on, leaf boxes made here, the subtree's triangles written into prim in leaf order. */
+static void buildsmall(cl_mesh *m, const fb4 *bx, const crec *rec, lrec *q, unsigned ni, int depth,
+                       const cl_fbox *cb, size_t *used)
+{
+    struct { unsigned node; int depth; cl_fbox cb; } stack[CL_MESH_STACK];
+    int sp = 0;
+    unsigned first = m->nodes[ni].first, n0 = m->nodes[ni].count, i;
+    for (i = 0; i < n0; i++) {
+        q[i].k = rec[first + i];
+        q[i].b = bx[q[i].k.id];
+    }
+    stack[sp].node = ni; stack[sp].depth = depth; stack[sp].cb = *cb; sp++;
+    while (sp > 0) {
+        unsigned nj = stack[--sp].node, nl, f, n;
+        int d = stack[sp].depth;
+        cl_mnode *nd = &m->nodes[nj];
+        cl_fbox lcb, rcb, b;
+        if (d > m->depth) m->depth = d;
+        f = nd->first - first;
+        n = nd->count;
+        if (n <= MAXLEAF) b = unionof(q + f, n);  /* the leaf test's box and a leaf's */
+        nl = splitsmall(q + f, n, &b, &stack[sp].cb, d, &lcb, &rcb);
+        if (nl == 0) {
+            memcpy(nd->lo, b.lo, sizeof b.lo);
+            memcpy(nd->hi, b.hi, sizeof b.hi);
+            continue;
+        }
+        {
+            cl_mnode *l = &m->nodes[*used], *r = &m->nodes[*used + 1];
+            l->first = first + f; l->count = nl;
+            r->first = first + f + nl; r->count = n - nl;
+            nd->first = (unsigned)*used;
+            nd->count = 0;
+            stack[sp].node = (unsigned)*used + 1; stack[sp].depth = d + 1; stack[sp].cb = rcb; sp++;
+            stack[sp].node = (unsigned)*used; stack[sp].depth = d + 1; stack[sp].cb = lcb; sp++;
+            *used += 2;
+        }
+    }
+    for (i = 0; i < n0; i++) m->prim[first + i] = q[i].k.id;
+}
+
 int cl_mesh_build(cl_mesh *m)
 {
     fb4 *bx;
     crec *rec;
+    lrec q[2 * SAMPLE];
     size_t i, nn, used, np = 0;
     struct { unsigned node; int depth; cl_fbox cb; } stack[CL_MESH_STACK];
     int sp = 0;
@@ -472,22 +618,25 @@ int cl_mesh_build(cl_mesh *m)
     memset(&m->nodes[1], 0, sizeof(cl_mnode));
     m->nprim = np;
     m->nnodes = nn;
-    /* top-down: each node is split or left as a leaf; the boxes come after, bottom-up */
+    /* top-down: each node is split, nodes of at most 2 SAMPLE triangles by buildsmall (the whole
+     * subtree, leaf boxes and prim); the internal nodes' boxes come after, bottom-up */
     m->nodes[0].first = 0;
     m->nodes[0].count = (unsigned)np;
     used = 2;
-    stack[sp].node = 0; stack[sp].depth = 0; stack[sp].cb = centroidsof(rec, (unsigned)np); sp++;
+    stack[sp].node = 0; stack[sp].depth = 0; stack[sp].cb = centroidsof(rec, sizeof *rec, (unsigned)np); sp++;
     while (sp > 0) {
         unsigned ni = stack[--sp].node, nl, first, n;
         int depth = stack[sp].depth;
         cl_mnode *nd = &m->nodes[ni];
-        cl_fbox nb, cb = stack[sp].cb, lcb, rcb;
+        cl_fbox lcb, rcb;
         if (depth > m->depth) m->depth = depth;
         first = nd->first;
         n = nd->count;
-        if (n <= MAXLEAF && n > TRAVERSE) nb = unionof(bx, rec + first, n);
-        nl = split(bx, rec + first, n, &nb, &cb, depth, &lcb, &rcb);
-        if (nl == 0) continue;
+        if (n <= 2 * SAMPLE) {
+            buildsmall(m, bx, rec, q, ni, depth, &stack[sp].cb, &used);
+            continue;
+        }
+        nl = splitbig(bx, rec + first, n, &stack[sp].cb, depth, &lcb, &rcb);
         {
             cl_mnode *l = &m->nodes[used], *r = &m->nodes[used + 1];
             l->first = first; l->count = nl;
@@ -499,25 +648,28 @@ int cl_mesh_build(cl_mesh *m)
             used += 2;
         }
     }
-    /* the boxes, children before parents (children come later in the node array): a leaf's the
-     * union of its triangles' boxes, an internal node's the union of its children's */
-    for (i = used; i-- > 0;) {
+    /* the internal nodes' boxes, children before parents (children come later in the node array):
+     * the union of their children's */
+    for (i = used; i-- > 2;) {
         cl_mnode *nd = &m->nodes[i];
-        cl_fbox f;
-        if (i == 1) continue;
-        if (nd->count) f = unionof(bx, rec + nd->first, nd->count);
-        else {
-            const cl_mnode *l = &m->nodes[nd->first], *r = l + 1;
-            int k;
-            for (k = 0; k < 3; k++) {
-                f.lo[k] = l->lo[k] < r->lo[k] ? l->lo[k] : r->lo[k];
-                f.hi[k] = l->hi[k] > r->hi[k] ? l->hi[k] : r->hi[k];
-            }
+        const cl_mnode *l, *r;
+        int k;
+        if (nd->count) continue;
+        l = &m->nodes[nd->first];
+        r = l + 1;
+        for (k = 0; k < 3; k++) {
+            nd->lo[k] = l->lo[k] < r->lo[k] ? l->lo[k] : r->lo[k];
+            nd->hi[k] = l->hi[k] > r->hi[k] ? l->hi[k] : r->hi[k];
         }
-        memcpy(nd->lo, f.lo, sizeof f.lo);
-        memcpy(nd->hi, f.hi, sizeof f.hi);
     }
-    for (i = 0; i < np; i++) m->prim[i] = rec[i].id;
+    if (m->nodes[0].count == 0) {
+        const cl_mnode *l = &m->nodes[m->nodes[0].first], *r = l + 1;
+        int k;
+        for (k = 0; k < 3; k++) {
+            m->nodes[0].lo[k] = l->lo[k] < r->lo[k] ? l->lo[k] : r->lo[k];
+            m->nodes[0].hi[k] = l->hi[k] > r->hi[k] ? l->hi[k] : r->hi[k];
+        }
+    }
     if (used < nn) {  /* give back the unused node slots, the nodes moved back to an aligned address */
         size_t off = (size_t)((unsigned char *)m->nodes - (unsigned char *)m->nodemem);
         void *s = m->alloc(m->ud, m->nodemem, nn * sizeof(cl_mnode) + 64, used * sizeof(cl_mnode) + 64);
