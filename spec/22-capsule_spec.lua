@@ -442,6 +442,41 @@ describe("Capsule: point queries and rays against the reference", function()
     end
     assert.is_true(hits > iters(3000) / 5 and misses > iters(3000) / 10, ("hits %d misses %d skipped %d"):format(hits, misses, skipped))
   end)
+
+  -- fuzz_world finding: the cylinder's discriminant qb^2 - qa qc cancelled to noise for an origin
+  -- far from the capsule, so rays from 2^30 away passing 2.1 outside the side (and from 2^204 away
+  -- passing 5e51 outside) hit it. Rays across an x-axis capsule, from 2^4 .. 2^400 times its size away, passing the
+  -- axis at a known distance q (the origin's rounding moves the line by about 2^-52 of the distance,
+  -- so q within 2^-40 of it of r is not judged): a hit at the cylinder's entry iff q < r.
+  it("raycast from far away hits only rays passing within r of the segment (fuzz_world finding)", function()
+    local r = gen.new(2203)
+    local hits, misses = 0, 0
+    for case = 1, iters(4000) do
+      local s = 2 ^ r:int(-20, 20)                  -- the capsule's scale
+      local x0, y0, z0 = (r:float() - 0.5) * 8 * s, (r:float() - 0.5) * 8 * s, (r:float() - 0.5) * 8 * s
+      local len, rad = (1 + r:float() * 4) * s, (0.25 + r:float() * 2) * s
+      local c = Capsule(x0, y0, z0, x0 + len, y0, z0, rad)
+      local th = r:float() * 2 * math.pi
+      local dy, dz = math.cos(th), math.sin(th)     -- across the axis
+      local q = rad * (r:chance(0.5) and r:float() * 0.999 or 1.001 + r:float() * 3)
+      local u = 0.1 + 0.8 * r:float()
+      local px, py, pz = x0 + len * u, y0 - dz * q, z0 + dy * q
+      local L = s * 2 ^ ({ 4, 6, 10, 20, 30, 60, 100, 204, 400 })[r:int(1, 9)]
+      local ray = Ray(px, py - L * dy, pz - L * dz, 0, dy, dz)
+      local t = c:raycast(ray)
+      local margin = 2 ^ -40 * L + 2 ^ -40 * s
+      local what = ("case %d %s ray from %g away, q/r %.17g"):format(case, tostring(c), L, q / rad)
+      if q < rad - margin then
+        local want = L - math.sqrt(rad * rad - q * q)
+        assert(t and math.abs(t - want) <= 2 ^ -30 * L + 2 ^ -30 * s, what .. " t " .. tostring(t) .. " want " .. want)
+        hits = hits + 1
+      elseif q > rad + margin then
+        assert(t == nil, what .. " t " .. tostring(t))
+        misses = misses + 1
+      end
+    end
+    assert.is_true(hits > iters(4000) / 4 and misses > iters(4000) / 4, ("hits %d misses %d"):format(hits, misses))
+  end)
 end)
 
 -- ------------------------------------------------------------------ differential: pairs

@@ -137,8 +137,17 @@ int cl_capsule_raycast(const cl_capsule *c, const cl_ray *r, double maxt, cl_hit
             qa = cl_dot(dp, dp);
             qb = cl_dot(mp, dp);
             qc = cl_dot(mp, mp) - rr * rr;
-            disc = qb * qb - qa * qc;
-            if (qa > 0 && qc > 0 && qb < 0 && disc >= 0) {
+            disc = -1;
+            if (qa > 0 && qc > 0 && qb < 0) {
+                /* the discriminant qb^2 - qa qc as qa (rr^2 - |l|^2), l = mp - dp qb / qa the
+                 * line's closest approach to the axis: qb^2 and qa qc cancel to rounding noise
+                 * when the origin is far away (fuzz_world: a ray from 2^204 away passing 5e51 from
+                 * the axis, and one from 2^30 away passing 2.1 outside it, hit) */
+                cl_vec3 l = cl_sub(mp, cl_mul(dp, qb / qa));
+                double dl = rr * rr - cl_dot(l, l);
+                if (dl >= 0) disc = qa * dl;
+            }
+            if (disc >= 0) {
                 t = qc / (-qb + sqrt(disc));               /* near root without cancellation */
                 s = (cl_dot(m, e) + t * cl_dot(r->d, e)) / ee;
                 t *= 2 * k;                                /* back to the ray's units */
