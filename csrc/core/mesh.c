@@ -52,15 +52,17 @@ void cl_mesh_free(cl_mesh *m)
     if (m->v) m->alloc(m->ud, m->v, 3 * m->nv * sizeof(double), 0);
     if (m->idx) m->alloc(m->ud, m->idx, 3 * m->nt * sizeof(unsigned), 0);
     if (m->prim) m->alloc(m->ud, m->prim, m->nprim * sizeof(unsigned), 0);
+    if (m->lidx) m->alloc(m->ud, m->lidx, 3 * m->nprim * sizeof(unsigned), 0);
     if (m->nodemem) m->alloc(m->ud, m->nodemem, m->nnodes * sizeof(cl_mnode) + 64, 0);
-    m->v = NULL; m->idx = NULL; m->prim = NULL; m->nodes = NULL; m->nodemem = NULL;
+    m->v = NULL; m->idx = NULL; m->prim = NULL; m->nodes = NULL; m->nodemem = NULL; m->lidx = NULL;
     m->nv = m->nt = m->nprim = m->nnodes = 0;
 }
 
 size_t cl_mesh_bytes(const cl_mesh *m)
 {
     return 3 * m->nv * sizeof(double) + (m->idx ? 3 * m->nt * sizeof(unsigned) : 0) +
-           m->nprim * sizeof(unsigned) + (m->nodemem ? m->nnodes * sizeof(cl_mnode) + 64 : 0);
+           m->nprim * sizeof(unsigned) + (m->lidx ? 3 * m->nprim * sizeof(unsigned) : 0) +
+           (m->nodemem ? m->nnodes * sizeof(cl_mnode) + 64 : 0);
 }
 
 /* Returns the vertex of triangle i at corner k (0..2). */
@@ -91,6 +93,8 @@ static inline void trisc(const cl_mesh *m, size_t i, double sc, cl_vec3 *a, cl_v
  * degenerate a triangle cl_tri_degenerate keeps, and two mesh items paired or not by their order
  * in the World). */
 static double scalefor(double mx) { return cl_scale2(1.0, cl_range_k(mx)); }
+
+static void leafidx(cl_mesh *m);
 
 /* ---- build ---- */
 
@@ -684,6 +688,7 @@ int cl_mesh_build(cl_mesh *m)
 done:
     m->alloc(m->ud, rec, m->nt * sizeof(crec), 0);
     m->alloc(m->ud, bx, m->nt * sizeof(fb4), 0);
+    leafidx(m);
     return CL_OK;
 }
 
@@ -736,16 +741,16 @@ static CL_INLINE double rayent(const cl_mnode *n, const mray *r)
     return e;
 }
 
-/* The same entry distance into triangle i's own box (its unscaled vertices). The triangle's box
- * lies inside the float box of every node holding it and each step rounds monotonically, so this
- * is at least each such node's rayent (and rayslab's entry): lowt of it bounds the node's. */
-static double trient(const cl_mesh *m, size_t i, const mray *r)
+/* The same entry distance into a triangle's own box (its unscaled vertices pa, pb, pc). The
+ * triangle's box lies inside the float box of every node holding it and each step rounds
+ * monotonically, so this is at least each such node's rayent (and rayslab's entry): lowt of it
+ * bounds the node's. */
+static double trient(const double *pa, const double *pb, const double *pc, const mray *r)
 {
-    cl_vec3 a = vert(m, i, 0), b = vert(m, i, 1), c = vert(m, i, 2);
     double e = 0, x;
     int k;
     for (k = 0; k < 3; k++) {
-        double p = cl_comp(a, k), q = cl_comp(b, k), s = cl_comp(c, k), f;
+        double p = pa[k], q = pb[k], s = pc[k], f;
         if (!r->use[k]) continue;
         f = r->d[k] > 0 ? dmin(p, dmin(q, s)) : dmax(p, dmax(q, s));
         x = (f - r->o[k]) * r->inv[k];
@@ -795,77 +800,202 @@ static CL_INLINE double raynode(const cl_mnode *n, const mray *r, int div)
     return lowt(div || tn == HUGE_VAL ? rayent(n, r) : tn, r);
 }
 
-/* Triangle i's hit as the walk counts it: the watertight test's t (at scale sc) raised to lowt of
- * the ray's entry into the triangle's box; 1 with *t when that is at most lim (and finite). The
- * raise makes the box-entry pruning exact: a ray nearly in the plane of a thin triangle gets a
- * test t far short of the true one (2^-30 of the data's magnitude: fuzz_mesh), possibly short of
- * the box entry, while a t computed well (to within the slack) is never raised. */
-static CL_INLINE int rayhit(const cl_mesh *m, const mray *mr, size_t i, double lim, double *tp)
+/* The vertex coordinates of tree triangle k (triangle i = prim[k]): from lidx (no dependent load
+ * of idx), else from idx, else the three vertices at 3i. */
+static CL_INLINE void leafverts(const cl_mesh *m, size_t k, size_t i, const double **pa, const double **pb,
+                                const double **pc)
+{
+    const unsigned *x = m->lidx ? m->lidx + 3 * k : m->idx ? m->idx + 3 * i : NULL;
+    if (x) {
+        *pa = m->v + 3 * (size_t)x[0]; *pb = m->v + 3 * (size_t)x[1]; *pc = m->v + 3 * (size_t)x[2];
+    } else {
+        *pa = m->v + 9 * i; *pb = *pa + 3; *pc = *pa + 6;
+    }
+}
+
+/* A triangle's hit as the walk counts it (its vertices pa, pb, pc, unscaled): the watertight test's
+ * t (at scale sc) raised to lowt of the ray's entry into the triangle's box; 1 with *t when that
+ * is at most lim (and finite). The raise makes the box-entry pruning exact: a ray nearly in the
+ * plane of a thin triangle gets a test t far short of the true one (2^-30 of the data's
+ * magnitude: fuzz_mesh), possibly short of the box entry, while a t computed well (to within the
+ * slack) is never raised. */
+static CL_INLINE int rayhit(const mray *mr, const double *pa, const double *pb, const double *pc, double lim,
+                            double *tp)
 {
     cl_vec3 a, b, c;
-    double t, lo;
-    trisc(m, i, mr->sc, &a, &b, &c);
+    double t, lo, sc = mr->sc;
+    a = cl_v3(pa[0] * sc, pa[1] * sc, pa[2] * sc);
+    b = cl_v3(pb[0] * sc, pb[1] * sc, pb[2] * sc);
+    c = cl_v3(pc[0] * sc, pc[1] * sc, pc[2] * sc);
     if (!cl_tray_hit(&mr->tr, a, b, c, &t)) return 0;
-    t /= mr->sc;
+    t /= sc;
     if (!(t <= lim && t < HUGE_VAL)) return 0;  /* raising only makes it larger */
-    lo = lowt(trient(m, i, mr), mr);
+    lo = lowt(trient(pa, pb, pc, mr), mr);
     if (lo > t) t = lo;
     if (!(t <= lim)) return 0;
     *tp = t;
     return 1;
 }
 
+/* The triangles of leaf nd against the ray: updates *best, *besti, *found (ties in t to the lowest
+ * index; rayhit's lim is the best t so far, so a later hit is at most that). */
+static CL_INLINE void rayleaf(const cl_mesh *m, const mray *mr, const cl_mnode *nd, double *best, size_t *besti,
+                              int *found)
+{
+    size_t k, end = (size_t)nd->first + nd->count;
+    for (k = nd->first; k < end; k++) {
+        size_t i = m->prim[k];
+        const double *pa, *pb, *pc;
+        double t;
+        leafverts(m, k, i, &pa, &pb, &pc);
+        if (rayhit(mr, pa, pb, pc, *best, &t) && (!*found || t < *best || i < *besti)) {
+            *best = t; *besti = i; *found = 1;
+        }
+    }
+}
+
 /* The closest-hit walk of cl_mesh_raycast from the root (whose box the ray meets): updates *best,
  * *besti and returns 1 when a triangle is hit at t <= maxt. div as rayslab's (a constant in each
  * call, so each gets its own copy). Each pushed node carries its bound (raynode): every triangle
  * in it counts a t at least that, so a node whose bound exceeds the best t so far holds nothing
- * nearer, nor a tie. */
-static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, double maxt, double root, int div,
-                             double *bestp, size_t *bestip)
+ * nearer, nor a tie. The nearer child of a node is visited next, the farther one pushed. */
+static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, double maxt, int div, double *bestp,
+                             size_t *bestip)
 {
     unsigned stack[CL_MESH_STACK];
     double tin[CL_MESH_STACK];  /* each pushed node's bound */
     double best = maxt;
     size_t besti = 0;
     int sp = 0, found = 0;
-    stack[sp] = 0; tin[sp] = root; sp++;
-    while (sp > 0) {
-        const cl_mnode *nd;
-        sp--;
-        if (tin[sp] > best) continue;
-        nd = &m->nodes[stack[sp]];
+    unsigned ni = 0;
+    for (;;) {
+        const cl_mnode *nd = &m->nodes[ni];
         if (nd->count) {
-            unsigned j;
-            for (j = 0; j < nd->count; j++) {
-                size_t i = m->prim[nd->first + j];
-                double t;
-                if (rayhit(m, mr, i, best, &t) && (!found || t < best || i < besti)) {
-                    best = t; besti = i; found = 1;
-                }
-            }
+            rayleaf(m, mr, nd, &best, &besti, &found);
         } else {
             const cl_mnode *l = &m->nodes[nd->first], *rr = l + 1;
             double tl = raynode(l, mr, div), trr = raynode(rr, mr, div);
             int ul = tl != -HUGE_VAL && !(tl > best), ur = trr != -HUGE_VAL && !(trr > best);
-            if (ul && ur) {  /* the nearer popped first */
+            if (ul && ur) {  /* the nearer first */
                 if (tl <= trr) {
                     stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
-                    stack[sp] = nd->first; tin[sp] = tl; sp++;
+                    ni = nd->first;
                 } else {
                     stack[sp] = nd->first; tin[sp] = tl; sp++;
-                    stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
+                    ni = nd->first + 1;
                 }
-            } else if (ul) {
-                stack[sp] = nd->first; tin[sp] = tl; sp++;
-            } else if (ur) {
-                stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
+                continue;
+            }
+            if (ul || ur) {
+                ni = nd->first + (unsigned)!ul;
+                continue;
             }
         }
+        do {
+            if (sp == 0) goto done;
+            sp--;
+        } while (tin[sp] > best);
+        ni = stack[sp];
     }
+done:
     *bestp = best;
     *bestip = besti;
     return found;
 }
+
+/* Fetches what the visit of node n (met by the ray) reads first into the caches ahead of it: its
+ * children, or its triangles' vertex numbers. */
+static CL_INLINE void rayfetch(const cl_mesh *m, const cl_mnode *n)
+{
+    if (!n->count) __builtin_prefetch(m->nodes + n->first);
+    else {
+        if (m->lidx) __builtin_prefetch(m->lidx + 3 * (size_t)n->first);
+    }
+}
+
+#if MSIMD
+/* raywalk without div, both children of a node tested at once in two SSE2 lanes: each child's
+ * float box converted to double exactly, then rayslab's and lowt's arithmetic in the same order
+ * (max / min keep the second operand, the running value, when the first is NaN, as rayslab's
+ * comparisons do), so each child is met or not, with the same bound, as raynode decides; an
+ * entry of +inf (rare) takes raynode itself. The children of a met inner child are fetched
+ * ahead of their visit. */
+static int raywalk2(const cl_mesh *m, const mray *mr, double maxt, double *bestp, size_t *bestip)
+{
+#define LD2(q) _mm_cvtps_pd(_mm_unpacklo_ps(_mm_load_ss((const float *)(const void *)(q)), \
+                                           _mm_load_ss((const float *)(const void *)((q) + sizeof(cl_mnode)))))
+    unsigned stack[CL_MESH_STACK];
+    double tin[CL_MESH_STACK];  /* each pushed node's bound */
+    double best = maxt, te[2];
+    size_t besti = 0;
+    int sp = 0, found = 0;
+    unsigned ni = 0;
+    const unsigned char *base = (const unsigned char *)m->nodes;
+    const size_t n0 = 4 * (size_t)mr->nearf[0], n1 = 4 * (size_t)mr->nearf[1], n2 = 4 * (size_t)mr->nearf[2];
+    const size_t f0 = 4 * (size_t)mr->farf[0], f1 = 4 * (size_t)mr->farf[1], f2 = 4 * (size_t)mr->farf[2];
+    const __m128d o0 = _mm_set1_pd(mr->o[0]), o1 = _mm_set1_pd(mr->o[1]), o2 = _mm_set1_pd(mr->o[2]);
+    const __m128d v0 = _mm_set1_pd(mr->inv[0]), v1 = _mm_set1_pd(mr->inv[1]), v2 = _mm_set1_pd(mr->inv[2]);
+    const __m128d zero = _mm_setzero_pd(), huge = _mm_set1_pd(HUGE_VAL), sign = _mm_set1_pd(-0.0);
+    const __m128d rel = _mm_set1_pd(SLACK), abs_ = _mm_set1_pd(mr->slack), dmaxv = _mm_set1_pd(DBL_MAX);
+    const __m128d low = _mm_set1_pd(1 - SLACK);
+    for (;;) {
+        const cl_mnode *nd = (const cl_mnode *)(const void *)(base + (size_t)ni * sizeof(cl_mnode));
+        if (nd->count) {
+            rayleaf(m, mr, nd, &best, &besti, &found);
+        } else {
+            const unsigned char *p = base + (size_t)nd->first * sizeof(cl_mnode);
+            __m128d tn, tf;
+            int hit;
+            tn = _mm_max_pd(_mm_mul_pd(_mm_sub_pd(LD2(p + n0), o0), v0), zero);
+            tf = _mm_min_pd(_mm_mul_pd(_mm_sub_pd(LD2(p + f0), o0), v0), huge);
+            tn = _mm_max_pd(_mm_mul_pd(_mm_sub_pd(LD2(p + n1), o1), v1), tn);
+            tf = _mm_min_pd(_mm_mul_pd(_mm_sub_pd(LD2(p + f1), o1), v1), tf);
+            tn = _mm_max_pd(_mm_mul_pd(_mm_sub_pd(LD2(p + n2), o2), v2), tn);
+            tf = _mm_min_pd(_mm_mul_pd(_mm_sub_pd(LD2(p + f2), o2), v2), tf);
+            /* tn <= tf + |tf| * SLACK + slack */
+            hit = _mm_movemask_pd(_mm_cmple_pd(tn, _mm_add_pd(_mm_add_pd(tf, _mm_mul_pd(_mm_andnot_pd(sign, tf), rel)),
+                                                              abs_)));
+            if (hit) {
+                const cl_mnode *l = (const cl_mnode *)(const void *)p;
+                int ul, ur;
+                _mm_storeu_pd(te, _mm_sub_pd(_mm_mul_pd(_mm_min_pd(tn, dmaxv), low), abs_));
+                if (_mm_movemask_pd(_mm_cmpeq_pd(tn, huge)) & hit) {
+                    if (hit & 1) te[0] = raynode(l, mr, 0);
+                    if (hit & 2) te[1] = raynode(l + 1, mr, 0);
+                }
+                ul = (hit & 1) && !(te[0] > best);
+                ur = (hit & 2) && !(te[1] > best);
+                if (ul) rayfetch(m, l);
+                if (ur) rayfetch(m, l + 1);
+                if (ul && ur) {  /* the nearer first */
+                    if (te[0] <= te[1]) {
+                        stack[sp] = nd->first + 1; tin[sp] = te[1]; sp++;
+                        ni = nd->first;
+                    } else {
+                        stack[sp] = nd->first; tin[sp] = te[0]; sp++;
+                        ni = nd->first + 1;
+                    }
+                    continue;
+                }
+                if (ul || ur) {
+                    ni = nd->first + (unsigned)!ul;
+                    continue;
+                }
+            }
+        }
+        do {
+            if (sp == 0) goto done;
+            sp--;
+        } while (tin[sp] > best);
+        ni = stack[sp];
+    }
+done:
+    *bestp = best;
+    *bestip = besti;
+    return found;
+#undef LD2
+}
+#endif
 
 /* Sets up mr for the ray r against mesh m. */
 static void rayprep(const cl_mesh *m, const cl_ray *r, mray *mr)
@@ -901,7 +1031,13 @@ int cl_mesh_raycast(const cl_mesh *m, const cl_ray *r, double maxt, cl_hit *out,
     rayprep(m, r, &mr);
     root = raynode(&m->nodes[0], &mr, mr.div);
     if (root == -HUGE_VAL || root > maxt) return 0;
-    found = mr.div ? raywalk(m, &mr, maxt, root, 1, &best, &besti) : raywalk(m, &mr, maxt, root, 0, &best, &besti);
+    if (mr.div) found = raywalk(m, &mr, maxt, 1, &best, &besti);
+    else
+#if MSIMD
+        found = raywalk2(m, &mr, maxt, &best, &besti);
+#else
+        found = raywalk(m, &mr, maxt, 0, &best, &besti);
+#endif
     if (!found) return 0;
     {
         cl_vec3 a, b, c;
@@ -917,13 +1053,32 @@ int cl_mesh_rayhit(const cl_mesh *m, const cl_ray *r, size_t i, double maxt, dou
 {
     mray mr;
     cl_vec3 a, b, c;
+    const double *pa, *pb, *pc;
     if (i >= m->nt) return 0;
     trisc(m, i, scalefor(m->maxabs), &a, &b, &c);  /* the tree's triangles: as cl_mesh_build picks them */
     if (cl_tri_degenerate(a, b, c)) return 0;
     rayprep(m, r, &mr);
-    if (!rayhit(m, &mr, i, maxt, t)) return 0;
+    if (m->idx) {
+        pa = m->v + 3 * (size_t)m->idx[3 * i]; pb = m->v + 3 * (size_t)m->idx[3 * i + 1];
+        pc = m->v + 3 * (size_t)m->idx[3 * i + 2];
+    } else {
+        pa = m->v + 9 * i; pb = pa + 3; pc = pa + 6;
+    }
+    if (!rayhit(&mr, pa, pb, pc, maxt, t)) return 0;
     if (*t == 0) *t = 0;
     return 1;
+}
+
+/* Fills m->lidx (see mesh.h) after the build, for an indexed mesh with tree triangles; on a failed
+ * allocation it stays NULL and the ray walk reads idx instead (the same vertices). */
+static void leafidx(cl_mesh *m)
+{
+    size_t k;
+    m->lidx = NULL;
+    if (m->idx == NULL || m->nprim == 0) return;
+    m->lidx = (unsigned *)m->alloc(m->ud, NULL, 0, 3 * m->nprim * sizeof(unsigned));
+    if (m->lidx == NULL) return;
+    for (k = 0; k < m->nprim; k++) memcpy(m->lidx + 3 * k, m->idx + 3 * (size_t)m->prim[k], 3 * sizeof(unsigned));
 }
 
 /* A query shape scaled by sc, its enclosing box (unscaled, for the node tests) and whether

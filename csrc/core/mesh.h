@@ -5,8 +5,9 @@
  * boxes rounded outward (each encloses its triangles exactly), built once, top-down, by binned
  * surface-area splits; a node's two children are adjacent in the node array and leaves hold runs
  * of a permutation of the non-degenerate triangles (degenerate ones are left out of the tree, so
- * they never hit). Memory: 24 bytes per vertex, 12 per indexed triangle, 4 per tree triangle and
- * 32 per node (about 0.7 nodes per triangle: leaves of about 3) plus 64. Every block comes from the allocator given to
+ * they never hit). Memory: 24 bytes per vertex, 12 per indexed triangle, 4 per tree triangle (16 in
+ * an indexed mesh: its vertex numbers again, in leaf order, for rays) and 32 per node (about 0.7
+ * nodes per triangle: leaves of about 3) plus 64. Every block comes from the allocator given to
  * cl_mesh_init. Queries never allocate. */
 #ifndef CL_MESH_H
 #define CL_MESH_H
@@ -36,6 +37,9 @@ typedef struct cl_mesh {
     int depth;          /* height of the tree (0: one leaf) */
     cl_alloc alloc;
     void *ud;
+    unsigned *lidx;     /* 3 * nprim vertex numbers: tree triangle k's (of prim[k]) at 3k, for the ray
+                           walk (no prim -> idx load); NULL without idx (or when its allocation failed:
+                           the walk then reads idx) */
 } cl_mesh;
 
 /// Largest tree depth cl_mesh_build makes (below depth 32 it splits at the median, so the height
