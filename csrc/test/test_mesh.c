@@ -994,6 +994,80 @@ static void test_memory(void)
     free(idx);
 }
 
+/* The ray walk's leaf-order vertex numbers (lidx) and its two-lane node tests: on grids with
+ * integer heights, rays through vertices and edge midpoints, along grid lines (axis-parallel, at
+ * vertex heights), vertical and with zero, -0 and tiny direction components, cl_mesh_raycast is
+ * the least cl_mesh_rayhit over the triangles (ties to the lowest index) and the same whether the
+ * mesh has lidx, lost it to a failed allocation (the walk reads idx) or has no index array. */
+static int least_rayhit(const cl_mesh *m, const cl_ray *r, double maxt, double *t, size_t *tri)
+{
+    size_t i;
+    int found = 0;
+    for (i = 0; i < m->nt; i++) {
+        double x;
+        if (cl_mesh_rayhit(m, r, i, maxt, &x) && (!found || x < *t)) { *t = x; *tri = i; found = 1; }
+    }
+    return found;
+}
+
+static void test_raywalk(void)
+{
+    double *v, *flat;
+    unsigned *idx;
+    size_t nv, nt, i;
+    cl_mesh m, nol, soup;
+    int k, q, got = 0, bad = 0, hits = 0;
+    grid(12, 1, 1, &v, &nv, &idx, &nt);
+    ENSURE(mkmesh(&m, v, nv, idx, nt) == CL_OK && m.lidx != NULL, "an indexed mesh keeps its leaf-order vertex numbers");
+    for (k = 0; k < 40 && !got; k++) {  /* a failure at the lidx allocation: built, queryable, no lidx */
+        fail_after = k;
+        if (mkmesh(&nol, v, nv, idx, nt) == CL_OK && nol.nprim > 0 && nol.lidx == NULL) got = 1;
+        else cl_mesh_free(&nol);
+        fail_after = -1;
+    }
+    ENSURE(got && live_bytes == (long)(cl_mesh_bytes(&m) + cl_mesh_bytes(&nol)),
+           "a failed lidx allocation leaves a working mesh; cl_mesh_bytes counts lidx");
+    flat = (double *)malloc(9 * nt * sizeof(double));
+    for (i = 0; i < 3 * nt; i++) memcpy(flat + 3 * i, v + 3 * (size_t)idx[i], 3 * sizeof(double));
+    ENSURE(mkmesh(&soup, flat, 3 * nt, NULL, nt) == CL_OK && soup.lidx == NULL, "a mesh without indices has no lidx");
+    for (q = 0; q < (quick ? 3000 : 20000); q++) {
+        size_t ti = (size_t)irand((int)nt), tri[3] = { 0, 0, 0 }, bt = 0;
+        cl_vec3 a, b, c, p, o, d;
+        cl_ray r;
+        cl_hit h[3];
+        double bestt = 0;
+        int f[3], bf, j;
+        cl_mesh_triangle(&m, ti, &a, &b, &c);
+        p = q % 2 ? a : cl_v3(a.x * 0.5 + b.x * 0.5, a.y * 0.5 + b.y * 0.5, a.z * 0.5 + b.z * 0.5);
+        switch (q % 6) {
+        case 0: o = cl_v3(urand(-2, 14), 6, urand(-2, 14)); d = vsub(p, o); break;
+        case 1: o = cl_v3(p.x, 6, p.z); d = cl_v3(0, -1, 0); break;                     /* vertical */
+        case 2: o = cl_v3(-3, p.y, p.z); d = cl_v3(1, 0, 0); break;                      /* along a grid line */
+        case 3: o = cl_v3(p.x, p.y, 15); d = cl_v3(-0.0, 0, -1); break;
+        case 4: o = cl_v3(p.x - 4, p.y + 1e-300, p.z - 4); d = cl_v3(1, -1e-300, 1); break;  /* diagonal, tiny y */
+        default: o = cl_v3(urand(-2, 14), urand(-1, 4), urand(-2, 14)); d = rvec(-1, 1);
+            for (j = 0; j < 3; j++) if (irand(3) == 0) d = cl_v3(j == 0 ? 0 : d.x, j == 1 ? 0 : d.y, j == 2 ? 0 : d.z);
+        }
+        if (!cl_ray_make(&r, o, d)) continue;
+        f[0] = cl_mesh_raycast(&m, &r, HUGE_VAL, &h[0], &tri[0]);
+        f[1] = cl_mesh_raycast(&nol, &r, HUGE_VAL, &h[1], &tri[1]);
+        f[2] = cl_mesh_raycast(&soup, &r, HUGE_VAL, &h[2], &tri[2]);
+        bf = least_rayhit(&m, &r, HUGE_VAL, &bestt, &bt);
+        hits += f[0];
+        for (j = 0; j < 3; j++)
+            if (f[j] != bf || (bf && (h[j].t != bestt || tri[j] != bt || h[j].n.x != h[0].n.x || h[j].n.y != h[0].n.y ||
+                                      h[j].n.z != h[0].n.z))) bad++;
+    }
+    CHECK(bad == 0 && hits > 0, "raycast with lidx, without it and without indices: the least rayhit", "%d of the rays differ (%d hits)", bad, hits);
+    cl_mesh_free(&m);
+    cl_mesh_free(&nol);
+    cl_mesh_free(&soup);
+    ENSURE(live_bytes == 0, "the meshes free every block (lidx included)");
+    free(flat);
+    free(v);
+    free(idx);
+}
+
 int main(void)
 {
     quick = getenv("COLLIDE_QUICK") != NULL;
@@ -1005,6 +1079,7 @@ int main(void)
     test_meshes();
     test_lazy();
     test_memory();
+    test_raywalk();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
