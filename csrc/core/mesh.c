@@ -903,17 +903,15 @@ done:
     return found;
 }
 
+#if MSIMD
 /* Fetches what the visit of node n (met by the ray) reads first into the caches ahead of it: its
  * children, or its triangles' vertex numbers. */
 static CL_INLINE void rayfetch(const cl_mesh *m, const cl_mnode *n)
 {
     if (!n->count) __builtin_prefetch(m->nodes + n->first);
-    else {
-        if (m->lidx) __builtin_prefetch(m->lidx + 3 * (size_t)n->first);
-    }
+    else if (m->lidx) __builtin_prefetch(m->lidx + 3 * (size_t)n->first);
 }
 
-#if MSIMD
 /* raywalk without div, both children of a node tested at once in two SSE2 lanes: each child's
  * float box converted to double exactly, then rayslab's and lowt's arithmetic in the same order
  * (max / min keep the second operand, the running value, when the first is NaN, as rayslab's
