@@ -618,6 +618,90 @@ static int median_split(rleaf *lv, int lo, int hi) {
     return mid;
 }
 
+/* A range of at most SAH_MIN leaves is built whole by small_node: its centres copied once into
+ * small arrays, the median splits made on a byte index per leaf (the same quickselect, pivots
+ * and swaps as select_rank on the records, so the same tree), the records read only to write
+ * the leaves. */
+typedef struct rsmall {
+    float c[3][SAH_MIN];
+    unsigned char ix[SAH_MIN];
+} rsmall;
+
+/* select_rank on the index array ix[lo..hi-1] with key c[k][ix[i]]. */
+static void small_select(rsmall *s, int lo, int hi, int m, int k) {
+    const float *key = s->c[k];
+    unsigned char *ix = s->ix;
+    hi--;
+    while (lo < hi) {
+        float piv = key[ix[lo + (hi - lo) / 2]];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (key[ix[i]] < piv) i++;
+            while (key[ix[j]] > piv) j--;
+            if (i <= j) {
+                unsigned char x = ix[i]; ix[i] = ix[j]; ix[j] = x;
+                i++;
+                j--;
+            }
+        }
+        if (m <= j) hi = j;
+        else if (m >= i) lo = i;
+        else return;
+    }
+}
+
+/* Writes the subtree of the leaves e[ix[lo..hi-1]] (median splits on the widest centre axis,
+ * as median_split) at node *k on, depth first, under parent; returns its root. Leaves get
+ * their box, payload and height 0; internal nodes their children (boxes and heights are
+ * fitted afterwards, as for every built node). */
+static int small_node(const rleaf *e, rsmall *s, int lo, int hi, cl_tnode *p, cl_tmeta *m, int *k,
+                      int parent) {
+    int me = (*k)++;
+    m[me].parent = parent;
+    if (hi - lo == 1) {
+        const rleaf *f = &e[s->ix[lo]];
+        p[me].box = f->box;
+        p[me].child1 = CL_NULLNODE;
+        p[me].child2 = f->data;
+        m[me].height = 0;
+    } else {
+        float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
+        float best = -1;
+        int i, axis = 0, mid = lo + (hi - lo) / 2;
+        for (i = lo; i < hi; i++) {     /* centre_bounds of the range */
+            int q = s->ix[i];
+            float c0 = s->c[0][q], c1 = s->c[1][q], c2 = s->c[2][q];
+            n0 = c0 < n0 ? c0 : n0;
+            n1 = c1 < n1 ? c1 : n1;
+            n2 = c2 < n2 ? c2 : n2;
+            x0 = c0 > x0 ? c0 : x0;
+            x1 = c1 > x1 ? c1 : x1;
+            x2 = c2 > x2 ? c2 : x2;
+        }
+        if (x0 - n0 > best) { best = x0 - n0; axis = 0; }
+        if (x1 - n1 > best) { best = x1 - n1; axis = 1; }
+        if (x2 - n2 > best) { best = x2 - n2; axis = 2; }
+        small_select(s, lo, hi, mid, axis);
+        p[me].child1 = small_node(e, s, lo, mid, p, m, k, me);
+        p[me].child2 = small_node(e, s, mid, hi, p, m, k, me);
+    }
+    return me;
+}
+
+/* Builds the leaves e[0..r-1] (1 <= r <= SAH_MIN) into the subtree at node *k on, under parent;
+ * returns its root. */
+static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, int parent) {
+    rsmall s;
+    int i;
+    for (i = 0; i < r; i++) {
+        s.c[0][i] = e[i].c[0];
+        s.c[1][i] = e[i].c[1];
+        s.c[2][i] = e[i].c[2];
+        s.ix[i] = (unsigned char)i;
+    }
+    return small_node(e, &s, 0, r, p, m, k, parent);
+}
+
 #define SAH_ONEAXIS 64 /* ranges of at most this many leaves bin their widest axis only */
 #define SAH_SAMPLE 64  /* larger ranges choose their split from this many evenly strided leaves */
 
@@ -740,38 +824,21 @@ static int build_run(rleaf *lv, int n, cl_tnode *p, cl_tmeta *m, rtask *st, int 
         int me;
         if (work <= 0) return 0;
         task = st[--*ns];
-        me = (*k)++;
-        work -= task.hi - task.lo;
-        m[me].parent = task.parent;
+        if (task.hi - task.lo <= SAH_MIN) {
+            /* a small range: its whole subtree now (r leaves: r units per level, as the tasks
+             * of its nodes would have cost) */
+            int r = task.hi - task.lo;
+            me = small_build(lv + task.buf * n + task.lo, r, p, m, k, task.parent);
+            work -= r > 8 ? 5L * r : r > 4 ? 4L * r : r > 2 ? 3L * r : 2L * r - 1;
+        } else {
+            me = (*k)++;
+            m[me].parent = task.parent;
+            work -= task.hi - task.lo;
+        }
         if (task.parent == CL_NULLNODE) *root = me;
         else if (task.second) p[task.parent].child2 = me;
         else p[task.parent].child1 = me;
-        if (task.hi - task.lo == 1) {
-            const rleaf *e = &lv[task.buf * n + task.lo];
-            p[me].box = e->box;
-            p[me].child1 = CL_NULLNODE;
-            p[me].child2 = e->data;
-            m[me].height = 0;
-        } else if (task.hi - task.lo == 2 && work > 1) {
-            /* two leaves: ordered as sah_split orders them, written as their two tasks would
-             * write them (the first at me + 1, the second at me + 2) without the tasks, when the
-             * work left would have run both (so an incremental build stops where it did) */
-            const rleaf *e = lv + task.buf * n + task.lo;
-            int c;
-            median_split(lv + task.buf * n, task.lo, task.hi);
-            for (c = 0; c < 2; c++) {
-                int leaf = me + 1 + c;
-                p[leaf].box = e[c].box;
-                p[leaf].child1 = CL_NULLNODE;
-                p[leaf].child2 = e[c].data;
-                m[leaf].height = 0;
-                m[leaf].parent = me;
-            }
-            p[me].child1 = me + 1;
-            p[me].child2 = me + 2;
-            *k += 2;
-            work -= 2;
-        } else {
+        if (task.hi - task.lo > SAH_MIN) {
             int moved = 0, buf, top = *ns;
             int mid = sah_split(lv + task.buf * n, lv + (1 - task.buf) * n, &moved, task.lo, task.hi, task.hmax);
             buf = moved ? 1 - task.buf : task.buf;
