@@ -58,6 +58,16 @@ cl_aabb cl_fbox_to(const cl_fbox *f) {
     return b;
 }
 
+/* The rebuild's centre bounds and binning 4 lanes at a time with SSE when the compiler targets
+ * it (every x86-64), else plain comparisons (define CL_NO_SIMD to force them): minps/maxps
+ * select as the comparisons do (the second operand on ties and NaN), so the same tree. */
+#if defined(__SSE2__) && !defined(CL_NO_SIMD)
+#include <emmintrin.h>
+#define TSIMD 1
+#else
+#define TSIMD 0
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define TINLINE static inline __attribute__((always_inline))
 #else
@@ -519,12 +529,15 @@ void cl_tree_refit(cl_tree *t) {
     }
 }
 
-/* A leaf to place by cl_tree_rebuild: its box, its box centre and its payload. */
+/* A leaf to place by cl_tree_rebuild: its box and its payload (32 bytes). Its centre is not
+ * stored: the splits use twice the centre, CX(e, k) = lo + hi in float (the key only decides
+ * where the tree splits, any split is valid; an infinite box may give NaN or an infinity, which
+ * the binning puts in an end bin). */
 typedef struct rleaf {
     cl_fbox box;
-    float c[3];
-    int data;
+    int data, spare;
 } rleaf;
+#define CX(e, k) ((e)->box.lo[k] + (e)->box.hi[k])
 
 /* Reorders lv[lo..hi-1] so that lv[m] holds the element of rank m by centre on axis k,
  * smaller-or-equal keys before it and greater-or-equal after (iterative quickselect, middle
@@ -532,11 +545,11 @@ typedef struct rleaf {
 static void select_rank(rleaf *lv, int lo, int hi, int m, int k) {
     hi--;
     while (lo < hi) {
-        float piv = lv[lo + (hi - lo) / 2].c[k];
+        float piv = CX(&lv[lo + (hi - lo) / 2], k);
         int i = lo, j = hi;
         while (i <= j) {
-            while (lv[i].c[k] < piv) i++;
-            while (lv[j].c[k] > piv) j--;
+            while (CX(&lv[i], k) < piv) i++;
+            while (CX(&lv[j], k) > piv) j--;
             if (i <= j) {
                 rleaf x = lv[i]; lv[i] = lv[j]; lv[j] = x;
                 i++;
@@ -557,7 +570,10 @@ typedef struct rtask {
 } rtask;
 
 #define SAH_BINS 16
-#define SAH_MIN 16      /* ranges of at most this many leaves split at the median (cheaper) */
+#ifndef SAH_MIN
+#define SAH_MIN 16
+#endif
+/* ranges of at most this many leaves split at the median (cheaper) */
 
 /* Returns the bin (0 .. SAH_BINS - 1) of centre coordinate c for bins of width 1 / scale from
  * cmin (NaN centres of infinite boxes go to bin 0). */
@@ -572,10 +588,25 @@ static int sah_bin(float c, float cmin, double scale) {
 /* Sets cmin / cmax to the bounds of the centres of lv[lo], lv[lo + stride], ... below hi (NaN
  * centres left out; FLT_MAX / -FLT_MAX on an axis without any other). */
 static void centre_bounds(const rleaf *lv, int lo, int hi, int stride, float *cmin, float *cmax) {
+#if TSIMD
+    /* lanes: lo[0..2] + hi[0..2] (twice the centre), lane 3 unused (hi[0] + data) */
+    __m128 n = _mm_set1_ps(FLT_MAX), x = _mm_set1_ps(-FLT_MAX);
+    float t[4];
+    int i;
+    for (i = lo; i < hi; i += stride) {
+        __m128 c = _mm_add_ps(_mm_loadu_ps(lv[i].box.lo), _mm_loadu_ps(lv[i].box.hi));
+        n = _mm_min_ps(c, n);
+        x = _mm_max_ps(c, x);
+    }
+    _mm_storeu_ps(t, n);
+    cmin[0] = t[0]; cmin[1] = t[1]; cmin[2] = t[2];
+    _mm_storeu_ps(t, x);
+    cmax[0] = t[0]; cmax[1] = t[1]; cmax[2] = t[2];
+#else
     float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
     int i;
     for (i = lo; i < hi; i += stride) {
-        float c0 = lv[i].c[0], c1 = lv[i].c[1], c2 = lv[i].c[2];
+        float c0 = CX(&lv[i], 0), c1 = CX(&lv[i], 1), c2 = CX(&lv[i], 2);
         n0 = c0 < n0 ? c0 : n0;
         n1 = c1 < n1 ? c1 : n1;
         n2 = c2 < n2 ? c2 : n2;
@@ -585,6 +616,7 @@ static void centre_bounds(const rleaf *lv, int lo, int hi, int stride, float *cm
     }
     cmin[0] = n0; cmin[1] = n1; cmin[2] = n2;
     cmax[0] = x0; cmax[1] = x1; cmax[2] = x2;
+#endif
 }
 
 /* Grows acc to enclose the bin box (l, h) (unrolled: the SAH sweep's inner step). */
@@ -623,21 +655,21 @@ static int median_split(rleaf *lv, int lo, int hi) {
  * and swaps as select_rank on the records, so the same tree), the records read only to write
  * the leaves. */
 typedef struct rsmall {
-    float c[3][SAH_MIN];
+    float c[SAH_MIN][4];        /* twice the centres (lane 3 unused) */
     unsigned char ix[SAH_MIN];
 } rsmall;
 
 /* select_rank on the index array ix[lo..hi-1] with key c[k][ix[i]]. */
 static void small_select(rsmall *s, int lo, int hi, int m, int k) {
-    const float *key = s->c[k];
+    const float *key = &s->c[0][k];       /* key[4 * q]: leaf q's */
     unsigned char *ix = s->ix;
     hi--;
     while (lo < hi) {
-        float piv = key[ix[lo + (hi - lo) / 2]];
+        float piv = key[4 * ix[lo + (hi - lo) / 2]];
         int i = lo, j = hi;
         while (i <= j) {
-            while (key[ix[i]] < piv) i++;
-            while (key[ix[j]] > piv) j--;
+            while (key[4 * ix[i]] < piv) i++;
+            while (key[4 * ix[j]] > piv) j--;
             if (i <= j) {
                 unsigned char x = ix[i]; ix[i] = ix[j]; ix[j] = x;
                 i++;
@@ -665,22 +697,37 @@ static int small_node(const rleaf *e, rsmall *s, int lo, int hi, cl_tnode *p, cl
         p[me].child2 = f->data;
         m[me].height = 0;
     } else {
-        float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
-        float best = -1;
+        float best = -1, ext[3];
         int i, axis = 0, mid = lo + (hi - lo) / 2;
+#if TSIMD
+        __m128 n = _mm_set1_ps(FLT_MAX), x = _mm_set1_ps(-FLT_MAX), d;
         for (i = lo; i < hi; i++) {     /* centre_bounds of the range */
-            int q = s->ix[i];
-            float c0 = s->c[0][q], c1 = s->c[1][q], c2 = s->c[2][q];
-            n0 = c0 < n0 ? c0 : n0;
-            n1 = c1 < n1 ? c1 : n1;
-            n2 = c2 < n2 ? c2 : n2;
-            x0 = c0 > x0 ? c0 : x0;
-            x1 = c1 > x1 ? c1 : x1;
-            x2 = c2 > x2 ? c2 : x2;
+            __m128 c = _mm_loadu_ps(s->c[s->ix[i]]);
+            n = _mm_min_ps(c, n);
+            x = _mm_max_ps(c, x);
         }
-        if (x0 - n0 > best) { best = x0 - n0; axis = 0; }
-        if (x1 - n1 > best) { best = x1 - n1; axis = 1; }
-        if (x2 - n2 > best) { best = x2 - n2; axis = 2; }
+        d = _mm_sub_ps(x, n);
+        {
+            float t[4];
+            _mm_storeu_ps(t, d);
+            ext[0] = t[0]; ext[1] = t[1]; ext[2] = t[2];
+        }
+#else
+        float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
+        for (i = lo; i < hi; i++) {     /* centre_bounds of the range */
+            const float *c = s->c[s->ix[i]];
+            n0 = c[0] < n0 ? c[0] : n0;
+            n1 = c[1] < n1 ? c[1] : n1;
+            n2 = c[2] < n2 ? c[2] : n2;
+            x0 = c[0] > x0 ? c[0] : x0;
+            x1 = c[1] > x1 ? c[1] : x1;
+            x2 = c[2] > x2 ? c[2] : x2;
+        }
+        ext[0] = x0 - n0; ext[1] = x1 - n1; ext[2] = x2 - n2;
+#endif
+        if (ext[0] > best) { best = ext[0]; axis = 0; }
+        if (ext[1] > best) { best = ext[1]; axis = 1; }
+        if (ext[2] > best) { best = ext[2]; axis = 2; }
         small_select(s, lo, hi, mid, axis);
         p[me].child1 = small_node(e, s, lo, mid, p, m, k, me);
         p[me].child2 = small_node(e, s, mid, hi, p, m, k, me);
@@ -694,15 +741,19 @@ static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, 
     rsmall s;
     int i;
     for (i = 0; i < r; i++) {
-        s.c[0][i] = e[i].c[0];
-        s.c[1][i] = e[i].c[1];
-        s.c[2][i] = e[i].c[2];
+        s.c[i][0] = CX(&e[i], 0);
+        s.c[i][1] = CX(&e[i], 1);
+        s.c[i][2] = CX(&e[i], 2);
+        s.c[i][3] = 0;
         s.ix[i] = (unsigned char)i;
     }
     return small_node(e, &s, 0, r, p, m, k, parent);
 }
 
-#define SAH_ONEAXIS 64 /* ranges of at most this many leaves bin their widest axis only */
+#ifndef SAH_ONEAXIS
+#define SAH_ONEAXIS 64
+#endif
+/* ranges of at most this many leaves bin their widest axis only */
 #define SAH_SAMPLE 64  /* larger ranges choose their split from this many evenly strided leaves */
 
 /* Chooses the split of lv[lo..hi-1] (at least two leaves, height budget hmax) and reorders the
@@ -719,7 +770,7 @@ static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, 
 static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hmax) {
     int n = hi - lo, i, a, j, k, bestaxis = -1, bestj = 0, stride, ns;
     int cnt[3][SAH_BINS];
-    float blo[3][SAH_BINS][3], bhi[3][SAH_BINS][3];
+    float blo[3][SAH_BINS][4], bhi[3][SAH_BINS][4];     /* lane 3 unused (SSE rows) */
     float cmin[3], cmax[3];
     double bestcost = HUGE_VAL, scale[3], grow;
     if (n <= SAH_MIN) return median_split(lv, lo, hi);
@@ -742,7 +793,7 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
         if (scale[a] == 0) continue;    /* axis not binned: no bins */
         for (k = 0; k < SAH_BINS; k++) {
             cnt[a][k] = 0;
-            for (j = 0; j < 3; j++) { blo[a][k][j] = INFINITY; bhi[a][k][j] = -INFINITY; }
+            for (j = 0; j < 4; j++) { blo[a][k][j] = INFINITY; bhi[a][k][j] = -INFINITY; }
         }
     }
     {
@@ -756,16 +807,22 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
                 int bn;
                 float *l, *h;
                 a = ax[t];
-                bn = sah_bin(e->c[a], cmin[a], scale[a]);
+                bn = sah_bin(CX(e, a), cmin[a], scale[a]);
                 l = blo[a][bn];
                 h = bhi[a][bn];
                 cnt[a][bn]++;
+#if TSIMD
+                /* lanes lo[0..2], hi[0] and hi[0..2], data: lane 3 is never read */
+                _mm_storeu_ps(l, _mm_min_ps(_mm_loadu_ps(e->box.lo), _mm_loadu_ps(l)));
+                _mm_storeu_ps(h, _mm_max_ps(_mm_loadu_ps(e->box.hi), _mm_loadu_ps(h)));
+#else
                 l[0] = e->box.lo[0] < l[0] ? e->box.lo[0] : l[0];
                 l[1] = e->box.lo[1] < l[1] ? e->box.lo[1] : l[1];
                 l[2] = e->box.lo[2] < l[2] ? e->box.lo[2] : l[2];
                 h[0] = e->box.hi[0] > h[0] ? e->box.hi[0] : h[0];
                 h[1] = e->box.hi[1] > h[1] ? e->box.hi[1] : h[1];
                 h[2] = e->box.hi[2] > h[2] ? e->box.hi[2] : h[2];
+#endif
             }
         }
     }
@@ -800,9 +857,11 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
         a = bestaxis;
         for (i = lo; i < hi; i++) {
             /* sah_bin(c) <= bestj, without the conversion: NaN and x <= 0 go to bin 0 */
-            int left = !(((double)lv[i].c[a] - cm) * sc >= lim);
-            *dl = lv[i];
-            *dr = lv[i];
+            float key = CX(&lv[i], a);
+            rleaf e = lv[i];    /* loaded once (the stores below may alias lv for the compiler) */
+            int left = !(((double)key - cm) * sc >= lim);
+            *dl = e;
+            *dr = e;
             dl += left;
             dr -= 1 - left;
         }
@@ -858,12 +917,8 @@ static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
     int i, nl = 0, lg = 0, n = t->leaves;
     for (i = 0; i < t->cap; i++)
         if (t->meta[i].height == 0) {
-            const cl_fbox *b = &t->nodes[i].box;
-            int a;
-            /* float centres, packed: the key only decides where the tree splits (any split is
-             * valid); an infinite box may give NaN, which the binning puts in the first bin */
-            for (a = 0; a < 3; a++) lv[nl].c[a] = b->lo[a] * 0.5f + b->hi[a] * 0.5f;
-            lv[nl].box = *b;
+            lv[nl].box = t->nodes[i].box;
+            lv[nl].spare = 0;
             lv[nl++].data = byindex ? i : t->nodes[i].child2;
         }
     while ((1L << lg) < n) lg++;
