@@ -768,4 +768,48 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
     end)
     assert(x < 0.5 and math.abs(y - 1.5) < 1e-9 and math.abs(z + 2) < 1e-9, ("%.17g %.17g %.17g"):format(x, y, z))
   end)
+
+  -- review finding (2026-11-29): "within 2^-30 the lower rank wins" applied against the best so
+  -- far is not transitive; a sphere meeting a vertex, an edge 0.9 x 2^-30 later and a face
+  -- 1.8 x 2^-30 later got each of the three by the tree's visit order. The same three triangles
+  -- among random far-away ones, inserted anywhere: the same contact every time.
+  it("sweeps choose among contacts within 2^-30 whatever the tree's visit order", function()
+    local T, D = 2 ^ -30, 20
+    local specials = {
+      { -5, 0, -5, 5, 0, -5, 0, 0, 5 },                                         -- face
+      { -3, 0.9 * T * D, 0, 3, 0.9 * T * D, 0, 0, 0.9 * T * D - 2, 0 },          -- edge
+      { 0, 1.8 * T * D, 0, 0.5, 1.8 * T * D - 3, 0.3, -0.5, 1.8 * T * D - 3, 0.3 }, -- vertex
+    }
+    local seen = {}
+    local rng = require("support.gen").new(3401)
+    local World, Sphere, Capsule = collide.World, collide.Sphere, collide.Capsule
+    for _ = 1, 60 do
+      local tris = {}
+      for _ = 1, rng:int(0, 200) do
+        local cx, cy, cz = (rng:float() - 0.5) * 40, (rng:float() - 0.5) * 6 - 3, (rng:float() - 0.5) * 40
+        local s = rng:float() * 3
+        tris[#tris + 1] = { cx, cy, cz, cx + s * rng:float(), cy - s * rng:float(), cz, cx, cy - s, cz + s * rng:float() }
+      end
+      for k = 1, 3 do table.insert(tris, rng:int(1, #tris + 1), specials[k]) end
+      local v = {}
+      for _, t in ipairs(tris) do for j = 1, 9 do v[#v + 1] = t[j] end end
+      local w = World()
+      w:add("m", collide.Mesh(v))
+      for _, sh in ipairs { Sphere(0, 10, 0, 1), Capsule(0, 10, 0, 0, 11, 0, 1) } do
+        local it, t, nx, ny, nz = w:sweep(sh, 0, -D, 0)
+        assert.equal("m", it)
+        local key = ("%s %a %a %a %a"):format(collide.type(sh), t, nx, ny, nz)
+        seen[collide.type(sh)] = seen[collide.type(sh)] or key
+        assert.equal(seen[collide.type(sh)], key)
+      end
+      local id = {}
+      w:add(id, Sphere(0, 10, 0, 1))
+      local _, ay, _, cols, n = w:check(id, 0, -D, 0)
+      assert.is_true(n >= 1)
+      local key = ("check %a %a"):format(ay, cols[1].t)
+      seen.check = seen.check or key
+      assert.equal(seen.check, key)
+    end
+  end)
 end)
+

@@ -282,7 +282,14 @@ typedef struct msweep {
     int found;
     double depth;
     cl_vec3 n;
+    /* the TOUCHING contacts within TIE_T of the least t so far (pick_tie chooses among them at the
+     * end); more than MS_TIES of them keep the MS_TIES least by rank, t, index */
+    int ntie;
+    double tmin;
+    cl_sweep tie[16];
+    size_t tiei[16];
 } msweep;
+#define MS_TIES 16
 
 /* Sets up ms for the mover l (in the mesh's frame): a sphere, a capsule, or a box's corners and
  * axes (an AABB's corners are its exact bounds). */
@@ -341,13 +348,25 @@ static int in_range(const msweep *ms)
 #define TIE_T 0x1p-30
 
 /* Visitor of a sweep: keeps the earliest contact with triangle i (OVERLAPPED first, lowest index).
- * Contacts within TIE_T of each other tie: the lower rank (a face before an edge or a vertex),
- * then the earlier t, then the lower index, so a mover meets a tiled surface as one triangle. */
+ * Contacts within TIE_T of the least t of all TOUCHING contacts tie: among them the lower rank (a
+ * face before an edge or a vertex), then the earlier t, then the lower index, so a mover meets a
+ * tiled surface as one triangle. The choice depends only on the set of contacts, never on the
+ * order of the visits (a running "within TIE_T of the best" is not transitive: a vertex, an edge
+ * 0.9 TIE_T later and a face 1.8 TIE_T later gave each of the three by visit order): visits keep
+ * the contacts within TIE_T of the least t so far, pick_tie chooses at the end. */
+static int tie_less(const cl_sweep *a, size_t ai, const cl_sweep *b, size_t bi)
+{
+    if (a->rank != b->rank) return a->rank < b->rank;
+    if (a->t != b->t) return a->t < b->t;
+    return ai < bi;
+}
+
 static int visit_sweep(void *ud, size_t i)
 {
     msweep *ms = (msweep *)ud;
     cl_vec3 a, b, c;
     cl_sweep s;
+    int k, j;
     if (ms->sphere) {
         s = ms->pend;                   /* swept by sweep_first */
     } else {
@@ -361,15 +380,35 @@ static int visit_sweep(void *ud, size_t i)
         ms->best = s; ms->tri = i; ms->found = 1;
         return 0;
     }
-    if (ms->found) {
-        const cl_sweep *bs = &ms->best;
-        if (bs->state == CL_TOI_OVERLAPPED || s.t > bs->t + TIE_T) return 0;
-        if (s.t >= bs->t - TIE_T &&
-            (s.rank > bs->rank || (s.rank == bs->rank && (s.t > bs->t || (s.t == bs->t && i > ms->tri)))))
-            return 0;
+    if (ms->found && ms->best.state == CL_TOI_OVERLAPPED) return 0;
+    if (s.t < ms->tmin) {               /* drop the kept contacts now beyond the window */
+        ms->tmin = s.t;
+        for (k = j = 0; k < ms->ntie; k++)
+            if (!(ms->tie[k].t > ms->tmin + TIE_T)) { ms->tie[j] = ms->tie[k]; ms->tiei[j] = ms->tiei[k]; j++; }
+        ms->ntie = j;
     }
-    ms->best = s; ms->tri = i; ms->found = 1;
+    if (s.t > ms->tmin + TIE_T) return 0;
+    if (ms->ntie < MS_TIES) {
+        k = ms->ntie++;
+    } else {                            /* full: s takes the place of the worst if it is better */
+        for (k = 0, j = 1; j < MS_TIES; j++)
+            if (tie_less(&ms->tie[k], ms->tiei[k], &ms->tie[j], ms->tiei[j])) k = j;
+        if (!tie_less(&s, i, &ms->tie[k], ms->tiei[k])) return 0;
+    }
+    ms->tie[k] = s; ms->tiei[k] = i;
     return 0;
+}
+
+/* Sets ms->best (and ms->found, ms->tri) from the kept contacts when no triangle overlapped. */
+static void pick_tie(msweep *ms)
+{
+    int k, b = -1;
+    if (ms->found && ms->best.state == CL_TOI_OVERLAPPED) return;
+    for (k = 0; k < ms->ntie; k++) {
+        if (ms->tie[k].t > ms->tmin + TIE_T) continue;
+        if (b < 0 || tie_less(&ms->tie[k], ms->tiei[k], &ms->tie[b], ms->tiei[b])) b = k;
+    }
+    if (b >= 0) { ms->best = ms->tie[b]; ms->tri = ms->tiei[b]; ms->found = 1; }
 }
 
 /* The first half of visit_sweep for a sphere or capsule mover (cl_mesh_query_lazy's pre): sweeps
@@ -484,11 +523,14 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     ms.skip = 0;
     ms.guessed = 0;
     ms.klist = NULL;
+    ms.ntie = 0;
+    ms.tmin = HUGE_VAL;
     ms.known = in_range(&ms);
     q.kind = CL_AABB;
     q.u.aabb = swept_local(&l, ms.d);
     if (ms.sphere) (void)cl_mesh_query_lazy(pm->m, &q.u.aabb, sweep_first, visit_sweep, &ms);
     else (void)cl_mesh_query_each(pm->m, &q, visit_sweep, &ms);
+    pick_tie(&ms);
     if (ms.best.state == CL_TOI_TOUCHING) ms.best.n = dir_out(pm, ms.best.n);
     if (tri) *tri = ms.tri;
     return ms.best;
@@ -528,6 +570,8 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
     ms.skip = 0;
     ms.guessed = 0;
     ms.klist = NULL;
+    ms.ntie = 0;
+    ms.tmin = HUGE_VAL;
     ms.known = in_range(&ms);
     q = swept_local(&l, ms.d);
     k->wide = keep_box(&q, s);
@@ -560,8 +604,13 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
         ms.guessed = 0;
         ms.klist = NULL;
         k->capsule = 0;
+        ms.ntie = 0;                    /* the walk visits every contact again */
+        ms.tmin = HUGE_VAL;
+        ms.found = 0;
+        ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
         (void)cl_mesh_query_lazy(pm->m, &q, sweep_first, visit_sweep, &ms);
     }
+    pick_tie(&ms);
     if (ms.best.state == CL_TOI_TOUCHING) ms.best.n = dir_out(pm, ms.best.n);
     return ms.best;
 }
