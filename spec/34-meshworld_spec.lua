@@ -798,7 +798,7 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
       for _, sh in ipairs { Sphere(0, 10, 0, 1), Capsule(0, 10, 0, 0, 11, 0, 1) } do
         local it, t, nx, ny, nz = w:sweep(sh, 0, -D, 0)
         assert.equal("m", it)
-        local key = ("%s %a %a %a %a"):format(collide.type(sh), t, nx, ny, nz)
+        local key = ("%s %.17g %.17g %.17g %.17g"):format(collide.type(sh), t, nx, ny, nz)
         seen[collide.type(sh)] = seen[collide.type(sh)] or key
         assert.equal(seen[collide.type(sh)], key)
       end
@@ -806,7 +806,7 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
       w:add(id, Sphere(0, 10, 0, 1))
       local _, ay, _, cols, n = w:check(id, 0, -D, 0)
       assert.is_true(n >= 1)
-      local key = ("check %a %a"):format(ay, cols[1].t)
+      local key = ("check %.17g %.17g"):format(ay, cols[1].t)
       seen.check = seen.check or key
       assert.equal(seen.check, key)
     end
