@@ -854,6 +854,40 @@ static CL_INLINE void rayleaf(const cl_mesh *m, const mray *mr, const cl_mnode *
     }
 }
 
+/* A walk's step once a node's children are tested: ul and ur say which is met, tl and tr their
+ * bounds. Goes on to the nearer met child, pushing the other with its bound, and returns 1; or
+ * returns 0 when neither is met. */
+static CL_INLINE int raydescend(unsigned first, int ul, int ur, double tl, double tr, unsigned *stack,
+                                double *tin, int *sp, unsigned *ni)
+{
+    if (ul && ur) {  /* the nearer first */
+        if (tl <= tr) {
+            stack[*sp] = first + 1; tin[*sp] = tr; (*sp)++;
+            *ni = first;
+        } else {
+            stack[*sp] = first; tin[*sp] = tl; (*sp)++;
+            *ni = first + 1;
+        }
+        return 1;
+    }
+    if (ul || ur) {
+        *ni = first + (unsigned)!ul;
+        return 1;
+    }
+    return 0;
+}
+
+/* Pops the next pushed node whose bound is not past best into *ni; 0 when none is left. */
+static CL_INLINE int raypop(const unsigned *stack, const double *tin, int *sp, double best, unsigned *ni)
+{
+    do {
+        if (*sp == 0) return 0;
+        (*sp)--;
+    } while (tin[*sp] > best);
+    *ni = stack[*sp];
+    return 1;
+}
+
 /* The closest-hit walk of cl_mesh_raycast from the root (whose box the ray meets): updates *best,
  * *besti and returns 1 when a triangle is hit at t <= maxt. div as rayslab's (a constant in each
  * call, so each gets its own copy). Each pushed node carries its bound (raynode): every triangle
@@ -876,28 +910,10 @@ static CL_INLINE int raywalk(const cl_mesh *m, const mray *mr, double maxt, int 
             const cl_mnode *l = &m->nodes[nd->first], *rr = l + 1;
             double tl = raynode(l, mr, div), trr = raynode(rr, mr, div);
             int ul = tl != -HUGE_VAL && !(tl > best), ur = trr != -HUGE_VAL && !(trr > best);
-            if (ul && ur) {  /* the nearer first */
-                if (tl <= trr) {
-                    stack[sp] = nd->first + 1; tin[sp] = trr; sp++;
-                    ni = nd->first;
-                } else {
-                    stack[sp] = nd->first; tin[sp] = tl; sp++;
-                    ni = nd->first + 1;
-                }
-                continue;
-            }
-            if (ul || ur) {
-                ni = nd->first + (unsigned)!ul;
-                continue;
-            }
+            if (raydescend(nd->first, ul, ur, tl, trr, stack, tin, &sp, &ni)) continue;
         }
-        do {
-            if (sp == 0) goto done;
-            sp--;
-        } while (tin[sp] > best);
-        ni = stack[sp];
+        if (!raypop(stack, tin, &sp, best, &ni)) break;
     }
-done:
     *bestp = best;
     *bestip = besti;
     return found;
@@ -965,29 +981,11 @@ static int raywalk2(const cl_mesh *m, const mray *mr, double maxt, double *bestp
                 ur = (hit & 2) && !(te[1] > best);
                 if (ul) rayfetch(m, l);
                 if (ur) rayfetch(m, l + 1);
-                if (ul && ur) {  /* the nearer first */
-                    if (te[0] <= te[1]) {
-                        stack[sp] = nd->first + 1; tin[sp] = te[1]; sp++;
-                        ni = nd->first;
-                    } else {
-                        stack[sp] = nd->first; tin[sp] = te[0]; sp++;
-                        ni = nd->first + 1;
-                    }
-                    continue;
-                }
-                if (ul || ur) {
-                    ni = nd->first + (unsigned)!ul;
-                    continue;
-                }
+                if (raydescend(nd->first, ul, ur, te[0], te[1], stack, tin, &sp, &ni)) continue;
             }
         }
-        do {
-            if (sp == 0) goto done;
-            sp--;
-        } while (tin[sp] > best);
-        ni = stack[sp];
+        if (!raypop(stack, tin, &sp, best, &ni)) break;
     }
-done:
     *bestp = best;
     *bestip = besti;
     return found;
