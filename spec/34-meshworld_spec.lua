@@ -811,5 +811,44 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
       assert.equal(seen.check, key)
     end
   end)
-end)
 
+  -- review finding (2026-11-29, review6): the list of contacts within 2^-30 held 16; a full list
+  -- kept the 16 best by rank, t, index, so a later contact earlier still could drop them all:
+  -- 16 floor faces at t_f filled it, an edge at t_f - 0.5 x 2^-30 was turned away (worse rank),
+  -- a vertex at t_f - 1.3 x 2^-30 then dropped the faces, and the vertex won. Among the vertex and
+  -- the edge (within 2^-30 of the least t) the edge wins, in every order of the 18 triangles.
+  it("sweeps choose among more than 16 contacts within 2^-30 whatever the visit order", function()
+    local T, D = 2 ^ -30, 20
+    local yE, yV = 0.5 * T * D, 1.3 * T * D
+    local rng = require("support.gen").new(3402)
+    local ay0
+    for round = 1, 40 do
+      local side = round % 2 == 0 and -1 or 1
+      local tris = {}
+      for k = 0, 15 do                                    -- 16 floor faces through (0, 0, 0)
+        local z = (k - 7.5) * 0.01
+        tris[#tris + 1] = { 0.2 * -side, 0, z - 0.2, 0.2 * -side, 0, z + 0.2, 8 * side, 0, z }
+      end
+      tris[17] = { 0.5 * side, yE, 0, -6 * side, yE, 0, -3 * side, yE - 2, 0 }         -- edge
+      tris[18] = { 0, yV, 0, -5 * side, yV - 3, 0.3, -5 * side, yV - 3, -0.3 }         -- vertex
+      local perm, v = {}, {}
+      for k = 1, 18 do table.insert(perm, rng:int(1, #perm + 1), k) end
+      for _, k in ipairs(perm) do for j = 1, 9 do v[#v + 1] = tris[k][j] end end
+      local w = collide.World()
+      w:add("m", collide.Mesh(v))
+      local it, t, nx, ny, nz, tri = w:sweep(collide.Sphere(0, 10, 0, 1), 0, -D, 0)
+      assert.equal("m", it)
+      assert.equal(0.45 - 0.5 * T, t)
+      assert.same({ 0, 1, 0 }, { nx, ny, nz })
+      assert.equal(17, perm[tri])
+      local id = {}
+      w:add(id, collide.Sphere(0, 10, 0, 1))
+      local _, ay, _, cols, n = w:check(id, 0, -D, 0)
+      assert.equal(1, n)
+      assert.equal(0.45 - 0.5 * T, cols[1].t)
+      assert.is_true(ay > -9 + yE and ay < -9 + 1e-6, ("%a"):format(ay))   -- the gap kept off the edge
+      ay0 = ay0 or ay
+      assert.equal(ay0, ay)
+    end
+  end)
+end)

@@ -282,14 +282,13 @@ typedef struct msweep {
     int found;
     double depth;
     cl_vec3 n;
-    /* the TOUCHING contacts within TIE_T of the least t so far (pick_tie chooses among them at the
-     * end); more than MS_TIES of them keep the MS_TIES least by rank, t, index */
-    int ntie;
+    /* the least t of the TOUCHING contacts visited, and for each rank (1 face, 2 edge, 3 vertex)
+     * the TOUCHING contact of that rank of least t, then index (pick_tie chooses among them) */
     double tmin;
-    cl_sweep tie[16];
-    size_t tiei[16];
+    int rhave[4];
+    cl_sweep rbest[4];
+    size_t rtri[4];
 } msweep;
-#define MS_TIES 16
 
 /* Sets up ms for the mover l (in the mesh's frame): a sphere, a capsule, or a box's corners and
  * axes (an AABB's corners are its exact bounds). */
@@ -352,13 +351,18 @@ static int in_range(const msweep *ms)
  * face before an edge or a vertex), then the earlier t, then the lower index, so a mover meets a
  * tiled surface as one triangle. The choice depends only on the set of contacts, never on the
  * order of the visits (a running "within TIE_T of the best" is not transitive: a vertex, an edge
- * 0.9 TIE_T later and a face 1.8 TIE_T later gave each of the three by visit order): visits keep
- * the contacts within TIE_T of the least t so far, pick_tie chooses at the end. */
-static int tie_less(const cl_sweep *a, size_t ai, const cl_sweep *b, size_t bi)
+ * 0.9 TIE_T later and a face 1.8 TIE_T later gave each of the three by visit order). Of the
+ * contacts of one rank only the one of least t (then index) can win: it is within TIE_T of the
+ * least t whenever another of its rank is, and comes first among them. So visits keep the least t
+ * and that contact for each rank, and pick_tie takes the lowest rank whose contact is within TIE_T
+ * of the least t: the same answer as choosing among all the contacts, in every visit order and
+ * for any number of them. (A bounded list of all the contacts within TIE_T of the least t so far
+ * is not: when full it must turn one away, which an earlier contact can make the winner.) */
+static void ms_reset_ties(msweep *ms)
 {
-    if (a->rank != b->rank) return a->rank < b->rank;
-    if (a->t != b->t) return a->t < b->t;
-    return ai < bi;
+    int r;
+    ms->tmin = HUGE_VAL;
+    for (r = 0; r < 4; r++) ms->rhave[r] = 0;
 }
 
 static int visit_sweep(void *ud, size_t i)
@@ -366,7 +370,7 @@ static int visit_sweep(void *ud, size_t i)
     msweep *ms = (msweep *)ud;
     cl_vec3 a, b, c;
     cl_sweep s;
-    int k, j;
+    int r;
     if (ms->sphere) {
         s = ms->pend;                   /* swept by sweep_first */
     } else {
@@ -381,34 +385,25 @@ static int visit_sweep(void *ud, size_t i)
         return 0;
     }
     if (ms->found && ms->best.state == CL_TOI_OVERLAPPED) return 0;
-    if (s.t < ms->tmin) {               /* drop the kept contacts now beyond the window */
-        ms->tmin = s.t;
-        for (k = j = 0; k < ms->ntie; k++)
-            if (!(ms->tie[k].t > ms->tmin + TIE_T)) { ms->tie[j] = ms->tie[k]; ms->tiei[j] = ms->tiei[k]; j++; }
-        ms->ntie = j;
+    if (s.t < ms->tmin) ms->tmin = s.t;
+    r = s.rank < 1 ? 1 : s.rank > 3 ? 3 : s.rank;  /* the triangle sweeps' ranks are 1 to 3 */
+    if (!ms->rhave[r] || s.t < ms->rbest[r].t || (s.t == ms->rbest[r].t && i < ms->rtri[r])) {
+        ms->rbest[r] = s; ms->rtri[r] = i; ms->rhave[r] = 1;
     }
-    if (s.t > ms->tmin + TIE_T) return 0;
-    if (ms->ntie < MS_TIES) {
-        k = ms->ntie++;
-    } else {                            /* full: s takes the place of the worst if it is better */
-        for (k = 0, j = 1; j < MS_TIES; j++)
-            if (tie_less(&ms->tie[k], ms->tiei[k], &ms->tie[j], ms->tiei[j])) k = j;
-        if (!tie_less(&s, i, &ms->tie[k], ms->tiei[k])) return 0;
-    }
-    ms->tie[k] = s; ms->tiei[k] = i;
     return 0;
 }
 
-/* Sets ms->best (and ms->found, ms->tri) from the kept contacts when no triangle overlapped. */
+/* Sets ms->best (and ms->found, ms->tri) from the kept contacts when no triangle overlapped: the
+ * lowest rank whose contact is within TIE_T of the least t. */
 static void pick_tie(msweep *ms)
 {
-    int k, b = -1;
+    int r;
     if (ms->found && ms->best.state == CL_TOI_OVERLAPPED) return;
-    for (k = 0; k < ms->ntie; k++) {
-        if (ms->tie[k].t > ms->tmin + TIE_T) continue;
-        if (b < 0 || tie_less(&ms->tie[k], ms->tiei[k], &ms->tie[b], ms->tiei[b])) b = k;
-    }
-    if (b >= 0) { ms->best = ms->tie[b]; ms->tri = ms->tiei[b]; ms->found = 1; }
+    for (r = 1; r <= 3; r++)
+        if (ms->rhave[r] && !(ms->rbest[r].t > ms->tmin + TIE_T)) {
+            ms->best = ms->rbest[r]; ms->tri = ms->rtri[r]; ms->found = 1;
+            return;
+        }
 }
 
 /* The first half of visit_sweep for a sphere or capsule mover (cl_mesh_query_lazy's pre): sweeps
@@ -416,17 +411,12 @@ static void pick_tie(msweep *ms)
  * visit_sweep would pass over too, so the mesh's exact triangle/box test runs only for contacts.
  * With ms->skip set (a sweep over a list of n candidates: (n + 3) TIE_T), a capsule's contact
  * certainly later than ms->least + ms->skip is passed over too (cl_sweep_capsule_tri_until): such
- * a triangle never changes the sweep's answer. Let m be the least t of the TOUCHING triangles
- * visited (they include the one of ms->least: m <= ms->least), X one touching after m + (n + 3)
- * TIE_T. Visited after a triangle of t = m, X finds a best within 3 TIE_T of m (after that triangle
- * the best is within TIE_T of m, and each later rise of at most TIE_T lowers the rank, 3 ranks) and
- * is passed over. Visited before, X may take the place of the best B (none, or B.t >= X.t -
- * TIE_T); from then on the visits with and without X keep bests that differ only while both are
- * later than m + (n + 2 - j) TIE_T after j more triangles (a triangle more than TIE_T before both
- * replaces both; one within TIE_T of the earlier is itself later than that bound less TIE_T), and
- * the triangle of t = m, fewer than n visits later, replaces both: the same best from there on.
- * An OVERLAPPED triangle (never passed over: its t is 0) wins over every TOUCHING one either way.
- * Without X the same holds for the next triangle passed over, and so on. */
+ * a triangle never changes the sweep's answer. ms->least is the least t of the TOUCHING triangles
+ * visited so far and of first_guess's triangle (set only when the walk visits it), so it is never
+ * below m, the least t of all the TOUCHING triangles visited: a triangle passed over is later than
+ * m + skip >= m + TIE_T, so it neither lowers m nor lies within TIE_T of it, and visit_sweep and
+ * pick_tie choose the same contact with it or without it. An OVERLAPPED triangle (never passed
+ * over: its t is 0) wins over every TOUCHING one either way. */
 static int sweep_first(void *ud, size_t i)
 {
     msweep *ms = (msweep *)ud;
@@ -523,8 +513,7 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     ms.skip = 0;
     ms.guessed = 0;
     ms.klist = NULL;
-    ms.ntie = 0;
-    ms.tmin = HUGE_VAL;
+    ms_reset_ties(&ms);
     ms.known = in_range(&ms);
     q.kind = CL_AABB;
     q.u.aabb = swept_local(&l, ms.d);
@@ -570,8 +559,7 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
     ms.skip = 0;
     ms.guessed = 0;
     ms.klist = NULL;
-    ms.ntie = 0;
-    ms.tmin = HUGE_VAL;
+    ms_reset_ties(&ms);
     ms.known = in_range(&ms);
     q = swept_local(&l, ms.d);
     k->wide = keep_box(&q, s);
@@ -604,8 +592,7 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
         ms.guessed = 0;
         ms.klist = NULL;
         k->capsule = 0;
-        ms.ntie = 0;                    /* the walk visits every contact again */
-        ms.tmin = HUGE_VAL;
+        ms_reset_ties(&ms);             /* the walk visits every contact again */
         ms.found = 0;
         ms.best.state = CL_TOI_SEPARATED; ms.best.t = 1; ms.best.n = cl_v3(0, 0, 0); ms.best.rank = 0;
         (void)cl_mesh_query_lazy(pm->m, &q, sweep_first, visit_sweep, &ms);
