@@ -846,7 +846,7 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
       local _, ay, _, cols, n = w:check(id, 0, -D, 0)
       assert.equal(1, n)
       assert.equal(0.45 - 0.5 * T, cols[1].t)
-      assert.is_true(ay > -9 + yE and ay < -9 + 1e-6, ("%a"):format(ay))   -- the gap kept off the edge
+      assert.is_true(ay > -9 + yE and ay < -9 + 1e-6, ("%.17g"):format(ay))   -- the gap kept off the edge
       ay0 = ay0 or ay
       assert.equal(ay0, ay)
     end
