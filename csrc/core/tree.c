@@ -570,10 +570,7 @@ typedef struct rtask {
 } rtask;
 
 #define SAH_BINS 16
-#ifndef SAH_MIN
-#define SAH_MIN 16
-#endif
-/* ranges of at most this many leaves split at the median (cheaper) */
+#define SAH_MIN 16      /* ranges of at most this many leaves split at the median (cheaper) */
 
 /* Returns the bin (0 .. SAH_BINS - 1) of centre coordinate c for bins of width 1 / scale from
  * cmin (NaN centres of infinite boxes go to bin 0). */
@@ -750,10 +747,7 @@ static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, 
     return small_node(e, &s, 0, r, p, m, k, parent);
 }
 
-#ifndef SAH_ONEAXIS
-#define SAH_ONEAXIS 64
-#endif
-/* ranges of at most this many leaves bin their widest axis only */
+#define SAH_ONEAXIS 128 /* ranges of at most this many leaves bin their widest axis only */
 #define SAH_SAMPLE 64  /* larger ranges choose their split from this many evenly strided leaves */
 
 /* Chooses the split of lv[lo..hi-1] (at least two leaves, height budget hmax) and reorders the
