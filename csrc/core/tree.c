@@ -566,7 +566,6 @@ static void select_rank(rleaf *lv, int lo, int hi, int m, int k) {
  * (as child1 or child2), of height at most hmax. */
 typedef struct rtask {
     int lo, hi, parent, second, hmax;
-    int buf;            /* which of the two leaf buffers holds lv[lo..hi-1] */
 } rtask;
 
 #define SAH_BINS 16
@@ -647,59 +646,42 @@ static int median_split(rleaf *lv, int lo, int hi) {
     return mid;
 }
 
-/* A range of at most SAH_MIN leaves is built whole by small_node: its centres copied once into
- * small arrays, the median splits made on a byte index per leaf (the same quickselect, pivots
- * and swaps as select_rank on the records, so the same tree), the records read only to write
- * the leaves. */
+/* A range of at most SAH_MIN leaves is built whole by small_node: its centres copied once, each
+ * leaf's rank on each axis found once by counting (branch-free: no mispredicted comparisons as
+ * in a quickselect), then each node halves its leaves on its widest centre axis by rank (the
+ * leaves' rank bits or-ed into a mask, the lowest half of the mask's bits cleared: the lowest
+ * bit left is the first rank of the right half). The ranks compare a 32-bit key per leaf: the
+ * centre's float bits made monotonic, the low 4 bits replaced by the leaf's number (so every
+ * key differs: ties and centres within 16 ulps go by leaf number, NaN centres of infinite boxes
+ * somewhere fixed). */
 typedef struct rsmall {
-    float c[SAH_MIN][4];        /* twice the centres (lane 3 unused) */
-    unsigned char ix[SAH_MIN];
+    float c[SAH_MIN][4];                /* twice the centres (lane 3 unused) */
+    unsigned rb[3][SAH_MIN];            /* rb[a][i]: 1 << (leaf i's rank on axis a) */
 } rsmall;
 
-/* select_rank on the index array ix[lo..hi-1] with key c[k][ix[i]]. */
-static void small_select(rsmall *s, int lo, int hi, int m, int k) {
-    const float *key = &s->c[0][k];       /* key[4 * q]: leaf q's */
-    unsigned char *ix = s->ix;
-    hi--;
-    while (lo < hi) {
-        float piv = key[4 * ix[lo + (hi - lo) / 2]];
-        int i = lo, j = hi;
-        while (i <= j) {
-            while (key[4 * ix[i]] < piv) i++;
-            while (key[4 * ix[j]] > piv) j--;
-            if (i <= j) {
-                unsigned char x = ix[i]; ix[i] = ix[j]; ix[j] = x;
-                i++;
-                j--;
-            }
-        }
-        if (m <= j) hi = j;
-        else if (m >= i) lo = i;
-        else return;
-    }
-}
-
-/* Writes the subtree of the leaves e[ix[lo..hi-1]] (median splits on the widest centre axis,
- * as median_split) at node *k on, depth first, under parent; returns its root. Leaves get
- * their box, payload and height 0; internal nodes their children (boxes and heights are
- * fitted afterwards, as for every built node). */
-static int small_node(const rleaf *e, rsmall *s, int lo, int hi, cl_tnode *p, cl_tmeta *m, int *k,
-                      int parent) {
+/* Writes the subtree of the leaves ix[0..cnt-1] at node *k on, depth first, under parent; returns its root. Leaves get their box, payload and height
+ * 0; internal nodes their children (boxes and heights are fitted afterwards, as for every built
+ * node). */
+static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, int cnt,
+                      cl_tnode *p, cl_tmeta *m, int *k, int parent) {
     int me = (*k)++;
     m[me].parent = parent;
-    if (hi - lo == 1) {
-        const rleaf *f = &e[s->ix[lo]];
+    if (cnt == 1) {
+        const rleaf *f = &e[ix[0]];
         p[me].box = f->box;
         p[me].child1 = CL_NULLNODE;
         p[me].child2 = f->data;
         m[me].height = 0;
     } else {
         float best = -1, ext[3];
-        int i, axis = 0, mid = lo + (hi - lo) / 2;
+        unsigned char lx[SAH_MIN], rx[SAH_MIN];
+        unsigned set = 0;
+        int i, axis = 0, half = cnt / 2, nl = 0, nr = 0;
+        const unsigned *rb;
 #if TSIMD
         __m128 n = _mm_set1_ps(FLT_MAX), x = _mm_set1_ps(-FLT_MAX), d;
-        for (i = lo; i < hi; i++) {     /* centre_bounds of the range */
-            __m128 c = _mm_loadu_ps(s->c[s->ix[i]]);
+        for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
+            __m128 c = _mm_loadu_ps(s->c[ix[i]]);
             n = _mm_min_ps(c, n);
             x = _mm_max_ps(c, x);
         }
@@ -711,8 +693,8 @@ static int small_node(const rleaf *e, rsmall *s, int lo, int hi, cl_tnode *p, cl
         }
 #else
         float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
-        for (i = lo; i < hi; i++) {     /* centre_bounds of the range */
-            const float *c = s->c[s->ix[i]];
+        for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
+            const float *c = s->c[ix[i]];
             n0 = c[0] < n0 ? c[0] : n0;
             n1 = c[1] < n1 ? c[1] : n1;
             n2 = c[2] < n2 ? c[2] : n2;
@@ -725,26 +707,79 @@ static int small_node(const rleaf *e, rsmall *s, int lo, int hi, cl_tnode *p, cl
         if (ext[0] > best) { best = ext[0]; axis = 0; }
         if (ext[1] > best) { best = ext[1]; axis = 1; }
         if (ext[2] > best) { best = ext[2]; axis = 2; }
-        small_select(s, lo, hi, mid, axis);
-        p[me].child1 = small_node(e, s, lo, mid, p, m, k, me);
-        p[me].child2 = small_node(e, s, mid, hi, p, m, k, me);
+        /* the half of the leaves of lowest rank on the axis go left, the rest right */
+        rb = s->rb[axis];
+        for (i = 0; i < cnt; i++) set |= rb[ix[i]];
+        for (i = 0; i < half; i++) set &= set - 1;
+        set &= 0u - set;
+        for (i = 0; i < cnt; i++) {
+            unsigned j = ix[i], tl = rb[j] < set;
+            lx[nl] = (unsigned char)j;
+            rx[nr] = (unsigned char)j;
+            nl += (int)tl;
+            nr += (int)(1 - tl);
+        }
+        p[me].child1 = small_node(e, s, lx, nl, p, m, k, me);
+        p[me].child2 = small_node(e, s, rx, nr, p, m, k, me);
     }
     return me;
+}
+
+/* Monotonic 32-bit key of float f (larger float, larger unsigned key), low 4 bits cleared. */
+static uint32_t small_key(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u = (u & 0x80000000u) ? ~u : u | 0x80000000u;
+    return u & ~(uint32_t)15;
 }
 
 /* Builds the leaves e[0..r-1] (1 <= r <= SAH_MIN) into the subtree at node *k on, under parent;
  * returns its root. */
 static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, int parent) {
     rsmall s;
-    int i;
+    unsigned char ix[SAH_MIN];
+    int i, j, a;
     for (i = 0; i < r; i++) {
         s.c[i][0] = CX(&e[i], 0);
         s.c[i][1] = CX(&e[i], 1);
         s.c[i][2] = CX(&e[i], 2);
         s.c[i][3] = 0;
-        s.ix[i] = (unsigned char)i;
+        ix[i] = (unsigned char)i;
     }
-    return small_node(e, &s, 0, r, p, m, k, parent);
+    for (a = 0; a < 3; a++) {
+        /* rank of leaf i: how many keys are below its own (all keys differ) */
+        int32_t key[SAH_MIN], rank[SAH_MIN];
+        for (i = 0; i < r; i++) key[i] = (int32_t)((small_key(s.c[i][a]) | (uint32_t)i) ^ 0x80000000u);
+#if TSIMD && SAH_MIN == 16
+        for (; i < SAH_MIN; i++) key[i] = 0;
+        {
+            __m128i k0 = _mm_loadu_si128((const __m128i *)(void *)&key[0]);
+            __m128i k1 = _mm_loadu_si128((const __m128i *)(void *)&key[4]);
+            __m128i k2 = _mm_loadu_si128((const __m128i *)(void *)&key[8]);
+            __m128i k3 = _mm_loadu_si128((const __m128i *)(void *)&key[12]);
+            __m128i r0 = _mm_setzero_si128(), r1 = r0, r2 = r0, r3 = r0;
+            for (j = 0; j < r; j++) {
+                __m128i kj = _mm_set1_epi32(key[j]);
+                r0 = _mm_sub_epi32(r0, _mm_cmpgt_epi32(k0, kj));
+                r1 = _mm_sub_epi32(r1, _mm_cmpgt_epi32(k1, kj));
+                r2 = _mm_sub_epi32(r2, _mm_cmpgt_epi32(k2, kj));
+                r3 = _mm_sub_epi32(r3, _mm_cmpgt_epi32(k3, kj));
+            }
+            _mm_storeu_si128((__m128i *)(void *)&rank[0], r0);
+            _mm_storeu_si128((__m128i *)(void *)&rank[4], r1);
+            _mm_storeu_si128((__m128i *)(void *)&rank[8], r2);
+            _mm_storeu_si128((__m128i *)(void *)&rank[12], r3);
+        }
+#else
+        for (i = 0; i < r; i++) {
+            int c = 0;
+            for (j = 0; j < r; j++) c += key[j] < key[i];
+            rank[i] = c;
+        }
+#endif
+        for (i = 0; i < r; i++) s.rb[a][i] = 1u << rank[i];
+    }
+    return small_node(e, &s, ix, r, p, m, k, parent);
 }
 
 #define SAH_ONEAXIS 128 /* ranges of at most this many leaves bin their widest axis only */
@@ -761,7 +796,7 @@ static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, 
  * bounds go to the end bins); if no binned split qualifies (all centres in one bin, infinite
  * extents, SAH_MIN leaves or fewer) or the real counts are not legal, the median on the widest
  * axis (always legal: see cl_tree_rebuild). Deterministic. */
-static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hmax) {
+static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
     int n = hi - lo, i, a, j, k, bestaxis = -1, bestj = 0, stride, ns;
     int cnt[3][SAH_BINS];
     float blo[3][SAH_BINS][4], bhi[3][SAH_BINS][4];     /* lane 3 unused (SSE rows) */
@@ -843,34 +878,32 @@ static int sah_split(rleaf *lv, rleaf *other, int *moved, int lo, int hi, int hm
         }
     }
     if (bestaxis >= 0) {
-        /* partition into the other buffer, bins <= bestj first (from lo up, the rest from hi
-         * down), without a branch on the data: every leaf is written at both ends and the end
-         * it belongs to advances (on unsorted leaves a branch would be mispredicted half the time) */
-        rleaf *dl = other + lo, *dr = other + hi - 1;
+        /* partition in place, bins <= bestj first, without a branch on the data: every leaf
+         * swaps with the first leaf of the right part and that part's start advances past it
+         * when it belongs left (on unsorted leaves a branch would be mispredicted half the
+         * time; in place, the range is read and written once, with no second buffer) */
+        rleaf *d = lv + lo;
         double lim = bestj + 1.0, cm = cmin[bestaxis], sc = scale[bestaxis];
         a = bestaxis;
         for (i = lo; i < hi; i++) {
             /* sah_bin(c) <= bestj, without the conversion: NaN and x <= 0 go to bin 0 */
             float key = CX(&lv[i], a);
-            rleaf e = lv[i];    /* loaded once (the stores below may alias lv for the compiler) */
+            rleaf e = lv[i], f = *d;
             int left = !(((double)key - cm) * sc >= lim);
-            *dl = e;
-            *dr = e;
-            dl += left;
-            dr -= 1 - left;
+            lv[i] = f;
+            *d = e;
+            d += left;
         }
-        *moved = 1;
-        if (split_ok(n, (int)(dl - other) - lo, hmax)) return (int)(dl - other);
-        return median_split(other, lo, hi);
+        if (split_ok(n, (int)(d - lv) - lo, hmax)) return (int)(d - lv);
     }
     return median_split(lv, lo, hi);
 }
 
 /* Builds subtrees from the task stack st[0..*ns-1] into pool p / m (next free node *k, the root
- * index into *root) from the leaves of the two buffers lv (n each), until the stack is empty or
+ * index into *root) from the leaves lv (partitioned in place), until the stack is empty or
  * about work units are done (a task of r leaves costs r); returns 1 when the stack is empty.
  * Leaves get child2 = the leaf's data. */
-static int build_run(rleaf *lv, int n, cl_tnode *p, cl_tmeta *m, rtask *st, int *ns, int *k,
+static int build_run(rleaf *lv, cl_tnode *p, cl_tmeta *m, rtask *st, int *ns, int *k,
                      int *root, long work) {
     while (*ns > 0) {
         rtask task;
@@ -881,7 +914,7 @@ static int build_run(rleaf *lv, int n, cl_tnode *p, cl_tmeta *m, rtask *st, int 
             /* a small range: its whole subtree now (r leaves: r units per level, as the tasks
              * of its nodes would have cost) */
             int r = task.hi - task.lo;
-            me = small_build(lv + task.buf * n + task.lo, r, p, m, k, task.parent);
+            me = small_build(lv + task.lo, r, p, m, k, task.parent);
             work -= r > 8 ? 5L * r : r > 4 ? 4L * r : r > 2 ? 3L * r : 2L * r - 1;
         } else {
             me = (*k)++;
@@ -892,13 +925,12 @@ static int build_run(rleaf *lv, int n, cl_tnode *p, cl_tmeta *m, rtask *st, int 
         else if (task.second) p[task.parent].child2 = me;
         else p[task.parent].child1 = me;
         if (task.hi - task.lo > SAH_MIN) {
-            int moved = 0, buf, top = *ns;
-            int mid = sah_split(lv + task.buf * n, lv + (1 - task.buf) * n, &moved, task.lo, task.hi, task.hmax);
-            buf = moved ? 1 - task.buf : task.buf;
+            int top = *ns;
+            int mid = sah_split(lv, task.lo, task.hi, task.hmax);
             st[top].lo = mid; st[top].hi = task.hi; st[top].parent = me; st[top].second = 1;
-            st[top].hmax = task.hmax - 1; st[top].buf = buf;
+            st[top].hmax = task.hmax - 1;
             st[top + 1].lo = task.lo; st[top + 1].hi = mid; st[top + 1].parent = me; st[top + 1].second = 0;
-            st[top + 1].hmax = task.hmax - 1; st[top + 1].buf = buf;
+            st[top + 1].hmax = task.hmax - 1;
             *ns = top + 2;
         }
     }
@@ -918,7 +950,7 @@ static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
     while ((1L << lg) < n) lg++;
     /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
     st[0].lo = 0; st[0].hi = n; st[0].parent = CL_NULLNODE; st[0].second = 0;
-    st[0].hmax = lg + 2; st[0].buf = 0;
+    st[0].hmax = lg + 2;
 }
 
 /* Fits the k built nodes of t's pool bottom up (children follow their parent; the root is
@@ -959,16 +991,16 @@ int cl_tree_rebuild(cl_tree *t) {
         cl_tree_link_pending(t);
         return CL_OK;
     }
-    /* two buffers of n leaves: the partitions move each range from one to the other */
-    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * 2 * sizeof(rleaf));
+    /* one buffer of n leaves, partitioned in place */
+    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * sizeof(rleaf));
     if (!lv) return CL_ENOMEM;
     cl_tree_rebuild_cancel(t);
     /* the leaves' boxes and payloads are all in lv once gathered, so the new tree is written
      * over the pool in place (no second pool: half the memory traffic and no fresh pages) */
     build_gather(t, lv, st, 0);
-    build_run(lv, n, t->nodes, t->meta, st, &ns, &k, &root, LONG_MAX);
+    build_run(lv, t->nodes, t->meta, st, &ns, &k, &root, LONG_MAX);
     t->root = root;
-    t->alloc(t->ud, lv, (size_t)n * 2 * sizeof(rleaf), 0);
+    t->alloc(t->ud, lv, (size_t)n * sizeof(rleaf), 0);
     build_close(t, k);
     return CL_OK;
 }
@@ -1103,7 +1135,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     int i;
     if (!b) return 0;
     if (b->ns > 0) {        /* building; a call that finishes the build leaves the rest to the next */
-        build_run(b->lv, b->n, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work);
+        build_run(b->lv, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work);
         return 0;
     }
     if (b->phase == 0) {    /* each phase in a call of its own: no call pays for two */
