@@ -1019,6 +1019,7 @@ struct cl_tbuild {
     cl_tmeta *m;
     int n, cap, k, ns, root;
     int phase, stale, freehead, nlog, logcap;
+    size_t lvbytes;     /* lv's block: n records, or cap + logcap ints if more */
     int *map, *log;
     double cost;
     rtask st[64];
@@ -1035,7 +1036,7 @@ void cl_tree_rebuild_cancel(cl_tree *t) {
     struct cl_tbuild *b = t->bld;
     if (!b) return;
     t->bld = NULL;
-    t->alloc(t->ud, b->lv, (size_t)b->n * 2 * sizeof(rleaf), 0);
+    t->alloc(t->ud, b->lv, b->lvbytes, 0);
     t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
     t->alloc(t->ud, b, sizeof *b, 0);
 }
@@ -1047,10 +1048,16 @@ int cl_tree_rebuild_start(cl_tree *t) {
     if (!b) return CL_ENOMEM;
     b->n = t->leaves;
     b->cap = t->cap;
-    b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)b->n * 2 * sizeof(rleaf));
+    /* the build's n records, reused afterwards for map (cap ints: any old node index, so more
+     * than the records hold when leaves are few and the pool large) and the log (up to 8 changes
+     * per leaf logged; more make the install stale) */
+    b->logcap = 8L * b->n < INT_MAX - b->cap ? 8 * b->n : INT_MAX - b->cap;
+    b->lvbytes = ((size_t)b->cap + (size_t)b->logcap) * sizeof(int);
+    if (b->lvbytes < (size_t)b->n * sizeof(rleaf)) b->lvbytes = (size_t)b->n * sizeof(rleaf);
+    b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, b->lvbytes);
     b->p = b->lv ? (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(b->cap)) : NULL;
     if (!b->p) {
-        if (b->lv) t->alloc(t->ud, b->lv, (size_t)b->n * 2 * sizeof(rleaf), 0);
+        if (b->lv) t->alloc(t->ud, b->lv, b->lvbytes, 0);
         t->alloc(t->ud, b, sizeof *b, 0);
         return CL_ENOMEM;
     }
@@ -1062,8 +1069,6 @@ int cl_tree_rebuild_start(cl_tree *t) {
     b->freehead = CL_NULLNODE;
     b->map = (int *)(void *)b->lv;
     b->log = b->map + b->cap;
-    /* room left in the two leaf buffers (16 ints per leaf) after the map */
-    b->logcap = 16L * b->n > b->cap ? (int)(16L * b->n - b->cap) : 0;
     b->cost = 0;
     build_gather(t, b->lv, b->st, 1);
     t->bld = b;
@@ -1165,7 +1170,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
             }
         }
     }
-    t->alloc(t->ud, b->lv, (size_t)b->n * 2 * sizeof(rleaf), 0);
+    t->alloc(t->ud, b->lv, b->lvbytes, 0);
     t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
     t->nodes = p;
     t->meta = m;

@@ -121,19 +121,22 @@ CL_API void cl_tree_refit(cl_tree *t);
 /// Rebuilds the tree top-down by binned surface-area splits (16 centre bins per axis, chosen from
 /// at most about 64 evenly strided leaves of the range; ranges of at most 128 leaves bin their
 /// widest axis only; ranges of 16 leaves or fewer, or without a usable bin split, split at the
-/// median of the widest centre axis), restricted so that the height stays within
+/// median of the widest centre axis: in ranges of at most 16 leaves ties and centres within 16
+/// ulps go by the leaves' order in the range), restricted so that the height stays within
 /// ceil(log2(leaves)) + 2 and siblings differ by at most CL_TREE_SLACK, written over its own pool
 /// in depth-first order (a node's first child follows it), so traversals walk memory forward.
 /// Deterministic. Leaves keep their boxes and payloads but get new node indices (the caller
 /// re-reads them from the leaves); pending leaves are built in too. CL_OK, or CL_ENOMEM (its
-/// temporary leaf records: two buffers of 32 bytes per leaf) with the tree unchanged.
+/// temporary leaf records: one buffer of 32 bytes per leaf, partitioned in place) with the tree
+/// unchanged.
 CL_API int cl_tree_rebuild(cl_tree *t);
 /// Starts an incremental rebuild: the same build as cl_tree_rebuild (same splits), run a slice
 /// at a time by cl_tree_rebuild_step into a second pool while the tree keeps serving, from the
 /// leaves' boxes of now; leaves may change boxes meanwhile (cl_tree_enlarge, cl_tree_move: the new tree takes their boxes when it is installed), and any other change of
 /// structure (insert, remove, link, rebuild, growth) cancels it. Needs no pending leaf and at
 /// least two leaves (else does nothing); a rebuild already under way is kept. CL_OK, or
-/// CL_ENOMEM (nothing started; two buffers of 32 bytes per leaf and a pool of the tree's size).
+/// CL_ENOMEM (nothing started; 32 bytes per leaf or 4 bytes per pool node + 32 per leaf, whichever
+/// is more, and a pool of the tree's size).
 CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
 /// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, one call

@@ -1055,6 +1055,58 @@ static void test_pending(void) {
     ENSURE(live_bytes == 0, "no leak with pending leaves");
 }
 
+/* ---- allocator with a 4096-byte guard after each block (filled with 0xA5, checked when the
+ * block is freed or moved): catches writes past a block's end ---- */
+#define GUARD 4096
+static long guard_bad;
+static void guard_check(const unsigned char *q, size_t size) {
+    size_t i;
+    for (i = 0; i < GUARD; i++)
+        if (q[sizeof(size_t) + size + i] != 0xA5) { guard_bad++; return; }
+}
+static void *galloc(void *ud, void *p, size_t osize, size_t nsize) {
+    unsigned char *q = p ? (unsigned char *)p - sizeof(size_t) : NULL, *r;
+    size_t keep = osize < nsize ? osize : nsize;
+    (void)ud;
+    if (q) guard_check(q, osize);
+    if (nsize == 0) {
+        free(q);
+        return NULL;
+    }
+    r = (unsigned char *)malloc(sizeof(size_t) + nsize + GUARD);
+    if (!r) return NULL;
+    memcpy(r, &nsize, sizeof nsize);
+    memset(r + sizeof(size_t) + nsize, 0xA5, GUARD);
+    if (q) {
+        memcpy(r + sizeof(size_t), q + sizeof(size_t), keep);
+        free(q);
+    }
+    return r + sizeof(size_t);
+}
+
+/* The incremental rebuild's old-node -> new map holds any old node index: a few leaves left at
+ * high node indices of a larger pool (most leaves removed) wrote the map past its block, which
+ * was sized by the number of leaves (two records, 16 ints, per leaf) */
+static void test_incremental_few_leaves(void) {
+    cl_tree t;
+    int ids[200], i, steps = 0;
+    cl_tree_init(&t, galloc, NULL);
+    guard_bad = 0;
+    for (i = 0; i < 200; i++) {
+        cl_aabb b;
+        b.min = cl_v3(i, 0, 0);
+        b.max = cl_v3(i + 1, 1, 1);
+        ids[i] = cl_tree_insert(&t, &b, i);
+    }
+    for (i = 0; i < 197; i++) cl_tree_remove(&t, ids[i]);
+    ENSURE(t.leaves == 3 && t.cap >= 256, "few leaves in a large pool");
+    ENSURE(cl_tree_rebuild_start(&t) == CL_OK, "incremental rebuild starts");
+    while (!cl_tree_rebuild_step(&t, 100) && steps < 100) steps++;
+    ENSURE(steps < 100 && cl_tree_validate(&t) && cl_tree_height(&t) == 2, "incremental rebuild installed");
+    cl_tree_free(&t);
+    ENSURE(guard_bad == 0, "incremental rebuild writes inside its blocks");
+}
+
 /* ---- incremental rebuild (cl_tree_rebuild_start / _step): leaves refitted and moved while it
  * runs, inserts and removes cancelling it, allocation failures at the start; the installed
  * tree is valid, of legal height, reaches every live leaf once, and every leaf keeps the box it
@@ -1145,6 +1197,7 @@ int main(void) {
     test_tree();
     test_pending();
     test_incremental();
+    test_incremental_few_leaves();
     test_fbox();
     test_sweeps();
     test_differential(1);
