@@ -883,13 +883,14 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
          * when it belongs left (on unsorted leaves a branch would be mispredicted half the
          * time; in place, the range is read and written once, with no second buffer) */
         rleaf *d = lv + lo;
-        double lim = bestj + 1.0, cm = cmin[bestaxis], sc = scale[bestaxis];
+        /* the plane: the end of bin bestj (sah_bin(c) <= bestj but for rounding at the plane;
+         * NaN goes left, to bin 0, as there) */
+        double plane = cmin[bestaxis] + (bestj + 1.0) / scale[bestaxis];
         a = bestaxis;
         for (i = lo; i < hi; i++) {
-            /* sah_bin(c) <= bestj, without the conversion: NaN and x <= 0 go to bin 0 */
             float key = CX(&lv[i], a);
             rleaf e = lv[i], f = *d;
-            int left = !(((double)key - cm) * sc >= lim);
+            int left = !((double)key >= plane);
             lv[i] = f;
             *d = e;
             d += left;
