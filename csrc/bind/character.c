@@ -84,7 +84,7 @@ static int ch_new(lua_State *L) {
     lua_settop(L, 3);
     id = lw_findid(L, lw, pushitems(L), 2);
     if (id < 0) cl_argerror(L, 2, "Character", "item is not in the world");
-    if (cl_world_shape(&lw->w, id)->kind == CL_MESH) cl_argerror(L, 2, "Character", "item is a mesh (mesh items do not move)");
+    if (cl_world_kind(&lw->w, id) == CL_MESH) cl_argerror(L, 2, "Character", "item is a mesh (mesh items do not move)");
     lua_pop(L, 1);
     if (!lua_isnil(L, 3)) {
         if (lua_type(L, 3) != LUA_TTABLE) cl_typeerror(L, 3, "Character", "table");
@@ -145,7 +145,7 @@ static int ch_move(lua_State *L) {
     lchar *ch = checkchar(L, "move");
     lworld *lw;
     int id, st;
-    cl_shape start;
+    cl_shape start, tmp;
     double seq;
     (void)cl_checkvec(L, 2, "move");
     if (!lua_isnoneornil(L, 5) && lua_type(L, 5) != LUA_TFUNCTION) cl_typeerror(L, 5, "move", "function");
@@ -164,7 +164,7 @@ static int ch_move(lua_State *L) {
     id = lw_findid(L, lw, pushitems(L), 2);
     lua_pop(L, 1);
     if (id < 0) cl_argerror(L, 1, "move", "character's item is not in its world");
-    if (cl_world_shape(&lw->w, id)->kind == CL_MESH)      /* (removed and added again as a mesh) */
+    if (cl_world_kind(&lw->w, id) == CL_MESH)      /* (removed and added again as a mesh) */
         cl_argerror(L, 1, "move", "character's item is a mesh (mesh items do not move)");
     (void)ch;
     if (lua_isnil(L, 6)) {
@@ -173,7 +173,7 @@ static int ch_move(lua_State *L) {
         return n;
     }
     /* with a filter: locked and protected; an error puts the item back where it started */
-    start = lw->w.items[id].shape;
+    start = *cl_world_shape(&lw->w, id, &tmp);
     seq = lw->w.items[id].seq;
     cl_rawgetp(L, LUA_REGISTRYINDEX, &charbody_key);
     lua_insert(L, 1);

@@ -119,6 +119,7 @@ static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
     const cl_udhead *h = (const cl_udhead *)rud;
     const cl_ray *r;
     const cl_shape *s;
+    cl_shape tmp;
     cl_whit hit;
     int st;
     if (lw == NULL || h == NULL || h->tag != &cl_class_tags[CL_K_RAY] || !(maxt >= 0)) return -1;
@@ -130,7 +131,7 @@ static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
     out[2] = hit.n.y;
     out[3] = hit.n.z;
     out[4] = hit.item;
-    s = cl_world_shape(&lw->w, hit.item);
+    s = cl_world_shape(&lw->w, hit.item, &tmp);
     if (s->kind != CL_MESH) return 1;
     {
         cl_hit mh;
@@ -168,7 +169,7 @@ static int fw_move(void *ud, double did, double dx, double dy, double dz, double
     if (lw == NULL || lw->lock || lw->redo || !(did >= 0 && did < (double)lw->w.cap) || !fin3w(dx, dy, dz))
         return -1;
     id = (int)did;
-    if ((double)id != did || !liveid(lw, id) || cl_world_shape(&lw->w, id)->kind == CL_MESH) return -1;
+    if ((double)id != did || !liveid(lw, id) || cl_world_kind(&lw->w, id) == CL_MESH) return -1;
     lw->gen++;
     n = cl_world_move(&lw->w, id, cl_v3(dx, dy, dz), NULL, NULL, 0, &a);
     if (n < 0) return -1;
@@ -208,14 +209,14 @@ static int fc_move(void *cud, void *ud, double did, double dx, double dy, double
     lworld *lw = liveworld(ud);
     int id, n;
     double seq;
-    cl_shape start;
+    cl_shape start, tmp;
     cl_vec3 a;
     if (c == NULL || lw == NULL || lw->lock || lw->redo || !(did >= 0 && did < (double)lw->w.cap) ||
         !fin3w(dx, dy, dz))
         return -1;
     id = (int)did;
-    if ((double)id != did || !liveid(lw, id) || cl_world_shape(&lw->w, id)->kind == CL_MESH) return -1;
-    start = lw->w.items[id].shape;
+    if ((double)id != did || !liveid(lw, id) || cl_world_kind(&lw->w, id) == CL_MESH) return -1;
+    start = *cl_world_shape(&lw->w, id, &tmp);
     seq = lw->w.items[id].seq;
     lw->gen++;
     n = cl_char_move(c, &lw->w, id, cl_v3(dx, dy, dz), NULL, NULL, &a);
@@ -229,7 +230,7 @@ static int fc_move(void *cud, void *ud, double did, double dx, double dy, double
     }
     lw->redoid = id;
     lw->redoseq = seq;
-    lw->redoshape = lw->w.items[id].shape;
+    lw->redoshape = *cl_world_shape(&lw->w, id, &tmp);
     cl_world_update(&lw->w, id, &start);
     out[4] = lw->gen;
     if (n > cap) {

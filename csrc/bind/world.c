@@ -247,7 +247,7 @@ static int w_remove(lua_State *L) {
     u = pushitems(L);
     id = lw_checkid(L, lw, u, 2, "remove");
     map = pushidmap(L, u);              /* checked before anything changes */
-    if (cl_world_shape(&lw->w, id)->kind == CL_MESH) setmeshref(L, u, id, 0);
+    if (cl_world_kind(&lw->w, id) == CL_MESH) setmeshref(L, u, id, 0);
     fastclear(L, lw, u, id);
     cl_world_remove(&lw->w, id);
     lw->gen++;
@@ -260,10 +260,14 @@ static int w_remove(lua_State *L) {
 static int w_update(lua_State *L) {
     lworld *lw = hotworld(L, "update");
     cl_shape s;
-    int id;
+    int id, ismesh;
     checkunlocked(L, lw);
     id = hotid(L, lw, 2, "update");
-    if (checkitemshape(L, 3, "update", &s) || cl_world_shape(&lw->w, id)->kind == CL_MESH) {
+    ismesh = checkitemshape(L, 3, "update", &s);
+    /* an AABB item getting another kind needs a slot for that shape in the core */
+    if (s.kind != CL_AABB && cl_world_kind(&lw->w, id) == CL_AABB && cl_world_reserve(&lw->w) != CL_OK)
+        return nomem(L);
+    if (ismesh || cl_world_kind(&lw->w, id) == CL_MESH) {
         /* to or from a mesh: the mesh it keeps alive changes first (may raise) */
         lua_settop(L, 15);
         setmeshref(L, pushitems(L), id, s.kind == CL_MESH ? 3 : 0);
@@ -384,6 +388,7 @@ static int w_translatemany(lua_State *L) {
         bitem *b = &lw->bi[i - 1];
         bmark *m;
         int okx, oky, okz, axis, id, fast;
+        cl_shape tmp;
         lua_rawgeti(L, 2, i);
         fast = fastid(L, lw, -1);
         if (fast >= 0) {
@@ -415,14 +420,14 @@ static int w_translatemany(lua_State *L) {
             m->stamp = stamp;
             m->first = i - 1;
             m->dup = -1;
-            axis = cl_shape_moved_finite(cl_world_shape(&lw->w, id), b->d);
+            axis = cl_shape_moved_finite(cl_world_shape(&lw->w, id, &tmp), b->d);
         } else {                        /* moves the result of the item's earlier elements */
             if (m->dup < 0) {
                 cl_shape *bs = (cl_shape *)growscratch(lw, lw->bs, &lw->bscap, sizeof(cl_shape), ndup + 1);
                 if (bs == NULL) return nomem(L);
                 lw->bs = bs;
                 m->dup = ndup++;
-                moved(cl_world_shape(&lw->w, id), lw->bi[m->first].d, &lw->bs[m->dup]);
+                moved(cl_world_shape(&lw->w, id, &tmp), lw->bi[m->first].d, &lw->bs[m->dup]);
             }
             axis = cl_shape_moved_finite(&lw->bs[m->dup], b->d);
             if (!axis) moved(&lw->bs[m->dup], b->d, &lw->bs[m->dup]);
@@ -457,12 +462,13 @@ static int w_count(lua_State *L) {
 static int w_shape(lua_State *L) {
     lworld *lw = hotworld(L, "shape");
     int u, id;
+    cl_shape tmp;
     lua_settop(L, 2);
     u = pushitems(L);
     id = lw_checkid(L, lw, u, 2, "shape");
-    if (cl_world_shape(&lw->w, id)->kind == CL_MESH) {
+    if (cl_world_kind(&lw->w, id) == CL_MESH) {
         /* a mesh item: its mesh (shared, from U[-4]) and placement */
-        const cl_pmesh *pm = &cl_world_shape(&lw->w, id)->u.mesh;
+        const cl_pmesh *pm = &cl_world_shape(&lw->w, id, &tmp)->u.mesh;
         int i;
         lua_rawgeti(L, u, -4);
         if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
@@ -474,7 +480,7 @@ static int w_shape(lua_State *L) {
         }
         return 13;
     }
-    cl_pushshape(L, cl_world_shape(&lw->w, id));
+    cl_pushshape(L, cl_world_shape(&lw->w, id, &tmp));
     return 1;
 }
 

@@ -105,7 +105,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
     unsigned gen;
     movectx ctx;
     id = hotid(L, lw, 2, fname);
-    if (cl_world_shape(&lw->w, id)->kind == CL_MESH) cl_argerror(L, 2, fname, "item is a mesh (mesh items do not move)");
+    if (cl_world_kind(&lw->w, id) == CL_MESH) cl_argerror(L, 2, fname, "item is a mesh (mesh items do not move)");
     d = cl_checkvec(L, 3, fname);
     filter = optfilter(L, 6, fname);
     hasout = opttable(L, 7, fname);
@@ -175,7 +175,7 @@ int lw_check(lua_State *L) {
 int lw_charmove(lua_State *L, lworld *lw, int id, cl_char *c, const char *fname) {
     cl_vec3 d = cl_v3((double)lua_tonumber(L, 3), (double)lua_tonumber(L, 4), (double)lua_tonumber(L, 5));
     cl_vec3 a;
-    cl_shape start = lw->w.items[id].shape, end;
+    cl_shape tmp, start = *cl_world_shape(&lw->w, id, &tmp), end;
     double seq = lw->w.items[id].seq;
     int u = pushitems(L), n, filter = !lua_isnil(L, 6), hasout = !lua_isnil(L, 7);
     unsigned gen;
@@ -189,7 +189,7 @@ int lw_charmove(lua_State *L, lworld *lw, int id, cl_char *c, const char *fname)
     gen = lw->gen;
     if (n < 0) return nomem(L);
     if (n > 0) {
-        end = lw->w.items[id].shape;
+        end = *cl_world_shape(&lw->w, id, &tmp);
         cl_world_update(&lw->w, id, &start);
     }
     pushresults(L, lw, u, a, c->cols, n, hasout, gen, fname);

@@ -60,7 +60,8 @@ typedef struct hitquery { cl_ray ray; double maxt; cl_shape s; cl_vec3 d; int is
  * not a mesh: the core's hit names the item; its mesh's own raycast, the same test, names the
  * triangle. */
 static lua_Integer raytri(lworld *lw, int id, const cl_ray *r, double maxt) {
-    const cl_shape *s = cl_world_shape(&lw->w, id);
+    cl_shape tmp;
+    const cl_shape *s = cl_world_shape(&lw->w, id, &tmp);
     cl_hit h;
     size_t tri;
     if (s->kind != CL_MESH || !cl_pmesh_raycast(&s->u.mesh, r, maxt, &h, &tri)) return -1;
@@ -70,18 +71,19 @@ static lua_Integer raytri(lworld *lw, int id, const cl_ray *r, double maxt) {
 /* Pushes item, t, nx, ny, nz of a hit and, on a mesh item, the triangle (1-based: the first
  * one the ray meets, or the swept shape touches); returns 5 or 6. */
 static int pushwhit(lua_State *L, lworld *lw, int u, const cl_whit *h, const hitquery *q) {
-    const cl_shape *s = cl_world_shape(&lw->w, h->item);
+    cl_kind kind = cl_world_kind(&lw->w, h->item);
     lua_rawgeti(L, u, h->item + 1);
     lua_pushnumber(L, h->t);
     lua_pushnumber(L, h->n.x);
     lua_pushnumber(L, h->n.y);
     lua_pushnumber(L, h->n.z);
-    if (s->kind != CL_MESH) return 5;
+    if (kind != CL_MESH) return 5;
     if (q->isray) {
         lua_pushinteger(L, raytri(lw, h->item, &q->ray, q->maxt) + 1);
     } else {
         size_t tri;
-        (void)cl_pmesh_sweep(&s->u.mesh, &q->s, q->d, &tri);
+        cl_shape tmp;
+        (void)cl_pmesh_sweep(&cl_world_shape(&lw->w, h->item, &tmp)->u.mesh, &q->s, q->d, &tri);
         lua_pushinteger(L, (lua_Integer)tri + 1);
     }
     return 6;
@@ -296,7 +298,7 @@ int lw_raycast(lua_State *L) {
     lua_pushnumber(L, h.n.x);
     lua_pushnumber(L, h.n.y);
     lua_pushnumber(L, h.n.z);
-    if (lw->w.items[h.item].shape.kind != CL_MESH) return 5;
+    if (cl_world_kind(&lw->w, h.item) != CL_MESH) return 5;
     lua_pushinteger(L, raytri(lw, h.item, r, maxt) + 1);
     return 6;
 }

@@ -52,7 +52,7 @@ int lw_b_resolve(lua_State *L) {
 int lw_resolve(lua_State *L) {
     lworld *lw = hotworld(L, "resolve");
     checkunlocked(L, lw);
-    if (cl_world_shape(&lw->w, hotid(L, lw, 2, "resolve"))->kind == CL_MESH)
+    if (cl_world_kind(&lw->w, hotid(L, lw, 2, "resolve")) == CL_MESH)
         cl_argerror(L, 2, "resolve", "item is a mesh (mesh items do not move)");
     if (!lua_isnoneornil(L, 3) && lua_type(L, 3) != LUA_TFUNCTION) cl_typeerror(L, 3, "resolve", "function");
     return run(L, 3, B_RESOLVE, "resolve");

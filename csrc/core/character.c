@@ -208,8 +208,9 @@ static int probe(cl_char *c, cl_world *w, int id, double len, wrapctx *wc, cl_co
 /* Lifts the item along up out of item g when rounding left their interiors overlapping after
  * a carry by at most dist. */
 static void lift_out(const cl_char *c, cl_world *w, int id, int g, double dist) {
-    const cl_shape *gs = &w->items[g].shape;
-    cl_shape s = w->items[id].shape;
+    cl_shape gtmp, tmp, s;
+    const cl_shape *gs = cl_world_shape(w, g, &gtmp);
+    s = *cl_world_shape(w, id, &tmp);
     double tol = char_tol(&s), h;
     int i;
     if (!cl_interiors_overlap(&s, gs)) return;
@@ -279,7 +280,7 @@ static int step_try(cl_char *c, cl_world *w, int id, const cl_shape *top, int nc
  * probed from), 0 when no such distance lands walkably, or CL_ENOMEM. */
 static int step_forward(cl_char *c, cl_world *w, int id, cl_vec3 dh, double rise, wrapctx *wc, cl_col *hit,
                         cl_shape *end) {
-    cl_shape top = w->items[id].shape;
+    cl_shape tmp, top = *cl_world_shape(w, id, &tmp);
     cl_aabb b = cl_shape_aabb(&top);
     int nc = c->ncols, i, k;
     double len = sqrt(cl_dot(dh, dh)), lo = 0, hi;
@@ -302,12 +303,12 @@ static int step_forward(cl_char *c, cl_world *w, int id, cl_vec3 dh, double rise
 
 /* The walk of a grounded character by the horizontal displacement dh, with step-up. */
 static int walk(cl_char *c, cl_world *w, int id, cl_vec3 dh, wrapctx *wc) {
-    cl_shape s0 = w->items[id].shape, plain;
+    cl_shape tmp, s0 = *cl_world_shape(w, id, &tmp), plain;
     int wall = 0, n0 = c->ncols, np, r;
     double prog, len2 = cl_dot(dh, dh);
     r = slide(c, w, id, dh, wc, &wall);
     if (r != CL_OK || !wall || !(c->step > 0)) return r;
-    plain = w->items[id].shape;
+    plain = *cl_world_shape(w, id, &tmp);
     np = c->ncols;
     prog = cl_dot(cl_sub(cl_shape_pos(&plain), cl_shape_pos(&s0)), dh);
     if (prog >= len2 * (1 - 1e-12)) return CL_OK;
@@ -351,15 +352,16 @@ static int walk(cl_char *c, cl_world *w, int id, cl_vec3 dh, wrapctx *wc) {
 static void set_ground(cl_char *c, const cl_world *w, int g, cl_vec3 n) {
     c->ground = g;
     if (g >= 0) {
+        cl_shape tmp;
         c->gseq = w->items[g].seq;
-        c->gref = cl_shape_pos(&w->items[g].shape);
+        c->gref = cl_shape_pos(cl_world_shape(w, g, &tmp));
         c->gn = n;
     }
 }
 
 int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                  cl_vec3 *actual) {
-    cl_shape start = w->items[id].shape;
+    cl_shape tmp, start = *cl_world_shape(w, id, &tmp);
     cl_vec3 u = c->up, p0 = cl_shape_pos(&start);
     double vy = cl_dot(d, u), tol = char_tol(&start);
     cl_vec3 dv = cl_mul(u, vy), dh = cl_sub(d, dv);
@@ -374,7 +376,7 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
     wc.last = CL_RESP_SLIDE;
     c->ncols = 0;
     if (grounded) {
-        cl_vec3 cd = cl_sub(cl_shape_pos(&w->items[c->ground].shape), c->gref);
+        cl_vec3 cd = cl_sub(cl_shape_pos(cl_world_shape(w, c->ground, &tmp)), c->gref);
         if (!iszero(cd) && cl_vfinite(cd)) {
             wc.skip = c->ground;
             r = slide(c, w, id, cd, &wc, &wall);
@@ -390,7 +392,7 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
         k = probe(c, w, id, len, &wc, &hit, &end, tol);
         if (k < 0) { r = k; goto fail; }
         if (k == 1 && walkable(c, hit.n)) {
-            int blk, snapped = cl_dot(cl_sub(cl_shape_pos(&w->items[id].shape), cl_shape_pos(&end)), u) > tol;
+            int blk, snapped = cl_dot(cl_sub(cl_shape_pos(cl_world_shape(w, id, &tmp)), cl_shape_pos(&end)), u) > tol;
             if (snapped) cl_world_update(w, id, &end);
             g = hit.other;
             gn = hit.n;
@@ -412,7 +414,7 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
     }
     set_ground(c, w, g, gn);
     {
-        cl_vec3 p1 = cl_shape_pos(&w->items[id].shape);
+        cl_vec3 p1 = cl_shape_pos(cl_world_shape(w, id, &tmp));
         *actual = cl_sub(p1, p0);
     }
     return c->ncols;

@@ -11,6 +11,8 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     cl_tree_init(&w->tree, alloc, ud);
     w->items = NULL;
     w->freelist = w->head = w->tail = -1;
+    w->xs = NULL;
+    w->xsfree = -1;
     w->dhead = -1;
     w->dlen = 0;
     w->mhead = -1;
@@ -28,6 +30,7 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
 void cl_world_free(cl_world *w) {
     cl_tree_free(&w->tree);
     free_buf(w, w->items, w->cap, sizeof(cl_item));
+    free_buf(w, w->xs, w->xscap, sizeof(cl_xshape));
     free_buf(w, w->res, w->rescap, sizeof(int));
     free_buf(w, w->tmp, w->tmpcap, sizeof(int));
     free_buf(w, w->hits, w->hitcap, sizeof(cl_whit));
@@ -46,7 +49,21 @@ void cl_world_free(cl_world *w) {
     cl_world_init(w, w->margin, w->alloc, w->ud);
 }
 
+/* Ensures a free slot in the side array of shapes; CL_OK or CL_ENOMEM. */
+static int xs_reserve(cl_world *w) {
+    if (w->xsfree < 0) {
+        int old = w->xscap, i;
+        ENSURE(w->xs, w->xscap, old + 1);
+        for (i = w->xscap - 1; i >= old; i--) {
+            w->xs[i].next = w->xsfree;
+            w->xsfree = i;
+        }
+    }
+    return CL_OK;
+}
+
 int cl_world_reserve(cl_world *w) {
+    if (xs_reserve(w) != CL_OK) return CL_ENOMEM;
     if (w->freelist < 0) {
         int old = w->cap, i;
         ENSURE(w->items, w->cap, old + 1);
@@ -56,6 +73,8 @@ int cl_world_reserve(cl_world *w) {
             w->items[i].dirty = 0;
             w->items[i].onlist = 0;
             w->items[i].mon = 0;
+            w->items[i].kind = CL_AABB;
+            w->items[i].xs = -1;
             w->items[i].next = w->freelist;
             w->freelist = i;
         }
@@ -73,7 +92,12 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     id = w->freelist;
     it = &w->items[id];
     w->freelist = it->next;
-    it->shape = *s;
+    it->kind = (unsigned char)s->kind;
+    if (s->kind != CL_AABB) {           /* a slot is free after the reserve */
+        it->xs = w->xsfree;
+        w->xsfree = w->xs[it->xs].next;
+        w->xs[it->xs].s = *s;
+    }
     it->box = cl_shape_aabb(s);
     it->seq = w->nextseq;
     w->nextseq += 1;
@@ -83,7 +107,7 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
      * rays; the first update that leaves it fattens the leaf as usual (clw_flush_tree). The leaf
      * waits off the tree until the next traversal links the new leaves (clw_link_tree: built in
      * bulk when they are many, so bulk adds cost no tree search each) */
-    fat = widen(&it->box, 0, shape_tol(&it->shape, &it->box));
+    fat = widen(&it->box, 0, shape_tol(s, &it->box));
     it->proxy = cl_tree_insert_lazy(&w->tree, &fat, id);   /* cannot fail after the reserve */
     clw_set_fat(w, it, &w->tree.nodes[it->proxy].box);
     w->tchg += 8;
@@ -112,6 +136,12 @@ void cl_world_remove(cl_world *w, int id) {
     if (it->prev >= 0) w->items[it->prev].next = it->next; else w->head = it->next;
     if (it->next >= 0) w->items[it->next].prev = it->prev; else w->tail = it->prev;
     it->proxy = CL_NULLNODE;
+    if (it->kind != CL_AABB) {
+        w->xs[it->xs].next = w->xsfree;
+        w->xsfree = it->xs;
+        it->xs = -1;
+        it->kind = CL_AABB;
+    }
     it->next = w->freelist;
     it->dirty = 0;
     w->freelist = id;
@@ -119,18 +149,32 @@ void cl_world_remove(cl_world *w, int id) {
     w->ppurge = 1;
 }
 
-/* The tail of cl_world_update: item id now has shape *s (it->shape may be s) with box b. */
-void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
+/* The tail of cl_world_update: item id now has shape *s (its stored shape may be s) with box b;
+ * CL_OK, or CL_ENOMEM (unchanged) when an AABB item gets another kind and no slot is free. */
+int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     cl_item *it = &w->items[id];
     cl_aabb fat;
     cl_vec3 lo, hi;
     double t;
+    if (s->kind != CL_AABB) {
+        if (it->kind == CL_AABB) {
+            cl_shape c = *s;            /* (s may lie in the array the reserve moves) */
+            if (xs_reserve(w) != CL_OK) return CL_ENOMEM;
+            it->xs = w->xsfree;
+            w->xsfree = w->xs[it->xs].next;
+            w->xs[it->xs].s = c;
+        } else if (&w->xs[it->xs].s != s) w->xs[it->xs].s = *s;
+    } else if (it->kind != CL_AABB) {
+        w->xs[it->xs].next = w->xsfree;
+        w->xsfree = it->xs;
+        it->xs = -1;
+    }
+    it->kind = (unsigned char)s->kind;
     it->vel[0] = to_float(((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5);
     it->vel[1] = to_float(((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5);
     it->vel[2] = to_float(((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5);
-    if (&it->shape != s) it->shape = *s;
     it->box = b;
-    if (it->dirty) return;
+    if (it->dirty) return CL_OK;
     fat.min = cl_v3(it->fat.lo[0], it->fat.lo[1], it->fat.lo[2]);     /* as cl_fbox_to */
     fat.max = cl_v3(it->fat.hi[0], it->fat.hi[1], it->fat.hi[2]);
     /* keep the leaf while its fat box still encloses the shape with its rounding allowance and
@@ -145,7 +189,7 @@ void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
         (lo.x - fat.min.x <= it->kslack[0]) & (lo.y - fat.min.y <= it->kslack[1]) &
         (lo.z - fat.min.z <= it->kslack[2]) & (fat.max.x - hi.x <= it->kslack[0]) &
         (fat.max.y - hi.y <= it->kslack[1]) & (fat.max.z - hi.z <= it->kslack[2]))
-        return;
+        return CL_OK;
     /* the leaf is refitted on the next tree traversal (pairs do not need the tree) */
     it->dirty = 1;
     if (!it->onlist) {
@@ -154,32 +198,41 @@ void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
         w->dhead = id;
         w->dlen++;
     }
+    return CL_OK;
 }
 
-void cl_world_update(cl_world *w, int id, const cl_shape *s) {
-    clw_update_to(w, id, s, cl_shape_aabb(s));
+int cl_world_update(cl_world *w, int id, const cl_shape *s) {
+    return clw_update_to(w, id, s, cl_shape_aabb(s));
 }
 
 int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
     cl_item *it = &w->items[id];
     cl_aabb b;
     int axis;
-    if (it->shape.kind == CL_AABB) {    /* the common case, in place (as cl_shape_translate) */
-        b.min.x = it->shape.u.aabb.min.x + d.x; b.max.x = it->shape.u.aabb.max.x + d.x;
-        b.min.y = it->shape.u.aabb.min.y + d.y; b.max.y = it->shape.u.aabb.max.y + d.y;
-        b.min.z = it->shape.u.aabb.min.z + d.z; b.max.z = it->shape.u.aabb.max.z + d.z;
+    cl_shape *sh;
+    if (it->kind == CL_AABB) {          /* the common case (as cl_shape_translate): the box moves */
+        cl_shape nb;
+        b.min.x = it->box.min.x + d.x; b.max.x = it->box.max.x + d.x;
+        b.min.y = it->box.min.y + d.y; b.max.y = it->box.max.y + d.y;
+        b.min.z = it->box.min.z + d.z; b.max.z = it->box.max.z + d.z;
         if ((b.min.x - b.min.x) + (b.max.x - b.max.x) != 0) return 1;
         if ((b.min.y - b.min.y) + (b.max.y - b.max.y) != 0) return 2;
         if ((b.min.z - b.min.z) + (b.max.z - b.max.z) != 0) return 3;
-        it->shape.u.aabb = b;
-        clw_update_to(w, id, &it->shape, b);
+        nb.kind = CL_AABB;
+        clw_update_to(w, id, &nb, b);   /* reads only the kind of an AABB; never fails */
         return 0;
     }
-    axis = cl_shape_moved_finite(&it->shape, d);   /* any other kind: its position points move */
+    sh = &w->xs[it->xs].s;
+    axis = cl_shape_moved_finite(sh, d);    /* any other kind: its position points move */
     if (axis) return axis;
-    cl_shape_translate(&it->shape, d);
-    clw_update_to(w, id, &it->shape, cl_shape_aabb(&it->shape));
+    cl_shape_translate(sh, d);
+    clw_update_to(w, id, sh, cl_shape_aabb(sh));
     return 0;
 }
 
-const cl_shape *cl_world_shape(const cl_world *w, int id) { return &w->items[id].shape; }
+const cl_shape *cl_world_shape(const cl_world *w, int id, cl_shape *tmp) {
+    if (w->items[id].kind == CL_AABB) memset(tmp, 0, sizeof *tmp);     /* no stray bytes */
+    return clw_shape(w, &w->items[id], tmp);
+}
+
+cl_kind cl_world_kind(const cl_world *w, int id) { return (cl_kind)w->items[id].kind; }

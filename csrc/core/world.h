@@ -15,17 +15,20 @@
 
 /// One item slot. proxy == CL_NULLNODE marks a free slot (next = free-list link).
 typedef struct cl_item {
-    /* the fields a ray or query test reads first (order, stale flag, slot state, shape) lead,
-     * so a leaf test usually touches the item's first cache line or two. Bookkeeping that only
-     * steers tree upkeep (never an answer) is kept small: flags in bytes, floats for the
-     * predictive velocity and the looseness limits (sizeof 264 instead of 304) */
+    /* the fields a ray or query test reads first (order, stale flag, slot state, kind, box) lead,
+     * so a leaf test usually touches the item's first cache line only. An AABB item's shape is
+     * its box; the other kinds keep their shape in the world's side array (cl_world.xs, index
+     * xs), so the slot is 136 bytes, not the 264 a whole cl_shape in it needed. Bookkeeping that
+     * only steers tree upkeep (never an answer) is kept small: flags in bytes, floats for the
+     * predictive velocity and the looseness limits */
     double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
     int proxy;                  /* tree leaf */
     unsigned char dirty;        /* 1 when the tree leaf is stale (shape left its fat box) */
     unsigned char onlist;       /* 1 while on the dirty list (link dnext) */
     unsigned char mon;          /* 1 while on the list of fat boxes changed since the last pairs */
-    cl_shape shape;
-    cl_aabb box;                /* tight box of shape */
+    unsigned char kind;         /* the shape's cl_kind */
+    cl_aabb box;                /* tight box of the shape: the shape itself for an AABB item */
+    int xs;                     /* the shape's index in cl_world.xs (not an AABB), else -1 */
     int prev, next;             /* list of live items in add order */
     cl_fbox fat;                /* copy of the tree leaf's box (fat box) */
     float kslack[3];            /* most slack kept per side on each axis (set_fat; rounded up) */
@@ -34,6 +37,12 @@ typedef struct cl_item {
     int dnext;                  /* dirty list link */
     int mnext;                  /* changed-fat-box list link */
 } cl_item;
+
+/* internal: a slot of the side array of shapes that are not AABBs (next: free-list link) */
+typedef union cl_xshape {
+    cl_shape s;
+    int next;
+} cl_xshape;
 
 /// Cached candidate pair (pairs): two items whose fat boxes overlapped when last checked,
 /// a < b by id, with the slot generations they were made for (a removed item's pairs go stale).
@@ -111,6 +120,7 @@ typedef struct cl_world {
     cl_tree tree;
     cl_item *items;
     int cap, count, freelist, head, tail;
+    cl_xshape *xs; int xscap, xsfree;   /* the shapes of items that are not AABBs, free list */
     double nextseq;
     double margin;
     /* result buffers */
@@ -153,7 +163,7 @@ typedef struct cl_world {
 CL_API void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud);
 /// Frees all memory; the world is empty and reusable.
 CL_API void cl_world_free(cl_world *w);
-/// Ensures the next add cannot fail; CL_OK or CL_ENOMEM.
+/// Ensures the next add cannot fail, and that the next update cannot either; CL_OK or CL_ENOMEM.
 CL_API int cl_world_reserve(cl_world *w);
 /// The id the next cl_world_add will return.
 CL_API int cl_world_nextid(const cl_world *w);
@@ -161,15 +171,20 @@ CL_API int cl_world_nextid(const cl_world *w);
 CL_API int cl_world_add(cl_world *w, const cl_shape *s);
 /// Removes a live item.
 CL_API void cl_world_remove(cl_world *w, int id);
-/// Replaces a live item's shape (keeps its add order). Never fails.
-CL_API void cl_world_update(cl_world *w, int id, const cl_shape *s);
+/// Replaces a live item's shape (keeps its add order). Never fails when the item's shape and s
+/// are both AABBs or both not AABBs, nor after cl_world_reserve; otherwise may return CL_ENOMEM
+/// (world unchanged). Returns CL_OK or CL_ENOMEM.
+CL_API int cl_world_update(cl_world *w, int id, const cl_shape *s);
 /// Moves live item id's shape by d (cl_shape_translate) and updates it as cl_world_update
 /// does (same result as translating a copy and passing it to cl_world_update, without the
 /// copies). Returns 0, or 1, 2, 3 when the moved shape's x, y or z coordinates (the first such
 /// axis) are not finite, leaving the world unchanged. Never fails otherwise.
 CL_API int cl_world_translate(cl_world *w, int id, cl_vec3 d);
-/// The item's shape (live id).
-CL_API const cl_shape *cl_world_shape(const cl_world *w, int id);
+/// The item's shape (live id): a pointer into the world (valid until the item changes) or, for an
+/// AABB item, to *tmp filled with it.
+CL_API const cl_shape *cl_world_shape(const cl_world *w, int id, cl_shape *tmp);
+/// The kind of the item's shape (live id).
+CL_API cl_kind cl_world_kind(const cl_world *w, int id);
 
 /// Items overlapping s (exact, inclusive) into w->res[0..n-1], add order; n or CL_ENOMEM.
 CL_API int cl_world_query(cl_world *w, const cl_shape *s);

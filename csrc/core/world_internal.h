@@ -57,6 +57,14 @@
 #define REBUILD_STEPS 32    /* an incremental rebuild is spread over about this many traversals */
 #define REBUILD_COST 1.5    /* a refitted tree this much costlier than after its last rebuild is rebuilt */
 
+/* Returns item it's shape: its stored one, or for an AABB item *tmp set to its box. */
+WINLINE const cl_shape *clw_shape(const cl_world *w, const cl_item *it, cl_shape *tmp) {
+    if (it->kind != CL_AABB) return &w->xs[it->xs].s;
+    tmp->kind = CL_AABB;
+    tmp->u.aabb = it->box;
+    return tmp;
+}
+
 /* Returns a grown copy of p holding at least need elements (doubling), or NULL (p untouched). */
 static inline void *grow_buf(cl_world *w, void *p, int *cap, int need, size_t elem) {
     int ncap = *cap ? *cap : 16;
@@ -124,6 +132,12 @@ static inline double shape_tol(const cl_shape *s, const cl_aabb *b) {
         m += 8 * axes_defect(s->u.mesh.u) * sz + ldexp(sz, -40);
     }
     return m;
+}
+
+/* shape_tol of item it's shape and box (only an OBB's or a mesh's reads the shape) */
+WINLINE double item_tol(const cl_world *w, const cl_item *it) {
+    return it->kind == CL_OBB || it->kind == CL_MESH ? shape_tol(&w->xs[it->xs].s, &it->box)
+                                                     : box_tol(&it->box);
 }
 
 /* Returns x as a float, values beyond the float range as +-FLT_MAX (a plain conversion of them is
@@ -238,8 +252,9 @@ WINLINE cl_fbox fbox_of(const cl_aabb *b) {
 
 /* ---- functions shared between the World's files (hidden in the shared object: CL_API) ---- */
 
-/* world.c: the tail of cl_world_update: item id now has shape *s (it->shape may be s), box b. */
-CL_API void clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b);
+/* world.c: the tail of cl_world_update: item id now has shape *s (its stored shape may be s), box
+ * b; CL_OK, or CL_ENOMEM (unchanged) when an AABB item gets another kind and no slot is free. */
+CL_API int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b);
 /* world_tree.c: sets item it's fat box (a copy of its leaf's box fb) and its looseness limits. */
 CL_API void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb);
 /* world_tree.c: rebuilds the tree, re-reads leaf indices (refits instead when memory runs out). */

@@ -78,7 +78,8 @@ WINLINE int interiors_overlap(const cl_shape *a, const cl_shape *b) {
 /* interiors_overlap(next, the shape of item o) at the end of a leg: from the candidates the
  * leg's sweep of o kept when o is that mesh item (cl_pmesh_overlaps_kept, the same answer). */
 WINLINE int end_overlap(const cl_world *w, const cl_shape *next, int o) {
-    const cl_shape *s = &w->items[o].shape;
+    cl_shape sh_;
+    const cl_shape *s = clw_shape(w, &w->items[o], &sh_);
     if (s->kind == CL_MESH && w->mkeep.ok && w->mkeepitem == o) {
         int r = cl_pmesh_overlaps_kept(&s->u.mesh, next, &w->mkeep);
         if (r >= 0) return r;
@@ -119,13 +120,14 @@ int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double a
     cl_aabb q = swept_box(s, d);
     int n = clw_collect_box(w, &q, skip), i, found = 0;
     double bt = 0, bseq = 0;
+    cl_shape sh_;
     if (n < 0) return n;
     for (i = 0; i < n; i++) {
         int id = w->tmp[i];
         const cl_item *it = &w->items[id];
         cl_sweep sw;
         if (id == skip) continue;
-        sweep_pair(s, d, &it->shape, &sw);
+        sweep_pair(s, d, clw_shape(w, it, &sh_), &sw);
         if (sw.state == CL_TOI_SEPARATED) continue;
         if (sw.t < aftert || (sw.t == aftert && it->seq <= afterseq)) continue;
         if (found && (sw.t > bt || (sw.t == bt && it->seq > bseq))) continue;
@@ -142,6 +144,7 @@ int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double a
 int cl_world_sweepall(cl_world *w, const cl_shape *s, cl_vec3 d, int skip) {
     cl_aabb q = swept_box(s, d);
     int n = clw_collect_box(w, &q, skip), i, k = 0;
+    cl_shape sh_;
     w->nhits = 0;
     if (n < 0) return n;
     ENSURE(w->hits, w->hitcap, n);
@@ -149,7 +152,7 @@ int cl_world_sweepall(cl_world *w, const cl_shape *s, cl_vec3 d, int skip) {
         int id = w->tmp[i];
         cl_sweep sw;
         if (id == skip) continue;
-        sweep_pair(s, d, &w->items[id].shape, &sw);
+        sweep_pair(s, d, clw_shape(w, &w->items[id], &sh_), &sw);
         if (sw.state == CL_TOI_SEPARATED) continue;
         w->hits[k].item = id;
         w->hits[k].t = sw.t;
@@ -250,7 +253,8 @@ static double move_gap(const cl_shape *s) {
  * set; a world-axis OBB counts as its box); 1 when next stays inside it. */
 WINLINE int end_cand(const cl_world *w, const cl_mcand *m, const cl_shape *cur, cl_vec3 rem,
                      cl_shape *next, int *changed) {
-    const cl_shape *o = &w->items[m->item].shape;
+    cl_shape sh_;
+    const cl_shape *o = clw_shape(w, &w->items[m->item], &sh_);
     cl_aabb ob;
     if (m->s.state == CL_TOI_OVERLAPPED || (m->flags & (MC_IGNORED | MC_CROSSED))) return 0;
     if (!end_overlap(w, next, m->item)) return 0;
@@ -278,7 +282,8 @@ WINLINE int box_rank(const cl_aabb *a, cl_vec3 d, const cl_aabb *b, double t) {
  * only for them (two AABBs inline: a mover on a floor of tiles ties at every seam it spans). */
 static int mc_rank(const cl_world *w, const cl_shape *cur, cl_vec3 rem, cl_mcand *m) {
     if (!(m->flags & MC_RANKED)) {
-        const cl_shape *o = &w->items[m->item].shape;
+        cl_shape sh_;
+        const cl_shape *o = clw_shape(w, &w->items[m->item], &sh_);
         m->flags |= MC_RANKED;
         if (cur->kind == CL_AABB && o->kind == CL_AABB)
             m->s.rank = box_rank(&cur->u.aabb, rem, &o->u.aabb, m->s.t);
@@ -333,9 +338,10 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
     double gap = 0;
     cl_vec3 n = cl_v3(0, 0, 0);
     cl_aabb ob;                             /* the blocker's box when it is box-like */
+    cl_shape sh_;
     int iter, i, pass, sorted = 0, badi = 0, nudged = 0;
     if (blk >= 0) {
-        const cl_shape *o = &w->items[w->mc[blk].item].shape;
+        const cl_shape *o = clw_shape(w, &w->items[w->mc[blk].item], &sh_);
         n = w->mc[blk].s.n;
         if (!(cur->kind == CL_AABB && cl_shape_boxlike(o, &ob))) gap = move_gap(cur);
     }
@@ -387,7 +393,7 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
             double dep;
             cl_vec3 pn;
             nudged = 1;
-            if (cl_penetration(next, &w->items[w->mc[badi].item].shape, &dep, &pn) && dep <= 2 * gap) {
+            if (cl_penetration(next, clw_shape(w, &w->items[w->mc[badi].item], &sh_), &dep, &pn) && dep <= 2 * gap) {
                 cl_shape_translate(next, cl_v3(dep * pn.x, dep * pn.y, dep * pn.z));
                 if (end_clear(w, next, nt, base, k)) return;
             }
@@ -426,7 +432,7 @@ static int move_near(const cl_world *w, int o, const cl_aabb *q) {
                ((double)f->lo[1] <= q->max.y) & ((double)f->hi[1] >= q->min.y) &
                ((double)f->lo[2] <= q->max.z) & ((double)f->hi[2] >= q->min.z);
     }
-    tb = widen(&it->box, 0, shape_tol(&it->shape, &it->box));
+    tb = widen(&it->box, 0, item_tol(w, it));
     return tb.min.x <= q->max.x && tb.max.x >= q->min.x && tb.min.y <= q->max.y &&
            tb.max.y >= q->min.y && tb.min.z <= q->max.z && tb.max.z >= q->min.z;
 }
@@ -446,12 +452,12 @@ static int end_skippable(const cl_shape *cur, cl_vec3 rem) {
 WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
                       cl_needend need, void *nctx, cl_vec3 *actual) {
     /* the mover before and after each leg: two buffers swapped, not copied */
-    cl_shape sh[2], *cur = &sh[0], *nxt = &sh[1];
+    cl_shape sh[2], *cur = &sh[0], *nxt = &sh[1], sh_;
     cl_vec3 rem = d, p0, p1;
     cl_aabb qb = w->items[id].box;      /* set by the first query (nq < 0 until then) */
     int leg, nq = -1, ncross = 0;      /* ncross: candidates crossed so far (was_crossed) */
     w->ncols = 0;
-    sh[0] = sh[1] = w->items[id].shape;
+    sh[0] = sh[1] = *clw_shape(w, &w->items[id], &sh_);
     for (leg = 0; leg < MAX_LEGS; leg++) {
         cl_aabb q;
         int n, i, j, k = 0, nt = 0, blk = -1, reuse = 0;
@@ -495,12 +501,12 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
             m = &w->mc[nq + k++];
             m->item = o;
             m->flags = 0;
-            if (w->items[o].shape.kind == CL_MESH && (cur->kind == CL_CAPSULE || cur->kind == CL_SPHERE)) {
+            if (w->items[o].kind == CL_MESH && (cur->kind == CL_CAPSULE || cur->kind == CL_SPHERE)) {
                 /* the same sweep, its candidate triangles kept for the end checks (end_overlap) */
-                m->s = cl_pmesh_sweep_keep(&w->items[o].shape.u.mesh, cur, rem, &w->mkeep);
+                m->s = cl_pmesh_sweep_keep(&w->xs[w->items[o].xs].s.u.mesh, cur, rem, &w->mkeep);
                 w->mkeepitem = o;
             } else {
-                sweep_pair(cur, rem, &w->items[o].shape, &m->s);
+                sweep_pair(cur, rem, clw_shape(w, &w->items[o], &sh_), &m->s);
             }
             if (m->s.state == CL_TOI_TOUCHING) {
                 double st = m->s.t;
@@ -568,7 +574,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
             rem = vfin(left) ? left : cl_v3(0, 0, 0);
         }
     }
-    p0 = cl_shape_pos(&w->items[id].shape);
+    p0 = cl_shape_pos(clw_shape(w, &w->items[id], &sh_));
     p1 = cl_shape_pos(cur);
     *actual = cl_v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
     w->mend = *cur;

@@ -217,6 +217,7 @@ cl_kpair *clw_kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits) {
 
 int cl_world_pairs(cl_world *w) {
     int i, np = 0, bits = 0, keyed;
+    cl_shape sx, sy;
     w->nres = 0;
     if (cp_refresh(w) != CL_OK) return CL_ENOMEM;
     /* narrowphase: the overlapping candidates, each as (earlier added, later added), into res,
@@ -230,9 +231,9 @@ int cl_world_pairs(cl_world *w) {
         const cl_item *x = &w->items[c->a], *y = &w->items[c->b];
         if (i + PAIR_AHEAD < w->ncp) {      /* the items of a pair further on: random, from memory */
             const cl_item *px = &w->items[c[PAIR_AHEAD].a], *py = &w->items[c[PAIR_AHEAD].b];
-            WPREFETCH(&px->shape);
+            WPREFETCH(&px->box);
             WPREFETCH(&px->fat);
-            WPREFETCH(&py->shape);
+            WPREFETCH(&py->box);
             WPREFETCH(&py->fat);
         }
         if (!fboxes_overlap(&x->fat, &y->fat)) {
@@ -241,11 +242,11 @@ int cl_world_pairs(cl_world *w) {
         }
         i++;
         /* two AABBs (the usual case) tested inline, as cl_aabb_overlaps_aabb */
-        if (x->shape.kind == CL_AABB && y->shape.kind == CL_AABB
-                ? (x->shape.u.aabb.min.x <= y->shape.u.aabb.max.x) & (y->shape.u.aabb.min.x <= x->shape.u.aabb.max.x) &
-                  (x->shape.u.aabb.min.y <= y->shape.u.aabb.max.y) & (y->shape.u.aabb.min.y <= x->shape.u.aabb.max.y) &
-                  (x->shape.u.aabb.min.z <= y->shape.u.aabb.max.z) & (y->shape.u.aabb.min.z <= x->shape.u.aabb.max.z)
-                : cl_shape_overlaps(&x->shape, &y->shape)) {
+        if (x->kind == CL_AABB && y->kind == CL_AABB
+                ? (x->box.min.x <= y->box.max.x) & (y->box.min.x <= x->box.max.x) &
+                  (x->box.min.y <= y->box.max.y) & (y->box.min.y <= x->box.max.y) &
+                  (x->box.min.z <= y->box.max.z) & (y->box.min.z <= x->box.max.z)
+                : cl_shape_overlaps(clw_shape(w, x, &sx), clw_shape(w, y, &sy))) {
             int first = x->seq < y->seq;
             if (keyed) {
                 cl_kpair *pp = &w->kp[np];

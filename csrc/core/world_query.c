@@ -139,7 +139,7 @@ int clw_collect_box(cl_world *w, const cl_aabb *box, int skip) {
         const cl_item *it = &w->items[i];
         cl_aabb tb;
         if (!it->dirty || it->proxy == CL_NULLNODE || i == skip) continue;
-        tb = widen(&it->box, 0, shape_tol(&it->shape, &it->box));   /* as its tree box would */
+        tb = widen(&it->box, 0, item_tol(w, it));   /* as its tree box would */
         if (!(tb.min.x <= box->max.x && tb.max.x >= box->min.x && tb.min.y <= box->max.y &&
               tb.max.y >= box->min.y && tb.min.z <= box->max.z && tb.max.z >= box->min.z))
             continue;
@@ -166,11 +166,12 @@ int clw_less_hit(const void *ctx, const void *a, const void *b) {
 int cl_world_query(cl_world *w, const cl_shape *s) {
     cl_aabb b = cl_shape_aabb(s), q = widen(&b, 0, shape_tol(s, &b));
     int n = clw_collect_box(w, &q, -1), i, k = 0;
+    cl_shape sh_;
     if (n < 0) return n;
     ENSURE(w->res, w->rescap, n);
     for (i = 0; i < n; i++) {
         int id = w->tmp[i];
-        if (cl_shape_overlaps(s, &w->items[id].shape)) w->res[k++] = id;
+        if (cl_shape_overlaps(s, clw_shape(w, &w->items[id], &sh_))) w->res[k++] = id;
     }
     sort_elems(w->res, k, sizeof(int), less_id, w);
     w->nres = k;
@@ -180,6 +181,7 @@ int cl_world_query(cl_world *w, const cl_shape *s) {
 int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     cl_aabb b, q;
     int n, i, k = 0;
+    cl_shape sh_;
     b.min = b.max = p;
     q = widen(&b, 0, shape_tol(NULL, &b));
     n = clw_collect_box(w, &q, -1);
@@ -187,7 +189,7 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     ENSURE(w->res, w->rescap, n);
     for (i = 0; i < n; i++) {
         int id = w->tmp[i];
-        if (cl_shape_contains(&w->items[id].shape, p)) w->res[k++] = id;
+        if (cl_shape_contains(clw_shape(w, &w->items[id], &sh_), p)) w->res[k++] = id;
     }
     sort_elems(w->res, k, sizeof(int), less_id, w);
     w->nres = k;
@@ -252,6 +254,7 @@ int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
     cl_stack st;
     unsigned all = np >= 32 ? 0xffffffffu : (1u << np) - 1;
     int n = 0, i;
+    cl_shape sh_;
     settle_tree(w);
     t = &w->tree;
     if (t->root != CL_NULLNODE) {
@@ -279,8 +282,8 @@ int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
                 if (w->items[id].dirty) continue;       /* stale leaf: tested below */
                 /* a mesh item is tested even in front of every plane: one whose triangles are all
                  * degenerate is behind them all (cl_pmesh_plane), whatever its box */
-                if ((mask || w->items[id].shape.kind == CL_MESH) &&
-                    !planes_keep(&w->items[id].shape, planes, mask ? mask : 1u)) continue;
+                if ((mask || w->items[id].kind == CL_MESH) &&
+                    !planes_keep(clw_shape(w, &w->items[id], &sh_), planes, mask ? mask : 1u)) continue;
                 if (n >= w->tmpcap && !tmp_grow(w, n + 1)) { cl_stack_free(t, &st); return CL_ENOMEM; }
                 w->tmp[n++] = id;
             } else if (!SPUSH(t, &st, nd->child2, (double)mask) || !SPUSH(t, &st, nd->child1, (double)mask)) {
@@ -292,7 +295,7 @@ int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
     }
     for (i = w->dhead; i >= 0; i = w->items[i].dnext) {
         const cl_item *it = &w->items[i];
-        if (!it->dirty || it->proxy == CL_NULLNODE || !planes_keep(&it->shape, planes, all)) continue;
+        if (!it->dirty || it->proxy == CL_NULLNODE || !planes_keep(clw_shape(w, it, &sh_), planes, all)) continue;
         if (n >= w->tmpcap && !tmp_grow(w, n + 1)) return CL_ENOMEM;
         w->tmp[n++] = i;
     }
@@ -432,7 +435,8 @@ typedef struct rbest {
 static void ray_item(const cl_world *w, int id, const cl_ray *r, rbest *b, cl_whit *out) {
     const cl_item *it = &w->items[id];
     cl_hit h;
-    if (!cl_shape_raycast(&it->shape, r, b->t, &h)) return;
+    cl_shape sh_;
+    if (!cl_shape_raycast(clw_shape(w, it, &sh_), r, b->t, &h)) return;
     if (h.t < b->aftert || (h.t == b->aftert && it->seq <= b->afterseq)) return;
     if (b->found && (h.t > b->t || (h.t == b->t && it->seq > b->seq))) return;
     b->found = 1;
@@ -654,7 +658,8 @@ int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
         if (!ray_fbox(&q, &nd->box, maxt, &te)) continue;
         if (nd->child1 == CL_NULLNODE) {
             cl_hit h;
-            if (!cl_shape_raycast(&w->items[nd->child2].shape, r, maxt, &h)) continue;
+            cl_shape sh_;
+            if (!cl_shape_raycast(clw_shape(w, &w->items[nd->child2], &sh_), r, maxt, &h)) continue;
             if (n >= w->hitcap) {
                 void *np = grow_buf(w, w->hits, &w->hitcap, n + 1, sizeof(cl_whit));
                 if (!np) { cl_stack_free(t, &st); return CL_ENOMEM; }

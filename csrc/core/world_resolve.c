@@ -23,7 +23,8 @@ static int box_inside(const cl_aabb *a, const cl_aabb *b) {
 static int push_of(cl_world *w, int id, const cl_shape *s, const cl_aabb *sb, cl_mcand *m,
                    cl_respond keep, void *ctx, double *depth, cl_vec3 *n) {
     const cl_item *o = &w->items[m->item];
-    if (!cl_aabb_overlaps_aabb(&o->box, sb) || !cl_penetration(s, &o->shape, depth, n)) return 0;
+    cl_shape sh_;
+    if (!cl_aabb_overlaps_aabb(&o->box, sb) || !cl_penetration(s, clw_shape(w, o, &sh_), depth, n)) return 0;
     if (!(m->flags & RC_ASKED)) {
         m->flags |= RC_ASKED;
         if (!keep || keep(ctx, id, m->item) != CL_RESP_IGNORE) m->flags |= RC_SOLID;
@@ -66,7 +67,7 @@ static void push_out(cl_shape *s, const cl_shape *o, double depth, cl_vec3 n) {
 
 int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *end,
                      cl_vec3 *disp) {
-    cl_shape cur = w->items[id].shape, best = cur;
+    cl_shape sh_, cur = *clw_shape(w, &w->items[id], &sh_), best = cur;
     cl_aabb qb = w->items[id].box, b;
     double bestsum = HUGE_VAL, reach;
     int nq = -1, round, i, pushed = 0;           /* nq < 0: no query yet */
@@ -111,7 +112,7 @@ int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *
         }
         if (sum < bestsum) { bestsum = sum; best = cur; }
         if (deepi < 0 || round == RESOLVE_ROUNDS) break;
-        push_out(&cur, &w->items[w->mc[deepi].item].shape, deep, dn);
+        push_out(&cur, clw_shape(w, &w->items[w->mc[deepi].item], &sh_), deep, dn);
         if (!cl_vfinite(cl_shape_pos(&cur))) break;
     }
     *end = best;
@@ -119,9 +120,9 @@ int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *
         double d;
         cl_vec3 n;
         if ((w->mc[i].flags & RC_START) &&
-            !cl_penetration(&best, &w->items[w->mc[i].item].shape, &d, &n))
+            !cl_penetration(&best, clw_shape(w, &w->items[w->mc[i].item], &sh_), &d, &n))
             pushed++;
     }
-    *disp = cl_sub(cl_shape_pos(&best), cl_shape_pos(&w->items[id].shape));
+    *disp = cl_sub(cl_shape_pos(&best), cl_shape_pos(clw_shape(w, &w->items[id], &sh_)));
     return pushed;
 }

@@ -60,7 +60,7 @@ static double pred_jitter(const cl_world *w, int id) {
  * pred_jitter, at most pred_cap, so an item moving steadily leaves its fat box rarely. */
 static cl_aabb fat_box(const cl_world *w, int id) {
     const cl_item *it = &w->items[id];
-    cl_aabb f = widen(&it->box, w->margin, shape_tol(&it->shape, &it->box));
+    cl_aabb f = widen(&it->box, w->margin, item_tol(w, it));
     double cap, e, mul = PRED_MUL * pred_jitter(w, id);
     cap = pred_cap(w, &it->box, 0);
     e = mul * it->vel[0]; e = e > cap ? cap : e < -cap ? -cap : e;

@@ -34,6 +34,14 @@
 #include "mesh.h"
 #include "vec.h"
 
+/* Item id's shape: cl_world_shape into one of four rotating buffers (for tests only). */
+static const cl_shape *wsh(const cl_world *w, int id) {
+    static cl_shape b[4];
+    static int k;
+    k = (k + 1) & 3;
+    return cl_world_shape(w, id, &b[k]);
+}
+
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 #define MAXITEMS 48
 
@@ -437,7 +445,7 @@ static void check_state(cl_world *w, const ref *f) {
     for (id = 0; id < f->maxid; id++) {
         if (!f->live[id]) continue;
         n++;
-        CHECK(cl_shape_equal(cl_world_shape(w, id), &f->s[id]));
+        CHECK(cl_shape_equal(wsh(w, id), &f->s[id]));
     }
     CHECK(n == f->count);
     CHECK(cl_tree_validate(&w->tree));
@@ -735,7 +743,7 @@ static int draw_move(rd *r, const ref *f, int *ids, int *n, int *id, cl_vec3 *d,
 /* 1 if a move of item id ran out of memory, then checked to have left it as it was (before). */
 static int nomem_kept(int got, cl_world *w, int id, const cl_shape *before) {
     if (got != CL_ENOMEM) return 0;
-    CHECK(cl_shape_equal(cl_world_shape(w, id), before));
+    CHECK(cl_shape_equal(wsh(w, id), before));
     return 1;
 }
 
@@ -761,10 +769,10 @@ static void op_move(rd *r, cl_world *w, ref *f, int commit) {
         else CHECK(col->type != CL_RESP_IGNORE);
     }
     if (!commit) {
-        CHECK(cl_shape_equal(cl_world_shape(w, id), &before));
+        CHECK(cl_shape_equal(wsh(w, id), &before));
         return;
     }
-    f->s[id] = *cl_world_shape(w, id);
+    f->s[id] = *wsh(w, id);
     CHECK(f->s[id].kind == before.kind);
     if (!usefilter) {
         /* all slides: the mover must not end inside anything it did not start inside */
@@ -789,7 +797,7 @@ static void op_resolve(rd *r, cl_world *w, ref *f) {
     c.calls = 0;
     before = f->s[id];
     got = cl_world_resolve(w, id, usefilter ? respond : NULL, &c, &end, &d);
-    CHECK(cl_shape_equal(cl_world_shape(w, id), &before));
+    CHECK(cl_shape_equal(wsh(w, id), &before));
     if (got == CL_ENOMEM) return;
     CHECK(got >= 0 && got < n);
     CHECK(end.kind == before.kind && d.x == d.x && d.y == d.y && d.z == d.z);
@@ -822,7 +830,7 @@ static void op_char(rd *r, cl_world *w, ref *f, cl_char *ch) {
         CHECK(col->other != id && col->other >= 0 && col->other < f->maxid && f->live[col->other]);
         CHECK(col->type != CL_RESP_IGNORE);
     }
-    f->s[id] = *cl_world_shape(w, id);
+    f->s[id] = *wsh(w, id);
     CHECK(f->s[id].kind == before.kind);
     if (cl_char_grounded(ch, w, &g, &gn)) CHECK(g != id && g >= 0 && g < f->maxid && f->live[g]);
 }
@@ -895,7 +903,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 int rc = cl_world_translate(&w, id, d);
                 cl_shape_translate(&s, d);
                 if (rc == 0) f.s[id] = s;
-                CHECK(cl_shape_equal(cl_world_shape(&w, id), &f.s[id]));
+                CHECK(cl_shape_equal(wsh(&w, id), &f.s[id]));
             }
         } else if (op == 7) {
             op_query(&r, &w, &f);

@@ -20,7 +20,8 @@
  * ../shared/peers/box2d-v3 exists; without it only collide's columns are measured).
  * Writes the tables to stdout and, as markdown, to argv[1]. BENCH_FRAMES_N overrides 1,000;
  * BENCH_FRAMES_TRACE=path writes a per-frame trace of collide's 2D scene (CPU and wall time, the
- * tree upkeep of the frame); BENCH_FRAMES_ONLY=1 stops after the moving-boxes scenes. */
+ * tree upkeep of the frame); BENCH_FRAMES_ONLY=1 stops after the moving-boxes scenes;
+ * BENCH_FRAMES_MEMORY=1 prints only the memory rows (bytes per item at 100,000 and 1,000,000). */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdarg.h>
@@ -857,6 +858,11 @@ int main(int argc, char **argv) {
     if ((e = getenv("BENCH_FRAMES_TRACE")) != NULL && *e) {
         if ((trace = fopen(e, "w")) == NULL) { perror(e); return 1; }
         fprintf(trace, "frame cpu_ms wall_ms pairs upkeep\n");
+    }
+    if (getenv("BENCH_FRAMES_MEMORY")) {     /* the memory table alone */
+        bench_memory(100000);
+        bench_memory(1000000);
+        return 0;
     }
 #ifndef HAVE_BOX2D
     out("**Box2D columns skipped:** ../shared/peers/box2d-v3 was not found when bench/run.sh built");

@@ -14,6 +14,14 @@
 
 static int passed, failed;
 
+/* Item id's shape: cl_world_shape into one of four rotating buffers (for tests only). */
+static const cl_shape *wsh(const cl_world *w, int id) {
+    static cl_shape b[4];
+    static int k;
+    k = (k + 1) & 3;
+    return cl_world_shape(w, id, &b[k]);
+}
+
 #define ENSURE(cond, what)                                                        \
     do {                                                                          \
         if (cond) passed++;                                                       \
@@ -523,10 +531,10 @@ static void test_move(void) {
     p = cl_world_add(&w, &s);
     n = cl_world_move(&w, p, cl_v3(9.3, -0.5, 0), NULL, NULL, 1, &act);
     ENSURE(n == 1 && w.cols[0].n.y == 1, "falling onto the floor collides once (floor normal +y)");
-    ENSURE(w.items[p].shape.u.aabb.min.y == 0 && act.x == 9.3, "sliding over 20 tiles never catches a seam");
+    ENSURE(wsh(&w, p)->u.aabb.min.y == 0 && act.x == 9.3, "sliding over 20 tiles never catches a seam");
     for (i = 0; i < 100; i++) {
         n = cl_world_move(&w, p, cl_v3(-0.0731, -0.01, 0), NULL, NULL, 1, &act);
-        if (w.items[p].shape.u.aabb.min.y != 0) break;
+        if (wsh(&w, p)->u.aabb.min.y != 0) break;
     }
     ENSURE(i == 100, "many small moves along the tiles stay exactly on the floor");
     /* thin wall at any speed */
@@ -535,10 +543,10 @@ static void test_move(void) {
     s = mkaabb(0, 0.5, 0, 1, 1.5, 1);
     cl_world_update(&w, p, &s);
     n = cl_world_move(&w, p, cl_v3(1e9, 0, 0), NULL, NULL, 1, &act);
-    ENSURE(n == 1 && w.cols[0].other == wall && w.items[p].shape.u.aabb.max.x == 20,
+    ENSURE(n == 1 && w.cols[0].other == wall && wsh(&w, p)->u.aabb.max.x == 20,
            "a very fast item stops exactly at a thin wall");
     n = cl_world_move(&w, p, cl_v3(1e9, 0, 0), NULL, NULL, 1, &act);
-    ENSURE(n == 1 && act.x == 0 && w.items[p].shape.u.aabb.max.x == 20, "pushing into the wall again moves nothing");
+    ENSURE(n == 1 && act.x == 0 && wsh(&w, p)->u.aabb.max.x == 20, "pushing into the wall again moves nothing");
     n = cl_world_move(&w, p, cl_v3(1e9, 0, 0), cross_all, NULL, 0, &act);
     ENSURE(n == 1 && w.cols[0].type == CL_RESP_CROSS && act.x == 1e9, "cross passes through and records each item once");
     /* rounding: a sphere resting on the floor tiles never sinks in */
@@ -548,10 +556,10 @@ static void test_move(void) {
         for (k = 0; k < 300; k++) {
             cl_world_move(&w, sp, cl_v3(0.0437, -0.05, 0.001 * (k % 3 - 1)), NULL, NULL, 1, &act);
             for (i = 0; i < 20; i++)
-                if (cl_interiors_overlap(&w.items[sp].shape, &w.items[i].shape)) okk = 0;
+                if (cl_interiors_overlap(wsh(&w, sp), wsh(&w, i))) okk = 0;
         }
         ENSURE(okk, "a sphere rolling over the tiles never penetrates them");
-        ENSURE(w.items[sp].shape.u.sphere.c.x > 5, "the sphere rolls along the floor");
+        ENSURE(wsh(&w, sp)->u.sphere.c.x > 5, "the sphere rolls along the floor");
     }
     cl_world_free(&w);
 
@@ -572,12 +580,12 @@ static void test_move(void) {
         mover = cl_world_add(&w, &s);
         for (k = 0; k < 100; k++) {
             cl_world_move(&w, mover, cl_v3(0.2, -0.05, 0), NULL, NULL, 1, &act);
-            if (cl_interiors_overlap(&w.items[mover].shape, &ramp) ||
-                cl_interiors_overlap(&w.items[mover].shape, &floor_)) okk = 0;
-            if (w.items[mover].shape.u.aabb.min.y > top) top = w.items[mover].shape.u.aabb.min.y;
+            if (cl_interiors_overlap(wsh(&w, mover), &ramp) ||
+                cl_interiors_overlap(wsh(&w, mover), &floor_)) okk = 0;
+            if (wsh(&w, mover)->u.aabb.min.y > top) top = wsh(&w, mover)->u.aabb.min.y;
         }
         ENSURE(okk, "a box pushed up a ramp never penetrates ramp or floor");
-        ENSURE(top > 1.5 && w.items[mover].shape.u.aabb.min.x > 12, "a box pushed into a ramp climbs it and passes");
+        ENSURE(top > 1.5 && wsh(&w, mover)->u.aabb.min.x > 12, "a box pushed into a ramp climbs it and passes");
     }
     cl_world_free(&w);
     ENSURE(live_bytes == 0, "every byte is freed after moves");
@@ -624,7 +632,7 @@ static void test_nomem(void) {
             int a, b, m = 0, np = cl_world_pairs(&w);
             for (a = w.head; a >= 0; a = w.items[a].next)
                 for (b = w.items[a].next; b >= 0; b = w.items[b].next)
-                    m += cl_shape_overlaps(&w.items[a].shape, &w.items[b].shape);
+                    m += cl_shape_overlaps(wsh(&w, a), wsh(&w, b));
             if (np != m) { ok = 0; printf("pairs after failures: %d vs %d\n", np, m); }
             if (!cl_tree_validate(&w.tree)) { ok = 0; printf("validate\n"); }
         }
@@ -642,6 +650,58 @@ static int shape_eq(const cl_shape *a, const cl_shape *b) {
     if (a->kind == CL_SPHERE) return memcmp(&a->u.sphere, &b->u.sphere, sizeof a->u.sphere) == 0;
     return memcmp(&a->u.obb, &b->u.obb, sizeof a->u.obb) == 0;
 }
+
+/* An item changing kind by cl_world_update: an AABB item keeps its shape in its slot, the others
+ * in a side array, so an AABB item given another kind needs a side slot: with none free and the
+ * allocation failing, CL_ENOMEM and the world unchanged; after cl_world_reserve it cannot fail;
+ * slots freed by removes and by updates back to AABBs are reused (no leak). */
+static void test_update_kinds(void) {
+    cl_world w;
+    cl_shape box, ball, cap, obb, s;
+    int i, a, ok = 1, st;
+    memset(&box, 0, sizeof box); ball = cap = obb = box;
+    box.kind = CL_AABB;
+    box.u.aabb.min = cl_v3(0, 0, 0); box.u.aabb.max = cl_v3(1, 2, 3);
+    ball.kind = CL_SPHERE;
+    ball.u.sphere.c = cl_v3(5, 5, 5); ball.u.sphere.r = 0.5;
+    cap.kind = CL_CAPSULE;
+    cap.u.capsule.a = cl_v3(0, 5, 0); cap.u.capsule.b = cl_v3(0, 7, 0); cap.u.capsule.r = 0.25;
+    obb.kind = CL_OBB;
+    obb.u.obb.c = cl_v3(2, 2, 2); obb.u.obb.h = cl_v3(1, 0.5, 0.25);
+    obb.u.obb.u[0] = cl_v3(1, 0, 0); obb.u.obb.u[1] = cl_v3(0, 1, 0); obb.u.obb.u[2] = cl_v3(0, 0, 1);
+    cl_world_init(&w, 0.1, talloc, NULL);
+    a = cl_world_add(&w, &box);
+    for (i = 0; w.xsfree >= 0; i++) {       /* use up the side array's free slots */
+        s = ball;
+        s.u.sphere.c.x += i;
+        if (cl_world_add(&w, &s) < 0) ok = 0;
+    }
+    fail_after = 0;
+    st = cl_world_update(&w, a, &ball);
+    fail_after = -1;
+    ENSURE(st == CL_ENOMEM && cl_world_kind(&w, a) == CL_AABB && shape_eq(wsh(&w, a), &box) &&
+           w.items[a].box.max.z == 3, "an AABB item made a sphere with no memory: CL_ENOMEM, unchanged");
+    ENSURE(cl_world_reserve(&w) == CL_OK && w.xsfree >= 0, "cl_world_reserve keeps a side slot free");
+    fail_after = 0;
+    st = cl_world_update(&w, a, &ball);
+    fail_after = -1;
+    ENSURE(st == CL_OK && shape_eq(wsh(&w, a), &ball), "after cl_world_reserve the update cannot fail");
+    for (i = 0; i < 50; i++) {              /* round trips through every kind */
+        const cl_shape *k[4];
+        k[0] = &box; k[1] = &ball; k[2] = &cap; k[3] = &obb;
+        if (cl_world_update(&w, a, k[i % 4]) != CL_OK || !shape_eq(wsh(&w, a), k[i % 4])) ok = 0;
+        if (cl_world_query(&w, k[i % 4]) < 1) ok = 0;
+    }
+    for (i = 0; i < 40; i++) {              /* removes free side slots, adds reuse them */
+        int id = cl_world_add(&w, i % 2 ? &cap : &box);
+        if (id < 0 || !shape_eq(wsh(&w, id), i % 2 ? &cap : &box)) ok = 0;
+        if (i % 3 == 0) cl_world_remove(&w, id);
+    }
+    ENSURE(ok && w.xscap <= 64, "kinds change through updates; side slots are reused");
+    cl_world_free(&w);
+    ENSURE(live_bytes == 0, "no leak after kind changes");
+}
+
 
 /* ---- moves and sweeps with allocation failures: CL_ENOMEM leaves the world as it was, and
  * after a retry every result equals a twin world's whose allocations never fail (buffers fail
@@ -665,7 +725,7 @@ static void test_move_nomem(void) {
                 if (cl_world_add(&a, &s) != i || cl_world_add(&b, &s) != i) bad++;
             }
         }
-        before = *cl_world_shape(&a, j);
+        before = *wsh(&a, j);
         if (k % 5 == 4) {                   /* a sweep of a random shape */
             cl_shape q = randshape(30);
             cl_whit ha, hb;
@@ -687,12 +747,12 @@ static void test_move_nomem(void) {
         fail_after = -1;
         if (na == CL_ENOMEM) {
             fails++;
-            if (!shape_eq(&before, cl_world_shape(&a, j))) bad++;
+            if (!shape_eq(&before, wsh(&a, j))) bad++;
             na = cl_world_move(&a, j, d, NULL, NULL, 1, &pa);
         }
         if (a.qn && a.qnver == a.tver) snapped++;
         nb = cl_world_move(&b, j, d, NULL, NULL, 1, &pb);
-        if (na != nb || memcmp(&pa, &pb, sizeof pa) != 0 || !shape_eq(cl_world_shape(&a, j), cl_world_shape(&b, j))) {
+        if (na != nb || memcmp(&pa, &pb, sizeof pa) != 0 || !shape_eq(wsh(&a, j), wsh(&b, j))) {
             bad++;
             continue;
         }
@@ -744,7 +804,7 @@ static void bench(void) {
         int np = 0;
         for (f = 0; f < 100; f++) {
             for (i = 0; i < 10000; i++) {
-                cl_shape s = w.items[ids[i]].shape;
+                cl_shape s = *wsh(&w, ids[i]);
                 cl_shape_translate(&s, cl_v3((rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1));
                 cl_world_update(&w, ids[i], &s);
             }
@@ -916,7 +976,7 @@ static void test_translate(void) {
     for (k = 0; k < 40; k++) {
         for (i = 0; i < 300; i++) {
             cl_vec3 d = cl_v3(grid(-1, 1) * (k % 5 == 4 ? 20 : 0.1), grid(-1, 1) * 0.1, rnd() * 0.3 - 0.15);
-            cl_shape s = *cl_world_shape(&b, ids[i]);
+            cl_shape s = *wsh(&b, ids[i]);
             if (cl_world_translate(&a, ids[i], d) != 0) bad++;
             cl_shape_translate(&s, d);
             cl_world_update(&b, ids[i], &s);
@@ -925,19 +985,19 @@ static void test_translate(void) {
         if (n != cl_world_pairs(&b) || memcmp(a.res, b.res, (size_t)(2 * n) * sizeof(int)) != 0) bad++;
         for (i = 0; i < 300; i++) {
             const cl_item *x = &a.items[ids[i]], *y = &b.items[ids[i]];
-            if (memcmp(&x->shape, &y->shape, sizeof x->shape) != 0 ||
+            if (memcmp(wsh(&a, ids[i]), wsh(&b, ids[i]), sizeof(cl_shape)) != 0 || x->kind != y->kind ||
                 memcmp(&x->box, &y->box, sizeof x->box) != 0 ||
                 memcmp(&x->fat, &y->fat, sizeof x->fat) != 0 || x->dirty != y->dirty)
                 bad++;
         }
     }
     {   /* a result that is not finite: the axis, nothing changed */
-        cl_shape before = *cl_world_shape(&a, ids[0]);
+        cl_shape before = *wsh(&a, ids[0]);
         long v = a.tver;
         if (cl_world_translate(&a, ids[0], cl_v3(0, HUGE_VAL, 0)) != 2 ||
             cl_world_translate(&a, ids[1], cl_v3(NAN, 0, NAN)) != 1 ||
             cl_world_translate(&a, ids[2], cl_v3(0, 0, -HUGE_VAL)) != 3 ||
-            memcmp(&before, cl_world_shape(&a, ids[0]), sizeof before) != 0 || a.tver != v)
+            memcmp(&before, wsh(&a, ids[0]), sizeof before) != 0 || a.tver != v)
             bad++;
     }
     ENSURE(bad == 0, "cl_world_translate matches cl_world_update with a translated copy");
@@ -1209,6 +1269,7 @@ int main(void) {
     test_translate();
     test_move();
     test_nomem();
+    test_update_kinds();
     test_move_nomem();
     bench();
     printf("%d passed, %d failed\n", passed, failed);
