@@ -985,7 +985,7 @@ static void test_translate(void) {
         if (n != cl_world_pairs(&b) || memcmp(a.res, b.res, (size_t)(2 * n) * sizeof(int)) != 0) bad++;
         for (i = 0; i < 300; i++) {
             const cl_item *x = &a.items[ids[i]], *y = &b.items[ids[i]];
-            if (memcmp(wsh(&a, ids[i]), wsh(&b, ids[i]), sizeof(cl_shape)) != 0 || x->kind != y->kind ||
+            if (!shape_eq(wsh(&a, ids[i]), wsh(&b, ids[i])) || x->kind != y->kind ||
                 memcmp(&x->box, &y->box, sizeof x->box) != 0 ||
                 memcmp(&x->fat, &y->fat, sizeof x->fat) != 0 || x->dirty != y->dirty)
                 bad++;
@@ -997,7 +997,7 @@ static void test_translate(void) {
         if (cl_world_translate(&a, ids[0], cl_v3(0, HUGE_VAL, 0)) != 2 ||
             cl_world_translate(&a, ids[1], cl_v3(NAN, 0, NAN)) != 1 ||
             cl_world_translate(&a, ids[2], cl_v3(0, 0, -HUGE_VAL)) != 3 ||
-            memcmp(&before, wsh(&a, ids[0]), sizeof before) != 0 || a.tver != v)
+            !shape_eq(&before, wsh(&a, ids[0])) || a.tver != v)
             bad++;
     }
     ENSURE(bad == 0, "cl_world_translate matches cl_world_update with a translated copy");
