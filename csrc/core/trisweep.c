@@ -642,6 +642,53 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
     return 0;
 }
 
+/* 1 when none of the swept triangle's pieces after its face (capsule_tri's order: the face abc
+ * moved out by r comes first) can be met before bt, the face's hit on the ray of the capsule's end a
+ * (origin o = a, unit direction ray->d): then that hit is the sweep's answer as it stands. The other
+ * pieces lie within r of the prism T - [0, 1] sg (T the triangle abc, sg = b - a of the capsule): the
+ * back triangle T - sg (its face and edges) and the side quads between T's edges and the back
+ * triangle's (with their edges), all points z - l sg with l = 1 or z on T's boundary. Their computed
+ * hits lie within r + g of them (near_path's trust: g is its margin over r). With n the unit normal
+ * facing o, h(x) = n.(x - a), sigma = n.sg > 0 (the back triangle behind T), S the path's part
+ * o .. o + bt d, H <= h along S (the least at its two ends), delta <= the distance in the plane
+ * from S's projection to T's boundary (S's projection inside T; each edge's distance is linear
+ * along S), s >= |sg - sigma n|: a point y = z - l sg is at height -l sigma and, for z on T's
+ * boundary, at least delta - l s from x in the plane, so
+ *   |x - y|^2 >= (H + l sigma)^2 + (delta' - l s)+^2 >= H^2 + delta'^2 + 2 l (H sigma - delta' s)
+ * with delta' = min(delta, H sigma / s): at least H^2 + delta'^2; the back triangle (l = 1) is at
+ * least H + sigma away. When both exceed r + g, no later piece has a hit at t < bt (strictly less
+ * is what replaces a hit). mu (about 2^-38 of the coordinates, far above the rounding of these few
+ * products, a few ulps) is taken off every computed bound. */
+static int face_first(const cl_ray *ray, double bt, cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 sg, double r,
+                      double g, double mu)
+{
+    cl_vec3 v[3], n0 = unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), n = n0, o = ray->o, x1, sp;
+    double h0 = cl_dot(cl_sub(o, a), n0), h1, H, sigma, sl, delta = HUGE_VAL, dl, rg = r + g;
+    int i;
+    if (h0 < 0) { n = cl_v3(-n0.x, -n0.y, -n0.z); h0 = -h0; }
+    h1 = h0 + bt * cl_dot(ray->d, n);
+    H = mind(h0, h1) - mu;
+    sigma = cl_dot(sg, n);
+    if (!(H > 0 && sigma - mu > 0 && H + sigma - 2 * mu > rg)) return 0;
+    x1 = cl_add(o, cl_mul(ray->d, bt));
+    v[0] = a; v[1] = b; v[2] = c;
+    for (i = 0; i < 3; i++) {
+        /* n0 x e points into T from the edge v[i] v[i+1] (abc turns anticlockwise about n0) */
+        cl_vec3 e = cl_sub(v[i == 2 ? 0 : i + 1], v[i]), m = cl_cross(n0, e);
+        double ml = cl_len(m.x, m.y, m.z);
+        if (!(ml > 0)) return 0;
+        delta = mind(delta, mind(cl_dot(cl_sub(o, v[i]), m), cl_dot(cl_sub(x1, v[i]), m)) / ml);
+    }
+    delta -= mu;
+    if (!(delta > 0)) return 0;
+    sp = cl_sub(sg, cl_mul(n, sigma));
+    sl = cl_len(sp.x, sp.y, sp.z) + mu;
+    sigma -= mu;
+    dl = H * sigma / sl;
+    if (dl < delta) delta = dl;
+    return (H * H + delta * delta) * (1 - 0x1p-40) > rg * rg;
+}
+
 /* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
  * the contact certainly comes after tmax (cl_sweep_capsule_tri_until). */
 static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
@@ -715,18 +762,21 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
     pb.max = cl_v3(maxd(pb.max.x, cp->a.x + d.x), maxd(pb.max.y, cp->a.y + d.y), maxd(pb.max.z, cp->a.z + d.z));
     g = r + e * 0x1p14;
     if (near_path(&pb, v, 3, g)) offset_hits(&ray, len, d, a, b, c, r, 1, &bt, &n, &rank);
-    if (near_path(&pb, u, 3, g)) offset_hits(&ray, len, d, u[0], u[1], u[2], r, 1, &bt, &n, &rank);
-    for (i = 0; i < 3; i++) {
-        int j = (i + 1) % 3;
-        cl_vec3 k[4];
-        k[0] = v[i]; k[1] = v[j]; k[2] = u[j]; k[3] = u[i];
-        if (!near_path(&pb, k, 4, g)) continue;
-        offset_hits(&ray, len, d, v[i], v[j], u[j], r, 2, &bt, &n, &rank);
-        offset_hits(&ray, len, d, v[i], u[j], u[i], r, 2, &bt, &n, &rank);
-        if (near_path(&pb, k, 2, g)) capsule_hits(&ray, len, d, v[i], v[j], r, 2, &bt, &n, &rank);
-        if (near_path(&pb, k + 2, 2, g)) capsule_hits(&ray, len, d, u[i], u[j], r, 2, &bt, &n, &rank);
-        k[1] = u[i];
-        if (near_path(&pb, k, 2, g)) capsule_hits(&ray, len, d, v[i], u[i], r, 2, &bt, &n, &rank);
+    /* a hit on the face well inside it, the rest of the prism behind: the other pieces come later */
+    if (!(rank == 1 && face_first(&ray, bt, a, b, c, sg, r, g - r, e * 16 + bt * 0x1p-38))) {
+        if (near_path(&pb, u, 3, g)) offset_hits(&ray, len, d, u[0], u[1], u[2], r, 1, &bt, &n, &rank);
+        for (i = 0; i < 3; i++) {
+            int j = (i + 1) % 3;
+            cl_vec3 k[4];
+            k[0] = v[i]; k[1] = v[j]; k[2] = u[j]; k[3] = u[i];
+            if (!near_path(&pb, k, 4, g)) continue;
+            offset_hits(&ray, len, d, v[i], v[j], u[j], r, 2, &bt, &n, &rank);
+            offset_hits(&ray, len, d, v[i], u[j], u[i], r, 2, &bt, &n, &rank);
+            if (near_path(&pb, k, 2, g)) capsule_hits(&ray, len, d, v[i], v[j], r, 2, &bt, &n, &rank);
+            if (near_path(&pb, k + 2, 2, g)) capsule_hits(&ray, len, d, u[i], u[j], r, 2, &bt, &n, &rank);
+            k[1] = u[i];
+            if (near_path(&pb, k, 2, g)) capsule_hits(&ray, len, d, v[i], u[i], r, 2, &bt, &n, &rank);
+        }
     }
     if (rank == 0) return s;
     nu = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
