@@ -573,12 +573,16 @@ static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_
  * sc of its set, sc the largest coordinate), or 0 when unsure: the separation along the triangle's
  * normal n and along one of its edges' outward normals m (cross(e, n): orthogonal to n up to
  * rounding, so the squares add), each found from computed dot products less a margin 16 times their
- * rounding (as tri.c's plane_gap). Coordinates in [2^-300, 2^200] only. */
-static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc)
+ * rounding (as tri.c's plane_gap). Coordinates in [2^-300, 2^200] only. *seg2 is the same bound
+ * for the quad's side k[0] k[1] alone (the segment at the start: the corners' dot products are the
+ * same ones, so are the margins), or 0. */
+static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc, double *seg2)
 {
     cl_vec3 v[3], n, x;
-    double nl, h1 = 0, h2 = 0, h, l, pm, lo = HUGE_VAL, hi = -HUGE_VAL, m;
+    double nl, h1 = 0, h2 = 0, h, l, pm, lo = HUGE_VAL, hi = -HUGE_VAL, m, g1 = 0, g2 = 0, slo = HUGE_VAL,
+           shi = -HUGE_VAL;
     int i, j;
+    *seg2 = 0;
     if (!(sc >= 0x1p-300 && sc <= 0x1p200)) return 0;
     v[0] = a; v[1] = b; v[2] = c;
     n = cl_cross(cl_sub(b, a), cl_sub(c, a));
@@ -594,13 +598,16 @@ static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, do
         y = cl_dot(x, n);
         lo = mind(lo, y);
         hi = maxd(hi, y);
+        if (i == 1) { slo = lo; shi = hi; }
     }
     m = (l * l * l + nl * pm) * 0x1p-44;
     if (lo - m > 0) h1 = (lo - m) / nl * (1 - 0x1p-44);
     else if (-hi - m > 0) h1 = (-hi - m) / nl * (1 - 0x1p-44);
+    if (slo - m > 0) g1 = (slo - m) / nl * (1 - 0x1p-44);
+    else if (-shi - m > 0) g1 = (-shi - m) / nl * (1 - 0x1p-44);
     for (j = 0; j < 3; j++) {
         cl_vec3 e = cl_sub(v[j == 2 ? 0 : j + 1], v[j]), mj = cl_cross(e, n);
-        double ml = sqrt(cl_dot(mj, mj)), smin = HUGE_VAL, tmax, sep;
+        double ml = sqrt(cl_dot(mj, mj)), smin = HUGE_VAL, ssmin = HUGE_VAL, tmax, sep;
         if (!(ml >= 0x1p-400)) continue;
         pm = cl_maxabs3(e.x, e.y, e.z);
         x = cl_sub(v[j == 0 ? 2 : j - 1], v[j]);
@@ -610,10 +617,15 @@ static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, do
             cl_vec3 y = cl_sub(k[i], v[j]);
             pm = maxd(pm, cl_maxabs3(y.x, y.y, y.z));
             smin = mind(smin, cl_dot(y, mj));
+            if (i == 1) ssmin = smin;
         }
         sep = smin - tmax - pm * ml * 0x1p-43;
         if (sep > 0) h2 = maxd(h2, sep / ml * (1 - 0x1p-44));
+        sep = ssmin - tmax - pm * ml * 0x1p-43;
+        if (sep > 0) g2 = maxd(g2, sep / ml * (1 - 0x1p-44));
     }
+    h = sqrt(g1 * g1 + g2 * g2) * (1 - 0x1p-44) - sc * 0x1p-43;
+    if (h > 0) *seg2 = h * h * (1 - 0x1p-44);
     h = sqrt(h1 * h1 + h2 * h2) * (1 - 0x1p-44) - sc * 0x1p-43;
     if (!(h > 0)) return 0;
     return h * h * (1 - 0x1p-44);
@@ -721,16 +733,20 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
         double sc = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), maxd(cl_maxabs3(b.x, b.y, b.z), cl_maxabs3(c.x, c.y, c.z))),
                          maxd(maxd(cl_maxabs3(q[0].x, q[0].y, q[0].z), cl_maxabs3(q[1].x, q[1].y, q[1].z)),
                               maxd(cl_maxabs3(q[2].x, q[2].y, q[2].z), cl_maxabs3(q[3].x, q[3].y, q[3].z))));
-        double g2 = tri_quad_gap(a, b, c, q, sc);
+        double gs2, g2 = tri_quad_gap(a, b, c, q, sc, &gs2);
         far = g2 >= in2;
         if (far && !quad_near(a, b, c, q, in2, 1)) {
             if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
             return s;
         }
+        len = cl_len(d.x, d.y, d.z);
+        /* the until bound below, from a lower bound on the start distance (at most the d2 computed
+         * below, so that d2 is no overlap, and the bound below on it holds too): the same answer
+         * without computing d2 */
+        if (tmax < 1 && (sqrt(gs2) - r - e * 0x1p18) / len > tmax) return s;
     }
     d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
     if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
-    len = cl_len(d.x, d.y, d.z);
     /* the distance between the moving capsule's segment and the triangle is convex in t: a start
      * that does not approach (to rounding) never enters (a capsule sliding on the triangle) */
     w = unit(cl_sub(onseg, ontri));
