@@ -654,6 +654,32 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
     return 0;
 }
 
+/* The face's frame: its unit normal n0 (abc turns anticlockwise about it) and its edges' inward
+ * normals in the plane m[i] = n0 x (v[i+1] - v[i]), of lengths ml[i]; ok: every ml[i] > 0. */
+typedef struct faceframe { cl_vec3 v[3], n0, m[3]; double ml[3]; int ok; } faceframe;
+
+static void frame_of(faceframe *f, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    int i;
+    f->v[0] = a; f->v[1] = b; f->v[2] = c;
+    f->n0 = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
+    for (i = 0; i < 3; i++) {
+        f->m[i] = cl_cross(f->n0, cl_sub(f->v[i == 2 ? 0 : i + 1], f->v[i]));
+        f->ml[i] = cl_len(f->m[i].x, f->m[i].y, f->m[i].z);
+    }
+    f->ok = f->ml[0] > 0 && f->ml[1] > 0 && f->ml[2] > 0;
+}
+
+/* How far the projection of x on the face's plane lies inside the triangle (the least distance to
+ * its edges' lines; negative outside); f->ok. */
+static double inside_by(const faceframe *f, cl_vec3 x)
+{
+    double k = HUGE_VAL;
+    int i;
+    for (i = 0; i < 3; i++) k = mind(k, cl_dot(cl_sub(x, f->v[i]), f->m[i]) / f->ml[i]);
+    return k;
+}
+
 /* 1 when none of the swept triangle's pieces after its face (capsule_tri's order: the face abc
  * moved out by r comes first) can be met before bt, the face's hit on the ray of the capsule's end a
  * (origin o = a, unit direction ray->d): then that hit is the sweep's answer as it stands. The other
@@ -671,27 +697,18 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
  * least H + sigma away. When both exceed r + g, no later piece has a hit at t < bt (strictly less
  * is what replaces a hit). mu (about 2^-38 of the coordinates, far above the rounding of these few
  * products, a few ulps) is taken off every computed bound. */
-static int face_first(const cl_ray *ray, double bt, cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 sg, double r,
-                      double g, double mu)
+static int face_first(const faceframe *f, const cl_ray *ray, double bt, cl_vec3 sg, double r, double g, double mu)
 {
-    cl_vec3 v[3], n0 = unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), n = n0, o = ray->o, x1, sp;
-    double h0 = cl_dot(cl_sub(o, a), n0), h1, H, sigma, sl, delta = HUGE_VAL, dl, rg = r + g;
-    int i;
-    if (h0 < 0) { n = cl_v3(-n0.x, -n0.y, -n0.z); h0 = -h0; }
+    cl_vec3 n = f->n0, o = ray->o, sp;
+    double h0 = cl_dot(cl_sub(o, f->v[0]), n), h1, H, sigma, sl, delta, dl, rg = r + g;
+    if (!f->ok) return 0;
+    if (h0 < 0) { n = cl_v3(-n.x, -n.y, -n.z); h0 = -h0; }
     h1 = h0 + bt * cl_dot(ray->d, n);
     H = mind(h0, h1) - mu;
     sigma = cl_dot(sg, n);
     if (!(H > 0 && sigma - mu > 0 && H + sigma - 2 * mu > rg)) return 0;
-    x1 = cl_add(o, cl_mul(ray->d, bt));
-    v[0] = a; v[1] = b; v[2] = c;
-    for (i = 0; i < 3; i++) {
-        /* n0 x e points into T from the edge v[i] v[i+1] (abc turns anticlockwise about n0) */
-        cl_vec3 e = cl_sub(v[i == 2 ? 0 : i + 1], v[i]), m = cl_cross(n0, e);
-        double ml = cl_len(m.x, m.y, m.z);
-        if (!(ml > 0)) return 0;
-        delta = mind(delta, mind(cl_dot(cl_sub(o, v[i]), m), cl_dot(cl_sub(x1, v[i]), m)) / ml);
-    }
-    delta -= mu;
+    /* each edge's distance is linear along the path: its ends decide */
+    delta = mind(inside_by(f, o), inside_by(f, cl_add(o, cl_mul(ray->d, bt)))) - mu;
     if (!(delta > 0)) return 0;
     sp = cl_sub(sg, cl_mul(n, sigma));
     sl = cl_len(sp.x, sp.y, sp.z) + mu;
@@ -699,6 +716,16 @@ static int face_first(const cl_ray *ray, double bt, cl_vec3 a, cl_vec3 b, cl_vec
     dl = H * sigma / sl;
     if (dl < delta) delta = dl;
     return (H * H + delta * delta) * (1 - 0x1p-40) > rg * rg;
+}
+
+/* 1 when the grazing check's first test (quad_near: the triangle against the path of the capsule's
+ * end a, from p = a + d back to a) certainly finds it nearer than lim (the allowance): p's projection
+ * lies inside the triangle by more than mu and its height over the plane is under lim - 4 mu, so its
+ * distance to the triangle is that height, and the one cl_tri_closest computes (within 2^-47 of the
+ * coordinates, as tri_quad_gap assumes; mu is 2^-38 of them) is under lim too. */
+static int end_deep(const faceframe *f, cl_vec3 p, double lim, double mu)
+{
+    return f->ok && fabs(cl_dot(cl_sub(p, f->v[0]), f->n0)) + 4 * mu < lim && inside_by(f, p) - mu > 0;
 }
 
 /* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
@@ -710,6 +737,7 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
     cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], q[4], n = cl_v3(0, 0, 0);
     cl_ray ray;
     cl_aabb pb;
+    faceframe ff;
     double r = cp->r, e, in2, d2, len, g, bt = HUGE_VAL;
     int i, rank = 0, far;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
@@ -760,7 +788,8 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
      * only at the end): the distance between the triangle and the parallelogram the segment
      * sweeps, from its edges against the triangle and the triangle's edges against it (the
      * first distance under the allowance decides) */
-    if (!far && !quad_near(a, b, c, q, in2, 0)) return s;
+    frame_of(&ff, a, b, c);
+    if (!far && !end_deep(&ff, q[3], r - e, e * 16) && !quad_near(a, b, c, q, in2, 0)) return s;
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0; s.n = w; s.rank = 1;
         return s;
@@ -779,7 +808,7 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
     g = r + e * 0x1p14;
     if (near_path(&pb, v, 3, g)) offset_hits(&ray, len, d, a, b, c, r, 1, &bt, &n, &rank);
     /* a hit on the face well inside it, the rest of the prism behind: the other pieces come later */
-    if (!(rank == 1 && face_first(&ray, bt, a, b, c, sg, r, g - r, e * 16 + bt * 0x1p-38))) {
+    if (!(rank == 1 && face_first(&ff, &ray, bt, sg, r, g - r, e * 16 + bt * 0x1p-38))) {
         if (near_path(&pb, u, 3, g)) offset_hits(&ray, len, d, u[0], u[1], u[2], r, 1, &bt, &n, &rank);
         for (i = 0; i < 3; i++) {
             int j = (i + 1) % 3;
