@@ -128,6 +128,8 @@ typedef struct lworld {
 
 /* Bytes of World growth after which add tells the collector (gcreport). */
 enum { GC_REPORT = 64 * 1024 };
+/* How many bytes of Lua objects one byte of World memory counts as for the collector (gcreport). */
+enum { GC_WEIGHT = 4 };
 
 
 enum { POOLMAX = 16 };                  /* spare collision tables kept per world */
