@@ -477,6 +477,23 @@ describe("Capsule: point queries and rays against the reference", function()
     end
     assert.is_true(hits > iters(4000) / 4 and misses > iters(4000) / 4, ("hits %d misses %d"):format(hits, misses))
   end)
+
+  -- fuzz_geom finding (2026-11-29): a ray starting on the side within rounding (contains says
+  -- outside, the side's qc <= 0) and going in skipped the side and hit an end ball 2.1e-5 further
+  -- on (radius 2^-13). It meets the side at once: t = 0, the side's outward normal. The same
+  -- case scaled by powers of 2 (exact: the same roundings).
+  it("raycast from a point on the side, going in, hits at once (fuzz_geom finding)", function()
+    for e = -60, 60, 4 do
+      local k = 2 ^ e
+      local c = collide.Capsule(-2 ^ -12 * k, -2 ^ -12 * k, -0.000213623046875 * k, -2 ^ -12 * k, -2 ^ -13 * k,
+        -2 ^ -13 * k, 2 ^ -13 * k)
+      local ray = collide.Ray(-2 ^ -12 * k, -2 ^ -12 * k, -2 ^ -14 * k, 0, 1, -3)
+      local t, nx, ny, nz = c:raycast(ray)
+      assert(t and t <= 2 ^ -40 * k, "scale 2^" .. e .. ": t " .. tostring(t))
+      assert(math.abs(nx) < 1e-9 and math.abs(ny + 0.6) < 1e-9 and math.abs(nz - 0.8) < 1e-9,
+        "scale 2^" .. e .. ": normal " .. tostring(nx) .. " " .. tostring(ny) .. " " .. tostring(nz))
+    end
+  end)
 end)
 
 -- ------------------------------------------------------------------ differential: pairs

@@ -138,7 +138,13 @@ int cl_capsule_raycast(const cl_capsule *c, const cl_ray *r, double maxt, cl_hit
             qb = cl_dot(mp, dp);
             qc = cl_dot(mp, mp) - rr * rr;
             disc = -1;
-            if (qa > 0 && qc > 0 && qb < 0) {
+            if (qa > 0 && qc <= 0 && qb < 0) {
+                /* the origin on the side within rounding (cl_capsule_contains said outside) and
+                 * the ray going in: it meets the side at once; the root below would be <= 0 and
+                 * the side skipped, leaving an end ball's later hit (fuzz_geom: a capsule of
+                 * radius 2^-13 at 2^-12, a ray from its side hit 2.1e-5 further on) */
+                disc = 0;
+            } else if (qa > 0 && qc > 0 && qb < 0) {
                 /* the discriminant qb^2 - qa qc as qa (rr^2 - |l|^2), l = mp - dp qb / qa the
                  * line's closest approach to the axis: qb^2 and qa qc cancel to rounding noise
                  * when the origin is far away (fuzz_world: a ray from 2^204 away passing 5e51 from
@@ -148,7 +154,7 @@ int cl_capsule_raycast(const cl_capsule *c, const cl_ray *r, double maxt, cl_hit
                 if (dl >= 0) disc = qa * dl;
             }
             if (disc >= 0) {
-                t = qc / (-qb + sqrt(disc));               /* near root without cancellation */
+                t = qc > 0 ? qc / (-qb + sqrt(disc)) : 0;  /* near root without cancellation */
                 s = (cl_dot(m, e) + t * cl_dot(r->d, e)) / ee;
                 t *= 2 * k;                                /* back to the ray's units */
                 if (s >= 0 && s <= 1 && t <= maxt && t < best.t) {
