@@ -287,6 +287,8 @@ CL_API cl_kpair *clw_kpair_sort(cl_kpair *a, cl_kpair *tmp, int n, int bits);
 /* world_query.c: collects into w->tmp every item whose box may overlap box except skip; count
  * or CL_ENOMEM. */
 CL_API int clw_collect_box(cl_world *w, const cl_aabb *box, int skip);
+/* world_query.c: orders item ids by add order (sort_elems; ctx: the world). */
+CL_API int clw_less_seq(const void *ctx, const void *a, const void *b);
 /* world_query.c: orders cl_whit hits by t, then add order (ctx: the world). */
 CL_API int clw_less_hit(const void *ctx, const void *a, const void *b);
 

@@ -150,7 +150,7 @@ int clw_collect_box(cl_world *w, const cl_aabb *box, int skip) {
 }
 
 /* Orders item ids by add order. */
-static int less_id(const void *ctx, const void *a, const void *b) {
+int clw_less_seq(const void *ctx, const void *a, const void *b) {
     const cl_world *w = (const cl_world *)ctx;
     return w->items[*(const int *)a].seq < w->items[*(const int *)b].seq;
 }
@@ -173,7 +173,7 @@ int cl_world_query(cl_world *w, const cl_shape *s) {
         int id = w->tmp[i];
         if (cl_shape_overlaps(s, clw_shape(w, &w->items[id], &sh_))) w->res[k++] = id;
     }
-    sort_elems(w->res, k, sizeof(int), less_id, w);
+    sort_elems(w->res, k, sizeof(int), clw_less_seq, w);
     w->nres = k;
     return k;
 }
@@ -191,7 +191,7 @@ int cl_world_querypoint(cl_world *w, cl_vec3 p) {
         int id = w->tmp[i];
         if (cl_shape_contains(clw_shape(w, &w->items[id], &sh_), p)) w->res[k++] = id;
     }
-    sort_elems(w->res, k, sizeof(int), less_id, w);
+    sort_elems(w->res, k, sizeof(int), clw_less_seq, w);
     w->nres = k;
     return k;
 }
@@ -203,7 +203,7 @@ static int sort_by_seq(cl_world *w, int *ids, int n) {
     cl_kpair *src;
     int i, bits = 1;
     if (n < 64 || !(w->nextseq < 0x1p31)) {
-        sort_elems(ids, n, sizeof(int), less_id, w);
+        sort_elems(ids, n, sizeof(int), clw_less_seq, w);
         return CL_OK;
     }
     ENSURE(w->kp, w->kpcap, 2 * n);

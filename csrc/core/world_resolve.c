@@ -65,12 +65,6 @@ static void push_out(cl_shape *s, const cl_shape *o, double depth, cl_vec3 n) {
     }
 }
 
-/* Orders item ids by add order. */
-static int less_seq(const void *ctx, const void *a, const void *b) {
-    const cl_world *w = (const cl_world *)ctx;
-    return w->items[*(const int *)a].seq < w->items[*(const int *)b].seq;
-}
-
 int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *end,
                      cl_vec3 *disp) {
     cl_shape sh_, cur = *clw_shape(w, &w->items[id], &sh_), best = cur;
@@ -94,7 +88,7 @@ int cl_world_resolve(cl_world *w, int id, cl_respond keep, void *ctx, cl_shape *
             tq = w->tmp; w->tmp = w->mq; w->mq = tq;
             /* add order, not the tree's: the rounds' depth sums (which round is best) must not
              * depend on the tree's shape */
-            sort_elems(w->mq, k, sizeof(int), less_seq, w);
+            sort_elems(w->mq, k, sizeof(int), clw_less_seq, w);
             tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
             if (nq < 0) nq = 0;
             ENSURE(w->mc, w->mccap, nq + k);
