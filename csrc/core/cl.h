@@ -232,6 +232,18 @@ CL_API struct cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 
 struct cl_sweep cl_sweep_capsule_tri_known(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
                                            double tmax, double *clear);
 struct cl_sweep cl_sweep_sphere_tri_known(const cl_sphere *s, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c);
+/// A capsule mover's values that every one of its triangle sweeps takes (internal: a mesh sweep
+/// computes them once, cl_capmv_make, for all its triangles): the capsule, d, its ends at the start
+/// and moved by d (pt: a, b, a + d, b + d), and maxima of their |coordinates|.
+typedef struct cl_capmv {
+    cl_capsule cp;
+    cl_vec3 d, pt[4], q[4];
+    double L, me, ms, mq, len;
+} cl_capmv;
+void cl_capmv_make(cl_capmv *mv, const cl_capsule *cp, cl_vec3 d);
+/// cl_sweep_capsule_tri_known(&mv->cp, mv->d, a, b, c, tmax, clear) (the same answer and *clear).
+struct cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
+                                        double *clear);
 /// The push of capsule cp out of the triangle: along the closest points, or, when the segment
 /// crosses the triangle, along its normal to the nearer side (0 when the open capsule misses it).
 CL_API int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n);

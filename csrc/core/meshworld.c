@@ -278,6 +278,7 @@ typedef struct msweep {
     size_t kpos, kn;
     double climit;              /* a still check passes over kept triangles of clearance >= climit */
     int known;                  /* in_range: the triangle sweeps' range and degeneracy tests known */
+    cl_capmv mv;                /* known and a capsule: the mover's values for its triangle sweeps */
     size_t tri;
     int found;
     double depth;
@@ -432,7 +433,7 @@ static int sweep_first(void *ud, size_t i)
             } else {
                 double tmax = ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL;
                 cl_mesh_triangle(ms->m, i, &a, &b, &c);
-                ms->pend = ms->known ? cl_sweep_capsule_tri_known(&ms->cp, ms->d, a, b, c, tmax, clr)
+                ms->pend = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, tmax, clr)
                                      : cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, tmax, clr);
             }
             return ms->pend.state != CL_TOI_SEPARATED;
@@ -446,7 +447,7 @@ static int sweep_first(void *ud, size_t i)
     if (ms->known) {
         double clr;
         ms->pend = ms->sphere == 1 ? cl_sweep_sphere_tri_known(&ms->sp, ms->d, a, b, c)
-                   : cl_sweep_capsule_tri_known(&ms->cp, ms->d, a, b, c,
+                   : cl_sweep_capsule_tri_mv(&ms->mv, a, b, c,
                                                 ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL, &clr);
         return ms->pend.state != CL_TOI_SEPARATED;
     }
@@ -476,7 +477,7 @@ static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size
     }
     cl_mesh_triangle(ms->m, list[g], &a, &b, &c);
     ms->gtri = list[g];
-    ms->guess = ms->known ? cl_sweep_capsule_tri_known(&ms->cp, ms->d, a, b, c, HUGE_VAL, &ms->gclr)
+    ms->guess = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &ms->gclr)
                           : cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, HUGE_VAL, &ms->gclr);
     ms->guessed = 1;
     if (ms->guess.state == CL_TOI_TOUCHING && cl_tri_overlaps_aabb(a, b, c, q)) ms->least = ms->guess.t;
@@ -515,6 +516,7 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
     ms.klist = NULL;
     ms_reset_ties(&ms);
     ms.known = in_range(&ms);
+    if (ms.known && ms.sphere == 2) cl_capmv_make(&ms.mv, &ms.cp, ms.d);
     q.kind = CL_AABB;
     q.u.aabb = swept_local(&l, ms.d);
     if (ms.sphere) (void)cl_mesh_query_lazy(pm->m, &q.u.aabb, sweep_first, visit_sweep, &ms);
@@ -561,6 +563,7 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
     ms.klist = NULL;
     ms_reset_ties(&ms);
     ms.known = in_range(&ms);
+    if (ms.known && ms.sphere == 2) cl_capmv_make(&ms.mv, &ms.cp, ms.d);
     q = swept_local(&l, ms.d);
     k->wide = keep_box(&q, s);
     n = cl_mesh_candidates(pm->m, &k->wide, k->tri, CL_PMKEEP);
@@ -638,7 +641,7 @@ static int still_first(void *ud, size_t i)
     cl_mesh_triangle(ms->m, i, &a, &b, &c);
     if (ms->known) {
         double clr;
-        ms->pend = cl_sweep_capsule_tri_known(&ms->cp, ms->d, a, b, c, HUGE_VAL, &clr);
+        ms->pend = cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &clr);
     } else {
         ms->pend = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
     }
@@ -671,6 +674,7 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
     ms.guessed = 0;
     ms.klist = NULL;
     ms.known = in_range(&ms);
+    if (ms.known && ms.sphere == 2) cl_capmv_make(&ms.mv, &ms.cp, ms.d);
     q = swept_local(&l, ms.d);
     if (!(q.min.x >= k->wide.min.x && q.min.y >= k->wide.min.y && q.min.z >= k->wide.min.z &&
           q.max.x <= k->wide.max.x && q.max.y <= k->wide.max.y && q.max.z <= k->wide.max.z))

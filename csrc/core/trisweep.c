@@ -280,7 +280,7 @@ static int cut_tri(cl_vec3 t[3], const cl_vec3 *pt, int np, double r, double *ex
 
 static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
                            int known);
-static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
+static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double mt, double extra,
                             double tmax, double *clear, int known);
 
 /* The largest |coordinate| of the n points p (finite: plain comparisons, no NaN case). */
@@ -342,33 +342,59 @@ cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
     return cl_sweep_capsule_tri_clear(cp, d, a, b, c, tmax, &clear);
 }
 
-/* cl_sweep_capsule_tri_clear's work on data in range (k == 0); known: abc is not degenerate as
- * given. */
-static inline cl_sweep capsule_in_range(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
-                                        double tmax, double *clear, int known)
+void cl_capmv_make(cl_capmv *mv, const cl_capsule *cp, cl_vec3 d)
 {
-    cl_vec3 t[3], pt[4];
-    double extra, L;
+    int i;
+    double m;
+    mv->cp = *cp;
+    mv->d = d;
+    mv->pt[0] = cp->a; mv->pt[1] = cp->b; mv->pt[2] = cl_add(cp->a, d); mv->pt[3] = cl_add(cp->b, d);
+    /* the parallelogram the segment sweeps, in its order round (capsule_tri's q) */
+    mv->q[0] = mv->pt[0]; mv->q[1] = mv->pt[1]; mv->q[2] = mv->pt[3]; mv->q[3] = mv->pt[2];
+    mv->L = pts_max(mv->pt, 4);
+    if (cp->r > mv->L) mv->L = cp->r;
+    /* the mover's parts of the maxima capsule_tri and plane_apart take over the triangle and the
+     * mover (maxd of |values|: the same whatever the order, NaN left out as maxd leaves it out) */
+    mv->me = maxd(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z), cl_maxabs3(cp->b.x, cp->b.y, cp->b.z));
+    mv->ms = maxd(mv->me, maxd(cl_maxabs3(d.x, d.y, d.z), cp->r));
+    m = 0;
+    for (i = 0; i < 4; i++) m = maxd(m, cl_maxabs3(mv->q[i].x, mv->q[i].y, mv->q[i].z));
+    mv->mq = m;
+    mv->len = cl_len(d.x, d.y, d.z);
+}
+
+/* The largest |coordinate| of the triangle abc (maxd of its vertices' cl_maxabs3). */
+static inline double tri_max(cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    return maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)), cl_maxabs3(c.x, c.y, c.z));
+}
+
+/* cl_sweep_capsule_tri_clear's work on data in range (k == 0); known: abc is not degenerate as
+ * given and the data is finite (then pts_max of the triangle is tri_max). */
+static inline cl_sweep capsule_in_range(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
+                                        double *clear, int known)
+{
+    cl_vec3 t[3];
+    double extra, mt;
     cl_sweep s;
-    pt[0] = cp->a; pt[1] = cp->b; pt[2] = cl_add(cp->a, d); pt[3] = cl_add(cp->b, d);
-    L = pts_max(pt, 4);
-    if (cp->r > L) L = cp->r;
     t[0] = a; t[1] = b; t[2] = c;
     extra = 0;
-    if (pts_max(t, 3) > CUT_FAR * L) {
-        if (!cut_tri(t, pt, 4, cp->r, &extra)) {
+    mt = known ? tri_max(a, b, c) : pts_max(t, 3);
+    if (mt > CUT_FAR * mv->L) {
+        if (!cut_tri(t, mv->pt, 4, mv->cp.r, &extra)) {
             s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
             return s;
         }
-        return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax, NULL, 0);
+        return capsule_tri(mv, t[0], t[1], t[2], -1, extra, tmax, NULL, 0);
     }
-    return capsule_tri(cp, d, t[0], t[1], t[2], extra, tmax, clear, known);
+    return capsule_tri(mv, t[0], t[1], t[2], known ? mt : -1, extra, tmax, clear, known);
 }
 
 cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
                                     double *clear)
 {
     cl_vec3 pt[2];
+    cl_capmv mv;
     int k;
     *clear = 0;
     pt[0] = cp->a; pt[1] = cp->b;
@@ -379,14 +405,22 @@ cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
         return cl_sweep_capsule_tri_until(&c2, cl_vscale2(d, k), cl_vscale2(a, k), cl_vscale2(b, k), cl_vscale2(c, k),
                                           tmax);
     }
-    return capsule_in_range(cp, d, a, b, c, tmax, clear, 0);
+    cl_capmv_make(&mv, cp, d);
+    return capsule_in_range(&mv, a, b, c, tmax, clear, 0);
 }
 
 cl_sweep cl_sweep_capsule_tri_known(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
                                     double *clear)
 {
+    cl_capmv mv;
+    cl_capmv_make(&mv, cp, d);
+    return cl_sweep_capsule_tri_mv(&mv, a, b, c, tmax, clear);
+}
+
+cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax, double *clear)
+{
     *clear = 0;
-    return capsule_in_range(cp, d, a, b, c, tmax, clear, 1);
+    return capsule_in_range(mv, a, b, c, tmax, clear, 1);
 }
 
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
@@ -526,22 +560,19 @@ static double plane_after(double x0, double x1, double x2, double x3, double nl,
 }
 
 /* 1 when the segment pq moved by d stays farther than r from the plane of abc on one side all the
- * way (the four corners of the parallelogram it sweeps beyond r plus a rounding margin): no part
+ * way (the four corners k: p, q, p + d, q + d of the parallelogram it sweeps beyond r plus a
+ * rounding margin; s the largest |value| of them, d, r and abc): no part
  * of the swept capsule reaches the triangle; with tmax < 1 also when it can come that near only
  * after tmax (plane_after, slack the sweep's margin for rounding). 0 when unsure (huge or tiny
  * coordinates, slivers). */
-static int plane_apart(cl_vec3 p, cl_vec3 q, cl_vec3 d, double r, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
+static int plane_apart(const cl_vec3 *k, double r, cl_vec3 a, cl_vec3 b, cl_vec3 c, double s, double tmax,
                        double slack, double *clear)
 {
-    cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), n = cl_cross(ab, ac), k[4];
-    double s = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
-                    maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(p.x, p.y, p.z), cl_maxabs3(q.x, q.y, q.z))));
+    cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), n = cl_cross(ab, ac);
     double lim, lo = HUGE_VAL, hi = -HUGE_VAL, x[4], nl, m, ee, kk = 0;
     int i;
-    s = maxd(s, maxd(cl_maxabs3(d.x, d.y, d.z), r));
     if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
     nl = cl_len(n.x, n.y, n.z);
-    k[0] = p; k[1] = q; k[2] = cl_add(p, d); k[3] = cl_add(q, d);
     for (i = 0; i < 4; i++) {
         cl_vec3 y = cl_sub(k[i], a);
         kk = maxd(kk, cl_maxabs3(y.x, y.y, y.z));
@@ -730,11 +761,13 @@ static int end_deep(const faceframe *f, cl_vec3 p, double lim, double mu)
 
 /* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
  * the contact certainly comes after tmax (cl_sweep_capsule_tri_until). */
-static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
+static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double mt, double extra,
                             double tmax, double *clear, int known)
 {
     cl_sweep s;
-    cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], q[4], n = cl_v3(0, 0, 0);
+    cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], n = cl_v3(0, 0, 0), d = mv->d;
+    const cl_vec3 *q = mv->q;
+    const cl_capsule *cp = &mv->cp;
     cl_ray ray;
     cl_aabb pb;
     faceframe ff;
@@ -742,11 +775,11 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
     int i, rank = 0, far;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (!known && cl_tri_degenerate(a, b, c)) return s;
-    e = (maxd(maxd(cl_maxabs3(a.x, a.y, a.z), cl_maxabs3(b.x, b.y, b.z)),
-              maxd(cl_maxabs3(c.x, c.y, c.z), maxd(cl_maxabs3(cp->a.x, cp->a.y, cp->a.z),
-                                                   cl_maxabs3(cp->b.x, cp->b.y, cp->b.z)))) + r) * 0x1p-42 + extra;
+    /* mt: the triangle's largest |coordinate| (tri_max; < 0: not given) */
+    if (!(mt >= 0)) mt = tri_max(a, b, c);
+    e = (maxd(mt, mv->me) + r) * 0x1p-42 + extra;
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
-    if (plane_apart(cp->a, cp->b, d, r, a, b, c, tmax, e * 0x1p18, clear)) return s;
+    if (plane_apart(mv->pt, r, a, b, c, maxd(mt, mv->ms), tmax, e * 0x1p18, clear)) return s;
     in2 = (r - e) * (r - e);
     if (d.x == 0 && d.y == 0 && d.z == 0) {
         if (cl_tri_segment_below(a, b, c, cp->a, cp->b, in2)) { s.state = CL_TOI_OVERLAPPED; s.t = 0; }
@@ -756,18 +789,15 @@ static cl_sweep capsule_tri(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 
      * it (tri_quad_gap, a bound on every distance the tests below compute), only a crossing found
      * by the grazing check's tests can make the path near; without one the answer is SEPARATED
      * whatever the start distance (it is at least the allowance too: no overlap) */
-    q[0] = cp->a; q[1] = cp->b; q[2] = cl_add(cp->b, d); q[3] = cl_add(cp->a, d);
     {
-        double sc = maxd(maxd(cl_maxabs3(a.x, a.y, a.z), maxd(cl_maxabs3(b.x, b.y, b.z), cl_maxabs3(c.x, c.y, c.z))),
-                         maxd(maxd(cl_maxabs3(q[0].x, q[0].y, q[0].z), cl_maxabs3(q[1].x, q[1].y, q[1].z)),
-                              maxd(cl_maxabs3(q[2].x, q[2].y, q[2].z), cl_maxabs3(q[3].x, q[3].y, q[3].z))));
+        double sc = maxd(mt, mv->mq);
         double gs2, g2 = tri_quad_gap(a, b, c, q, sc, &gs2);
         far = g2 >= in2;
         if (far && !quad_near(a, b, c, q, in2, 1)) {
             if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
             return s;
         }
-        len = cl_len(d.x, d.y, d.z);
+        len = mv->len;
         /* the until bound below, from a lower bound on the start distance (at most the d2 computed
          * below, so that d2 is no overlap, and the bound below on it holds too): the same answer
          * without computing d2 */
