@@ -606,14 +606,17 @@ static int plane_apart(const cl_vec3 *k, double r, cl_vec3 a, cl_vec3 b, cl_vec3
  * rounding, so the squares add), each found from computed dot products less a margin 16 times their
  * rounding (as tri.c's plane_gap). Coordinates in [2^-300, 2^200] only. *seg2 is the same bound
  * for the quad's side k[0] k[1] alone (the segment at the start: the corners' dot products are the
- * same ones, so are the margins), or 0. */
-static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc, double *seg2)
+ * same ones, so are the margins), or 0. *side is 1 when the corners' computed dot products with n
+ * (those of cl_tri_segment_crosses(a, b, c, k[i], k[j]): the same operations) all are > 0 or all
+ * < 0 (NaN ones left out, which no crossing test passes either). */
+static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc, double *seg2, int *side)
 {
     cl_vec3 v[3], n, x;
     double nl, h1 = 0, h2 = 0, h, l, pm, lo = HUGE_VAL, hi = -HUGE_VAL, m, g1 = 0, g2 = 0, slo = HUGE_VAL,
            shi = -HUGE_VAL;
     int i, j;
     *seg2 = 0;
+    *side = 0;
     if (!(sc >= 0x1p-300 && sc <= 0x1p200)) return 0;
     v[0] = a; v[1] = b; v[2] = c;
     n = cl_cross(cl_sub(b, a), cl_sub(c, a));
@@ -631,6 +634,7 @@ static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, do
         hi = maxd(hi, y);
         if (i == 1) { slo = lo; shi = hi; }
     }
+    *side = lo > 0 || hi < 0;
     m = (l * l * l + nl * pm) * 0x1p-44;
     if (lo - m > 0) h1 = (lo - m) / nl * (1 - 0x1p-44);
     else if (-hi - m > 0) h1 = (-hi - m) / nl * (1 - 0x1p-44);
@@ -681,6 +685,39 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
                             cl_tri_segment_crosses(q[0], q[2], q[3], v[k], v[(k + 1) % 3])
                       : cl_tri_segment_below(q[0], q[1], q[2], v[k], v[(k + 1) % 3], lim2) ||
                             cl_tri_segment_below(q[0], q[2], q[3], v[k], v[(k + 1) % 3], lim2))
+            return 1;
+    return 0;
+}
+
+/* 1 when the dot products cl_tri_segment_crosses(p0, p1, p2, v[i], v[j]) computes for the points v[0..2]
+ * (its normal (p1 - p0) x (p2 - p0) with v[i] - p0, the same operations) all are > 0 or all < 0:
+ * then no such call finds a crossing (it needs the two of an edge to differ in sign or be 0). */
+static int one_side(cl_vec3 p0, cl_vec3 p1, cl_vec3 p2, const cl_vec3 *v)
+{
+    cl_vec3 n = cl_cross(cl_sub(p1, p0), cl_sub(p2, p0));
+    double x = cl_dot(n, cl_sub(v[0], p0)), y = cl_dot(n, cl_sub(v[1], p0)), z = cl_dot(n, cl_sub(v[2], p0));
+    return (x > 0 && y > 0 && z > 0) || (x < 0 && y < 0 && z < 0);
+}
+
+/* quad_near(a, b, c, q, lim2, 1), the tests whose answer is certain from the signs of their dot
+ * products left out (they find no crossing): the quad's sides when side (tri_quad_gap's: the
+ * corners on one side of abc's plane), the triangle's edges against a half of the quad whose plane
+ * has the three vertices on one side (one_side). The same answer: a test left out returns 0. */
+static int quad_crosses(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, int side)
+{
+    static const int ek[4] = { 3, 1, 2, 0 };
+    cl_vec3 v[3];
+    int k, s1, s2;
+    v[0] = a; v[1] = b; v[2] = c;
+    if (!side)
+        for (k = 0; k < 4; k++)
+            if (cl_tri_segment_crosses(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4])) return 1;
+    s1 = one_side(q[0], q[1], q[2], v);
+    s2 = one_side(q[0], q[2], q[3], v);
+    if (s1 && s2) return 0;
+    for (k = 0; k < 3; k++)
+        if ((!s1 && cl_tri_segment_crosses(q[0], q[1], q[2], v[k], v[(k + 1) % 3])) ||
+            (!s2 && cl_tri_segment_crosses(q[0], q[2], q[3], v[k], v[(k + 1) % 3])))
             return 1;
     return 0;
 }
@@ -791,9 +828,10 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
      * whatever the start distance (it is at least the allowance too: no overlap) */
     {
         double sc = maxd(mt, mv->mq);
-        double gs2, g2 = tri_quad_gap(a, b, c, q, sc, &gs2);
+        int side;
+        double gs2, g2 = tri_quad_gap(a, b, c, q, sc, &gs2, &side);
         far = g2 >= in2;
-        if (far && !quad_near(a, b, c, q, in2, 1)) {
+        if (far && !quad_crosses(a, b, c, q, side)) {
             if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
             return s;
         }
