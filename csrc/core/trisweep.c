@@ -796,6 +796,63 @@ static int end_deep(const faceframe *f, cl_vec3 p, double lim, double mu)
     return f->ok && fabs(cl_dot(cl_sub(p, f->v[0]), f->n0)) + 4 * mu < lim && inside_by(f, p) - mu > 0;
 }
 
+/* 1 when capsule_tri's three tests on the start distance (d2 = cl_tri_segment of the triangle and
+ * the segment cp->a cp->b, its points ontri and onseg, w = unit(onseg - ontri)) certainly give
+ * what a face-on start gives: d2 >= in2 and d2 > r^2 (no overlap, no touch at t = 0), w.d <
+ * -2^-40 len (it approaches), and the until bound on sqrt(d2) not above tmax; then they need not be
+ * computed. With nu the triangle's exact unit normal facing the segment and H the least height of
+ * the segment over its plane (its ends' least), every point of the triangle is at height 0 and of
+ * the segment at least H: the distance is at least H. cl_tri_segment's points lie within 2^-47 sc
+ * of their sets (sc the largest |coordinate|: tri_quad_gap's trust) and the end p* of least height,
+ * whose projection lies inside the triangle (inside_by beyond end_deep's mu), is at distance
+ * h* from it, so its candidate (cl_tri_closest's point, as accurate) bounds d2 from above:
+ *   H - 2 eps <= nu.(onseg - ontri),  |onseg - ontri| = sqrt(d2) <= h* + 2 eps   (eps = 2^-44 sc)
+ * so d2 > r^2 when H - 2 eps > r, and cos(w, nu) >= c = (H - 2 eps) / (h* + 2 eps), whence
+ * w.d <= c nu.d + sqrt(1 - c^2) len for nu.d < 0. The computed normal n0 errs from nu by under
+ * 2^-47 E^2 / |n| + 2^-50 (E the largest |component| of the edges ab, ac; |n| = |ab x ac|): the
+ * heights by under del = 2^-43 (K + E) (2 + E^2 / |n|) (K that of the ends less a), nu.d by under
+ * 2^-44 (2 + E^2 / |n|) len. Every bound is taken with margins of 2^-46 or more over the rounding
+ * of its few operations. Slivers (E^2 / |n| over 2^20) are left to the full test. */
+static int face_start(const faceframe *f, const cl_capsule *cp, cl_vec3 d, double r, double e, double tmax, double sc,
+                      double len)
+{
+    cl_vec3 ab, ac, x, lo;
+    double ha, hb, h, ka, ee, nl, q, del, eps, nd, H, U, c, sn;
+    if (!f->ok) return 0;
+    ab = cl_sub(f->v[1], f->v[0]);
+    ac = cl_sub(f->v[2], f->v[0]);
+    ee = maxd(cl_maxabs3(ab.x, ab.y, ab.z), cl_maxabs3(ac.x, ac.y, ac.z));
+    x = cl_cross(ab, ac);
+    nl = cl_len(x.x, x.y, x.z);
+    if (!(nl > 0)) return 0;
+    q = ee * ee / nl;
+    if (!(q <= 0x1p20)) return 0;
+    x = cl_sub(cp->a, f->v[0]);
+    ka = cl_maxabs3(x.x, x.y, x.z);
+    ha = cl_dot(x, f->n0);
+    x = cl_sub(cp->b, f->v[0]);
+    ka = maxd(ka, cl_maxabs3(x.x, x.y, x.z));
+    hb = cl_dot(x, f->n0);
+    nd = cl_dot(d, f->n0);
+    if (ha < 0) { ha = -ha; hb = -hb; nd = -nd; }
+    lo = ha <= hb ? cp->a : cp->b;
+    h = ha <= hb ? ha : hb;
+    del = (ka + ee) * (2 + q) * 0x1p-43;
+    eps = sc * 0x1p-44;
+    H = h - del - 2 * eps;              /* <= the least true height less 2 eps */
+    if (!(H * (1 - 0x1p-46) > r)) return 0;
+    if (!(inside_by(f, lo) - e * 16 > 0)) return 0;
+    U = (h + del + 2 * eps) * (1 + 0x1p-46);    /* >= sqrt(d2) */
+    /* the until bound: sqrt(d2) - r under e 2^18 makes its numerator <= 0, never above tmax >= 0 */
+    if (tmax < 1 && !(tmax >= 0 && U - r < e * 0x1p18 * (1 - 0x1p-40))) return 0;
+    c = H / U - 0x1p-46;
+    if (!(c > 0.5)) return 0;
+    sn = sqrt((1 - c) * (1 + c)) * (1 + 0x1p-40) + 0x1p-26;
+    nd += len * (2 + q) * 0x1p-44;
+    if (!(nd < 0)) return 0;
+    return c * nd + (sn + 0x1p-39) * len < 0;
+}
+
 /* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
  * the contact certainly comes after tmax (cl_sweep_capsule_tri_until). */
 static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double mt, double extra,
@@ -841,22 +898,29 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
          * without computing d2 */
         if (tmax < 1 && (sqrt(gs2) - r - e * 0x1p18) / len > tmax) return s;
     }
-    d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
-    if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
-    /* the distance between the moving capsule's segment and the triangle is convex in t: a start
-     * that does not approach (to rounding) never enters (a capsule sliding on the triangle) */
-    w = unit(cl_sub(onseg, ontri));
-    if (!(cl_dot(w, d) < -(len * 0x1p-40))) return s;
-    /* the segment's distance to the triangle falls by at most len per unit of t: no contact comes
-     * before (sqrt(d2) - r) / len. The margin, 2^18 allowances (2^-24 of the coordinates), is far
-     * above the rounding of d2 and of the t the ray pieces below compute (a few ulps of the
-     * coordinates, and of t) */
-    if (tmax < 1 && (sqrt(d2) - r - e * 0x1p18) / len > tmax) return s;
+    frame_of(&ff, a, b, c);
+    if (known && face_start(&ff, cp, d, r, e, tmax, maxd(mt, mv->mq), len)) {
+        /* the start distance's three tests below certainly pass, and d2 > r^2 (face_start) */
+        d2 = HUGE_VAL;
+        w = cl_v3(0, 0, 0);
+    } else {
+        d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
+        if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
+        /* the distance between the moving capsule's segment and the triangle is convex in t: a
+         * start that does not approach (to rounding) never enters (a capsule sliding on the
+         * triangle) */
+        w = unit(cl_sub(onseg, ontri));
+        if (!(cl_dot(w, d) < -(len * 0x1p-40))) return s;
+        /* the segment's distance to the triangle falls by at most len per unit of t: no contact
+         * comes before (sqrt(d2) - r) / len. The margin, 2^18 allowances (2^-24 of the
+         * coordinates), is far above the rounding of d2 and of the t the ray pieces below compute
+         * (a few ulps of the coordinates, and of t) */
+        if (tmax < 1 && (sqrt(d2) - r - e * 0x1p18) / len > tmax) return s;
+    }
     /* nor does a path that never comes closer than the allowance (grazing an edge, or touching
      * only at the end): the distance between the triangle and the parallelogram the segment
      * sweeps, from its edges against the triangle and the triangle's edges against it (the
      * first distance under the allowance decides) */
-    frame_of(&ff, a, b, c);
     if (!far && !end_deep(&ff, q[3], r - e, e * 16) && !quad_near(a, b, c, q, in2, 0)) return s;
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0; s.n = w; s.rank = 1;
