@@ -241,9 +241,11 @@ typedef struct cl_capmv {
     double L, me, ms, mq, len;
 } cl_capmv;
 void cl_capmv_make(cl_capmv *mv, const cl_capsule *cp, cl_vec3 d);
-/// cl_sweep_capsule_tri_known(&mv->cp, mv->d, a, b, c, tmax, clear) (the same answer and *clear).
+/// cl_sweep_capsule_tri_known(&mv->cp, mv->d, a, b, c, tmax, clear) (the same answer and *clear);
+/// with clear0 not NULL also *clear0: a lower bound on the distance between the triangle and the
+/// segment mv->cp at the start when the sweep found one (its quad's gap), else 0.
 struct cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
-                                        double *clear);
+                                        double *clear, double *clear0);
 /// The push of capsule cp out of the triangle: along the closest points, or, when the segment
 /// crosses the triangle, along its normal to the nearer side (0 when the open capsule misses it).
 CL_API int cl_penetration_capsule_tri(const cl_capsule *cp, cl_vec3 a, cl_vec3 b, cl_vec3 c, double *depth, cl_vec3 *n);

@@ -120,6 +120,7 @@ typedef struct cl_pmkeep {
     cl_capsule cp;      /* its certified clearance from the swept quad (cl_sweep_capsule_tri_clear, */
     cl_vec3 d;          /* 0 when unknown) */
     double clr[CL_PMKEEP];
+    double clr0[CL_PMKEEP]; /* and its clearance from the segment at the start (0: unknown) */
 } cl_pmkeep;
 /// cl_pmesh_sweep(pm, s, d, NULL), keeping its candidates in *k for cl_pmesh_overlaps_kept (k->ok
 /// is 0 when they are not kept: more than CL_PMKEEP, huge or tiny coordinates, a box mover).

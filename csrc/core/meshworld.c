@@ -272,11 +272,12 @@ typedef struct msweep {
     cl_sweep guess;             /* the sweep of triangle gtri, swept first (first_guess) */
     size_t gtri;
     int guessed;
-    double gclr;                /* the guess's clearance */
+    double gclr, gclr0;         /* the guess's clearances (quad, start segment) */
     const unsigned *klist;      /* a kept sweep's list (NULL: none), its clearances, the place */
-    double *kclr;               /* of the triangle visited in it */
+    double *kclr, *kclr0;       /* of the triangle visited in it */
     size_t kpos, kn;
     double climit;              /* a still check passes over kept triangles of clearance >= climit */
+    double climit0;             /* or of start clearance >= climit0 */
     int known;                  /* in_range: the triangle sweeps' range and degeneracy tests known */
     cl_capmv mv;                /* known and a capsule: the mover's values for its triangle sweeps */
     size_t tri;
@@ -430,10 +431,11 @@ static int sweep_first(void *ud, size_t i)
             if (ms->guessed && i == ms->gtri) {
                 ms->pend = ms->guess;
                 *clr = ms->gclr;
+                ms->kclr0[ms->kpos] = ms->gclr0;
             } else {
                 double tmax = ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL;
                 cl_mesh_triangle(ms->m, i, &a, &b, &c);
-                ms->pend = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, tmax, clr)
+                ms->pend = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, tmax, clr, &ms->kclr0[ms->kpos])
                                      : cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, tmax, clr);
             }
             return ms->pend.state != CL_TOI_SEPARATED;
@@ -448,7 +450,8 @@ static int sweep_first(void *ud, size_t i)
         double clr;
         ms->pend = ms->sphere == 1 ? cl_sweep_sphere_tri_known(&ms->sp, ms->d, a, b, c)
                    : cl_sweep_capsule_tri_mv(&ms->mv, a, b, c,
-                                                ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL, &clr);
+                                                ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL, &clr,
+                                                NULL);
         return ms->pend.state != CL_TOI_SEPARATED;
     }
     ms->pend = ms->sphere == 1 ? cl_sweep_sphere_tri(&ms->sp, ms->d, a, b, c)
@@ -477,7 +480,8 @@ static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size
     }
     cl_mesh_triangle(ms->m, list[g], &a, &b, &c);
     ms->gtri = list[g];
-    ms->guess = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &ms->gclr)
+    ms->gclr0 = 0;
+    ms->guess = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &ms->gclr, &ms->gclr0)
                           : cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, HUGE_VAL, &ms->gclr);
     ms->guessed = 1;
     if (ms->guess.state == CL_TOI_TOUCHING && cl_tri_overlaps_aabb(a, b, c, q)) ms->least = ms->guess.t;
@@ -574,12 +578,13 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
         ms.skip = (double)(n + 3) * TIE_T;
         if (ms.sphere == 2) {
             size_t j;
-            for (j = 0; j < n; j++) k->clr[j] = 0;
+            for (j = 0; j < n; j++) k->clr[j] = k->clr0[j] = 0;
             k->capsule = 1;
             k->cp = ms.cp;
             k->d = ms.d;
             ms.klist = k->tri;
             ms.kclr = k->clr;
+            ms.kclr0 = k->clr0;
             ms.kpos = 0;
             ms.kn = n;
         }
@@ -626,22 +631,33 @@ static double seg_off2(cl_vec3 p, cl_vec3 a, cl_vec3 a2, cl_vec3 q, cl_vec3 b, c
     return r;
 }
 
+/* An upper bound on how far the segment [p, q] lies from the segment [a, b] point by point (the
+ * larger of |p - a| and |q - b|: p + s (q - p) is that near a + s (b - a)), rounded up (the
+ * differences and the length a few ulps off, 2^-40 of it above that). */
+static double seg_move(cl_vec3 p, cl_vec3 a, cl_vec3 q, cl_vec3 b)
+{
+    cl_vec3 u = cl_sub(p, a), v = cl_sub(q, b);
+    return fmax(cl_len(u.x, u.y, u.z), cl_len(v.x, v.y, v.z)) * (1 + 0x1p-40) + 0x1p-1000;
+}
+
 /* The pre of cl_pmesh_overlaps_kept for a capsule: a kept triangle whose clearance from the leg's
  * swept quad is at least r + the end segment's distance from that quad (ms->climit) is at least r
  * from the end's segment (every point of it lies that near the quad: a convex combination of its
  * ends' nearest points on the quad's sides q0q3, q1q2), where the still sweep finds no overlap (its
  * allowance, 2^-42 of the coordinates, is far above the rounding of its distances): passed over
- * as the sweep would pass it over. Else the still sweep (sweep_first's, without skip or guess). */
+ * as the sweep would pass it over; so is one whose clearance from the leg's segment at the start
+ * (kclr0) is at least r + how far the end's segment lies from it (ms->climit0, seg_move). Else the
+ * still sweep (sweep_first's, without skip or guess). */
 static int still_first(void *ud, size_t i)
 {
     msweep *ms = (msweep *)ud;
     cl_vec3 a, b, c;
     while (ms->kpos < ms->kn && ms->klist[ms->kpos] != i) ms->kpos++;
-    if (ms->kpos < ms->kn && ms->kclr[ms->kpos] >= ms->climit) return 0;
+    if (ms->kpos < ms->kn && (ms->kclr[ms->kpos] >= ms->climit || ms->kclr0[ms->kpos] >= ms->climit0)) return 0;
     cl_mesh_triangle(ms->m, i, &a, &b, &c);
     if (ms->known) {
         double clr;
-        ms->pend = cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &clr);
+        ms->pend = cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &clr, NULL);
     } else {
         ms->pend = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
     }
@@ -687,9 +703,11 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
             double off = seg_off2(e->a, c0->a, cl_add(c0->a, k->d), e->b, c0->b, cl_add(c0->b, k->d));
             ms.klist = k->tri;
             ms.kclr = (double *)k->clr;
+            ms.kclr0 = (double *)k->clr0;
             ms.kpos = 0;
             ms.kn = k->n;
             ms.climit = (e->r + off) * (1 + 0x1p-50);
+            ms.climit0 = (e->r + seg_move(e->a, c0->a, e->b, c0->b)) * (1 + 0x1p-50);
             r = cl_mesh_query_list(pm->m, &q, k->tri, k->n, still_first, visit_overlap, &ms);
             if (r == CL_MESH_UNSURE) return -1;
             return r > 0;

@@ -281,7 +281,7 @@ static int cut_tri(cl_vec3 t[3], const cl_vec3 *pt, int np, double r, double *ex
 static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
                            int known);
 static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double mt, double extra,
-                            double tmax, double *clear, int known);
+                            double tmax, double *clear, double *clear0, int known);
 
 /* The largest |coordinate| of the n points p (finite: plain comparisons, no NaN case). */
 static inline double pts_max(const cl_vec3 *p, int n)
@@ -372,7 +372,7 @@ static inline double tri_max(cl_vec3 a, cl_vec3 b, cl_vec3 c)
 /* cl_sweep_capsule_tri_clear's work on data in range (k == 0); known: abc is not degenerate as
  * given and the data is finite (then pts_max of the triangle is tri_max). */
 static inline cl_sweep capsule_in_range(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
-                                        double *clear, int known)
+                                        double *clear, double *clear0, int known)
 {
     cl_vec3 t[3];
     double extra, mt;
@@ -385,9 +385,9 @@ static inline cl_sweep capsule_in_range(const cl_capmv *mv, cl_vec3 a, cl_vec3 b
             s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
             return s;
         }
-        return capsule_tri(mv, t[0], t[1], t[2], -1, extra, tmax, NULL, 0);
+        return capsule_tri(mv, t[0], t[1], t[2], -1, extra, tmax, NULL, NULL, 0);
     }
-    return capsule_tri(mv, t[0], t[1], t[2], known ? mt : -1, extra, tmax, clear, known);
+    return capsule_tri(mv, t[0], t[1], t[2], known ? mt : -1, extra, tmax, clear, clear0, known);
 }
 
 cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
@@ -406,7 +406,7 @@ cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
                                           tmax);
     }
     cl_capmv_make(&mv, cp, d);
-    return capsule_in_range(&mv, a, b, c, tmax, clear, 0);
+    return capsule_in_range(&mv, a, b, c, tmax, clear, NULL, 0);
 }
 
 cl_sweep cl_sweep_capsule_tri_known(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
@@ -414,13 +414,15 @@ cl_sweep cl_sweep_capsule_tri_known(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
 {
     cl_capmv mv;
     cl_capmv_make(&mv, cp, d);
-    return cl_sweep_capsule_tri_mv(&mv, a, b, c, tmax, clear);
+    return cl_sweep_capsule_tri_mv(&mv, a, b, c, tmax, clear, NULL);
 }
 
-cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax, double *clear)
+cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax, double *clear,
+                                 double *clear0)
 {
     *clear = 0;
-    return capsule_in_range(mv, a, b, c, tmax, clear, 1);
+    if (clear0) *clear0 = 0;
+    return capsule_in_range(mv, a, b, c, tmax, clear, clear0, 1);
 }
 
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
@@ -854,9 +856,12 @@ static int face_start(const faceframe *f, const cl_capsule *cp, cl_vec3 d, doubl
 }
 
 /* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
- * the contact certainly comes after tmax (cl_sweep_capsule_tri_until). */
+ * the contact certainly comes after tmax (cl_sweep_capsule_tri_until). clear: as
+ * cl_sweep_capsule_tri_clear's; clear0 (when not NULL): a lower bound on the distance between the
+ * triangle and the segment at the start (tri_quad_gap's, less 2^-48 of it), whatever the answer,
+ * else left as it is. */
 static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double mt, double extra,
-                            double tmax, double *clear, int known)
+                            double tmax, double *clear, double *clear0, int known)
 {
     cl_sweep s;
     cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], n = cl_v3(0, 0, 0), d = mv->d;
@@ -887,6 +892,8 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         double sc = maxd(mt, mv->mq);
         int side;
         double gs2, g2 = tri_quad_gap(a, b, c, q, sc, &gs2, &side);
+        /* the start segment's clearance (cl_sweep_capsule_tri_mv) */
+        if (clear0 && gs2 > 0) *clear0 = sqrt(gs2) * (1 - 0x1p-48);
         far = g2 >= in2;
         if (far && !quad_crosses(a, b, c, q, side)) {
             if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
