@@ -280,7 +280,7 @@ static int same_sweep(cl_sweep a, cl_sweep b)
  * to 2^5 of the capsule's, at scales 2^-30 to 2^30 and offsets to 2^20. */
 static void test_until(void)
 {
-    int i, n = iters(150000), skipped = 0, kept = 0, cleared = 0;
+    int i, n = iters(150000), skipped = 0, kept = 0, cleared = 0, started = 0;
     for (i = 0; i < n; i++) {
         double sc = ldexp(1, (int)(rnd() * 61) - 30), off = rnd() < 0.5 ? 0 : ldexp(rnd(), (int)(rnd() * 21)), tm[6];
         cl_vec3 t[3], o = cl_v3(coord(off), coord(off), coord(off)), nu, p, d, ax;
@@ -345,6 +345,37 @@ static void test_until(void)
                       clear, dist);
             }
         }
+        {
+            /* the mesh sweeps' path (cl_sweep_capsule_tri_mv: one cl_capmv made for all the
+             * triangles of a sweep): the same sweep and clearance as cl_sweep_capsule_tri_clear,
+             * for this triangle and for a second one with the same cl_capmv, and its start
+             * clearance never above the distance between the triangle and the segment at the
+             * start, to that distance's rounding */
+            cl_capmv mv;
+            cl_vec3 t2[3], x, y;
+            int pass;
+            cl_capmv_make(&mv, &cp, d);
+            for (k = 0; k < 3; k++) t2[k] = vadd(t[(k + 1) % 3], vmul(nu, sc * 0x1p-6));
+            for (pass = 0; pass < 2; pass++) {
+                const cl_vec3 *tt = pass ? t2 : t;
+                double c1 = -1, c2 = -1, c0 = -1, m0 = 0, tx = rnd() < 0.5 ? HUGE_VAL : rnd();
+                cl_sweep ref, got;
+                if (cl_tri_degenerate(tt[0], tt[1], tt[2])) continue;
+                ref = cl_sweep_capsule_tri_clear(&cp, d, tt[0], tt[1], tt[2], tx, &c1);
+                got = cl_sweep_capsule_tri_mv(&mv, tt[0], tt[1], tt[2], tx, &c2, &c0);
+                CHECK(same_sweep(ref, got) && c1 == c2, "capsule/triangle sweep of a reused cl_capmv: the same sweep",
+                      "state %d/%d clear %.17g/%.17g", (int)ref.state, (int)got.state, c1, c2);
+                if (c0 > 0) {
+                    for (k = 0; k < 3; k++) m0 = fmax(m0, fmax(fabs(tt[k].x), fmax(fabs(tt[k].y), fabs(tt[k].z))));
+                    m0 = fmax(m0, fmax(fmax(fabs(cp.a.x), fabs(cp.a.y)), fmax(fabs(cp.a.z), fabs(cp.b.x))));
+                    m0 = fmax(m0, fmax(fabs(cp.b.y), fabs(cp.b.z)));
+                    started++;
+                    CHECK(c0 <= sqrt(cl_tri_segment(tt[0], tt[1], tt[2], cp.a, cp.b, &x, &y)) + m0 * 0x1p-46,
+                          "capsule/triangle sweep: a start clearance above the segment's distance", "clear0 %.17g",
+                          c0);
+                }
+            }
+        }
         tm[0] = rnd(); tm[1] = full.t; tm[2] = full.t * (1 - 0x1p-30); tm[3] = full.t * (1 + 0x1p-30);
         tm[4] = full.t * 0.5; tm[5] = full.t - 0x1p-20;
         for (k = 0; k < 6; k++) {
@@ -358,6 +389,7 @@ static void test_until(void)
     }
     ENSURE(skipped > n / 50 && kept > n, "sweep until tmax: both outcomes tested");
     ENSURE(cleared > n / 10, "sweep clearance: tested");
+    ENSURE(started > n / 10, "sweep start clearance: tested");
 }
 
 int main(void)
