@@ -814,7 +814,9 @@ static int end_deep(const faceframe *f, cl_vec3 p, double lim, double mu)
  * 2^-47 E^2 / |n| + 2^-50 (E the largest |component| of the edges ab, ac; |n| = |ab x ac|): the
  * heights by under del = 2^-43 (K + E) (2 + E^2 / |n|) (K that of the ends less a), nu.d by under
  * 2^-44 (2 + E^2 / |n|) len. Every bound is taken with margins of 2^-46 or more over the rounding
- * of its few operations. Slivers (E^2 / |n| over 2^20) are left to the full test. */
+ * of its few operations. Only for E^2 / |n| <= 16 (no sliver): then inside_by's error, from n0's,
+ * is far under its margin, and cl_tri_closest's point for p* is within 2^-47 sc of p*'s projection;
+ * |w| is 1 to 2^-50, so |w - (w.nu) nu| <= sqrt(1 - c^2) + 2^-24.5 (sn adds 2^-20). */
 static int face_start(const faceframe *f, const cl_capsule *cp, cl_vec3 d, double r, double e, double tmax, double sc,
                       double len)
 {
@@ -828,7 +830,7 @@ static int face_start(const faceframe *f, const cl_capsule *cp, cl_vec3 d, doubl
     nl = cl_len(x.x, x.y, x.z);
     if (!(nl > 0)) return 0;
     q = ee * ee / nl;
-    if (!(q <= 0x1p20)) return 0;
+    if (!(q <= 16)) return 0;
     x = cl_sub(cp->a, f->v[0]);
     ka = cl_maxabs3(x.x, x.y, x.z);
     ha = cl_dot(x, f->n0);
@@ -849,10 +851,10 @@ static int face_start(const faceframe *f, const cl_capsule *cp, cl_vec3 d, doubl
     if (tmax < 1 && !(tmax >= 0 && U - r < e * 0x1p18 * (1 - 0x1p-40))) return 0;
     c = H / U - 0x1p-46;
     if (!(c > 0.5)) return 0;
-    sn = sqrt((1 - c) * (1 + c)) * (1 + 0x1p-40) + 0x1p-26;
+    sn = sqrt((1 - c) * (1 + c)) * (1 + 0x1p-40) + 0x1p-20;
     nd += len * (2 + q) * 0x1p-44;
     if (!(nd < 0)) return 0;
-    return c * nd + (sn + 0x1p-39) * len < 0;
+    return c * nd + (sn + 0x1p-38) * len < 0;
 }
 
 /* The sweep of cl_sweep_capsule_tri, the allowance raised by extra (cut_tri); SEPARATED also when
