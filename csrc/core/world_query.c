@@ -67,11 +67,51 @@ WCOLD int tmp_grow(cl_world *w, int need) {
 #define CL_QSTACK 64        /* entries of the query walk's local stack (test_inline.c sets 2) */
 #endif
 
-/* As clw_collect_fbox over the box-query snapshot (valid, at least two leaves): a visit tests the
- * four child boxes of a node at once (six 4-wide float comparisons with SSE, else the same
- * comparisons one by one: the same answers, NaN slots included), collects the overlapping
- * leaves and goes on to the first overlapping inner child, pushing the others. */
-int clw_collect_snap(cl_world *w, const cl_fbox *qp) {
+#if defined(__GNUC__) || defined(__clang__)
+#define QNOINLINE static __attribute__((noinline))
+#else
+#define QNOINLINE static
+#endif
+
+/* A query's exact test of item it: mode 0, it contains point p (cl_shape_contains); else it
+ * overlaps shape *s (cl_shape_overlaps(s, its shape)). Out of line: the walk below calls it only
+ * for items that are not AABBs, or for every item when s is not an AABB. */
+QNOINLINE int item_test(const cl_world *w, const cl_item *it, int mode, cl_vec3 p, const cl_shape *s) {
+    cl_shape sh_;
+    const cl_shape *o = clw_shape(w, it, &sh_);
+    return mode == 0 ? cl_shape_contains(o, p) : cl_shape_overlaps(s, o);
+}
+
+/* item_test inline for an AABB item in modes 0 (cl_aabb_contains) and 1 (s an AABB:
+ * cl_aabb_overlaps_aabb, what cl_shape_overlaps calls for two AABBs); out of line otherwise.
+ * mode is a constant at every call, so each query gets its own walk. */
+WINLINE int item_hit(const cl_world *w, const cl_item *it, int mode, cl_vec3 p, const cl_shape *s) {
+    if (mode == 2 || it->kind != CL_AABB) return item_test(w, it, mode, p, s);
+    if (mode == 0)
+        return (p.x >= it->box.min.x) & (p.x <= it->box.max.x) & (p.y >= it->box.min.y) &
+               (p.y <= it->box.max.y) & (p.z >= it->box.min.z) & (p.z <= it->box.max.z);
+    return (s->u.aabb.min.x <= it->box.max.x) & (it->box.min.x <= s->u.aabb.max.x) &
+           (s->u.aabb.min.y <= it->box.max.y) & (it->box.min.y <= s->u.aabb.max.y) &
+           (s->u.aabb.min.z <= it->box.max.z) & (it->box.min.z <= s->u.aabb.max.z);
+}
+
+/* Grows w->res to hold need entries; 1, or 0 when memory runs out (w->res unchanged). */
+WCOLD int res_grow(cl_world *w, int need) {
+    void *np = grow_buf(w, w->res, &w->rescap, need, sizeof(int));
+    if (!np) return 0;
+    w->res = (int *)np;
+    return 1;
+}
+
+/* The walk of the box-query snapshot (valid, at least two leaves) for the float box *qp: a visit
+ * tests the four child boxes of a node at once (six 4-wide float comparisons with SSE, else the
+ * same comparisons one by one: the same answers, NaN slots included), handles the overlapping
+ * leaves and goes on to the first overlapping inner child, pushing the others. Stale leaves are
+ * skipped (the callers test those items by their boxes). Mode 3 (clw_collect_snap) collects the
+ * leaves' items into w->tmp; modes 0-2 (queries) put into w->res at once those that pass
+ * item_hit (p, s as there): the same items as testing mode 3's list afterwards, without the
+ * list. The count or CL_ENOMEM. mode is a constant at every call. */
+WINLINE int qsnap_walk(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, const cl_shape *s) {
     const cl_qnode *qn = w->qn;
     const cl_item *items = w->items;
     cl_fbox q = *qp;
@@ -109,9 +149,14 @@ int clw_collect_snap(cl_world *w, const cl_fbox *qp) {
                     if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
                     stk[sp++] = c;
                 }
-            } else if (!items[~c].dirty) {          /* stale leaves are tested by the caller */
+            } else if (items[~c].dirty) {
+                continue;
+            } else if (mode == 3) {
                 if (n >= w->tmpcap && !tmp_grow(w, n + 1)) goto nomem;
                 w->tmp[n++] = ~c;
+            } else if (item_hit(w, &items[~c], mode, p, s)) {
+                if (n >= w->rescap && !res_grow(w, n + 1)) goto nomem;
+                w->res[n++] = ~c;
             }
         }
         if (node < 0) {
@@ -124,6 +169,10 @@ int clw_collect_snap(cl_world *w, const cl_fbox *qp) {
 nomem:
     if (stk != local) w->alloc(w->ud, stk, (size_t)cap * sizeof(int), 0);
     return CL_ENOMEM;
+}
+
+int clw_collect_snap(cl_world *w, const cl_fbox *qp) {
+    return qsnap_walk(w, qp, 3, cl_v3(0, 0, 0), NULL);
 }
 
 /* Collects into w->tmp every item whose box may overlap box (tree leaves, plus the items with
@@ -163,37 +212,51 @@ int clw_less_hit(const void *ctx, const void *a, const void *b) {
     return w->items[x->item].seq < w->items[y->item].seq;
 }
 
-int cl_world_query(cl_world *w, const cl_shape *s) {
-    cl_aabb b = cl_shape_aabb(s), q = widen(&b, 0, shape_tol(s, &b));
-    int n = clw_collect_box(w, &q, -1), i, k = 0;
-    cl_shape sh_;
-    if (n < 0) return n;
-    ENSURE(w->res, w->rescap, n);
-    for (i = 0; i < n; i++) {
-        int id = w->tmp[i];
-        if (cl_shape_overlaps(s, clw_shape(w, &w->items[id], &sh_))) w->res[k++] = id;
+/* The answers of a query whose candidates are the items clw_collect_box(w, q, -1) lists, each
+ * tested by item_hit (mode, p, s as there), into w->res in add order; the count or CL_ENOMEM.
+ * The same items as collecting the candidates first and testing them afterwards. */
+WINLINE int select_items(cl_world *w, const cl_aabb *q, int mode, cl_vec3 p, const cl_shape *s) {
+    cl_fbox fq = fbox_of(q);           /* rounded outward: still conservative */
+    int n, i, k = 0;
+    settle_tree(w);
+    if (qsnap_ready(w)) {
+        k = qsnap_walk(w, &fq, mode, p, s);
+        if (k < 0) return k;
+    } else {
+        n = clw_collect_fbox(w, &fq);
+        if (n < 0) return n;
+        ENSURE(w->res, w->rescap, n);
+        for (i = 0; i < n; i++)
+            if (item_hit(w, &w->items[w->tmp[i]], mode, p, s)) w->res[k++] = w->tmp[i];
+    }
+    for (i = w->dhead; i >= 0; i = w->items[i].dnext) {    /* stale leaves, as clw_collect_box */
+        const cl_item *it = &w->items[i];
+        cl_aabb tb;
+        if (!it->dirty || it->proxy == CL_NULLNODE) continue;
+        tb = widen(&it->box, 0, item_tol(w, it));
+        if (!(tb.min.x <= q->max.x && tb.max.x >= q->min.x && tb.min.y <= q->max.y &&
+              tb.max.y >= q->min.y && tb.min.z <= q->max.z && tb.max.z >= q->min.z) ||
+            !item_hit(w, it, mode, p, s))
+            continue;
+        if (k >= w->rescap && !res_grow(w, k + 1)) return CL_ENOMEM;
+        w->res[k++] = i;
     }
     sort_elems(w->res, k, sizeof(int), clw_less_seq, w);
     w->nres = k;
     return k;
 }
 
+int cl_world_query(cl_world *w, const cl_shape *s) {
+    cl_aabb b = cl_shape_aabb(s), q = widen(&b, 0, shape_tol(s, &b));
+    cl_vec3 o = cl_v3(0, 0, 0);
+    return s->kind == CL_AABB ? select_items(w, &q, 1, o, s) : select_items(w, &q, 2, o, s);
+}
+
 int cl_world_querypoint(cl_world *w, cl_vec3 p) {
     cl_aabb b, q;
-    int n, i, k = 0;
-    cl_shape sh_;
     b.min = b.max = p;
-    q = widen(&b, 0, shape_tol(NULL, &b));
-    n = clw_collect_box(w, &q, -1);
-    if (n < 0) return n;
-    ENSURE(w->res, w->rescap, n);
-    for (i = 0; i < n; i++) {
-        int id = w->tmp[i];
-        if (cl_shape_contains(clw_shape(w, &w->items[id], &sh_), p)) w->res[k++] = id;
-    }
-    sort_elems(w->res, k, sizeof(int), clw_less_seq, w);
-    w->nres = k;
-    return k;
+    q = widen(&b, 0, box_tol(&b));     /* shape_tol(NULL, &b) */
+    return select_items(w, &q, 0, p, NULL);
 }
 
 /* Sorts the item ids ids[0..n-1] by add order: for many ids (while every order is below 2^31) by
