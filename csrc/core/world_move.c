@@ -414,6 +414,7 @@ WINLINE int vfin(cl_vec3 v) {
 /* 1 if the placed shape s (a moved copy of a valid shape) is finite: its position points (a
  * point plus 0 is finite exactly when the point is); sizes and axes never change in a move. */
 static int placed_finite(const cl_shape *s) {
+    if (s->kind == CL_AABB) return vfin(s->u.aabb.min) & vfin(s->u.aabb.max);  /* inline, the same test */
     return cl_shape_moved_finite(s, cl_v3(0, 0, 0)) == 0;
 }
 
@@ -544,11 +545,24 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
         {
             cl_shape *tmp;
             cl_vec3 left = cl_v3(0, 0, 0);
-            leg_end(w, cur, rem, tb, blk, nt, nq, k, nxt);
-            /* coordinates near DBL_MAX: a leg (or a bounce's reflection below) can overflow;
-             * the move then ends where it is, so an item never gets an infinite or NaN shape
-             * (found with moves of 1.7e308 from 1e308: inf and NaN end positions) */
-            if (!placed_finite(nxt)) break;
+            if (k == 0 && cur->kind == CL_AABB) {
+                /* a free leg of a box (no candidate: nothing blocks it, nothing to clear): what
+                 * leg_end and placed_finite find, without them: the box moved by rem (the same
+                 * sums), kept if finite */
+                const cl_aabb *c = &cur->u.aabb;
+                cl_vec3 lo = cl_v3(c->min.x + rem.x, c->min.y + rem.y, c->min.z + rem.z);
+                cl_vec3 hi = cl_v3(c->max.x + rem.x, c->max.y + rem.y, c->max.z + rem.z);
+                if (!(vfin(lo) & vfin(hi))) break;
+                nxt->kind = CL_AABB;
+                nxt->u.aabb.min = lo;
+                nxt->u.aabb.max = hi;
+            } else {
+                leg_end(w, cur, rem, tb, blk, nt, nq, k, nxt);
+                /* coordinates near DBL_MAX: a leg (or a bounce's reflection below) can overflow;
+                 * the move then ends where it is, so an item never gets an infinite or NaN shape
+                 * (found with moves of 1.7e308 from 1e308: inf and NaN end positions) */
+                if (!placed_finite(nxt)) break;
+            }
             if (blk >= 0) {
                 cl_vec3 nn = w->mc[blk].s.n;
                 double f = 1 - tb, dn;
