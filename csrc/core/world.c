@@ -10,7 +10,7 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     memset(w, 0, sizeof *w);
     cl_tree_init(&w->tree, alloc, ud);
     w->items = NULL;
-    w->freelist = w->head = w->tail = -1;
+    w->freelist = -1;
     w->xs = NULL;
     w->xsfree = -1;
     w->dhead = -1;
@@ -69,7 +69,6 @@ int cl_world_reserve(cl_world *w) {
         ENSURE(w->items, w->cap, old + 1);
         for (i = w->cap - 1; i >= old; i--) {
             w->items[i].proxy = CL_NULLNODE;
-            w->items[i].gen = 0;
             w->items[i].dirty = 0;
             w->items[i].onlist = 0;
             w->items[i].mon = 0;
@@ -112,7 +111,6 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     clw_set_fat(w, it, &w->tree.nodes[it->proxy].box);
     w->tchg += 8;
     w->tver++;
-    it->gen++;
     it->dirty = 0;
     it->vel[0] = it->vel[1] = it->vel[2] = 0;
     if (!it->mon) {
@@ -120,10 +118,6 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
         it->mnext = w->mhead;
         w->mhead = id;
     }
-    it->prev = w->tail;
-    it->next = -1;
-    if (w->tail >= 0) w->items[w->tail].next = id; else w->head = id;
-    w->tail = id;
     w->count++;
     return id;
 }
@@ -133,8 +127,6 @@ void cl_world_remove(cl_world *w, int id) {
     cl_tree_remove(&w->tree, it->proxy);
     w->tchg += 8;
     w->tver++;
-    if (it->prev >= 0) w->items[it->prev].next = it->next; else w->head = it->next;
-    if (it->next >= 0) w->items[it->next].prev = it->prev; else w->tail = it->prev;
     it->proxy = CL_NULLNODE;
     if (it->kind != CL_AABB) {
         w->xs[it->xs].next = w->xsfree;

@@ -18,9 +18,11 @@ typedef struct cl_item {
     /* the fields a ray or query test reads first (order, stale flag, slot state, kind, box) lead,
      * so a leaf test usually touches the item's first cache line only. An AABB item's shape is
      * its box; the other kinds keep their shape in the world's side array (cl_world.xs, index
-     * xs), so the slot is 136 bytes, not the 264 a whole cl_shape in it needed. Bookkeeping that
-     * only steers tree upkeep (never an answer) is kept small: flags in bytes, floats for the
-     * predictive velocity and the looseness limits */
+     * xs), so the slot is 128 bytes (two cache lines), not the 264 a whole cl_shape in it needed.
+     * Bookkeeping that only steers tree upkeep (never an answer) is kept small: flags in bytes,
+     * floats for the predictive velocity and the looseness limits. No list of live items is
+     * kept (the pairs' full rebuild walks the slots) and no generation counter: a cached pair
+     * is checked against the low 32 bits of its items' add orders (seq), which every add renews */
     double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
     int proxy;                  /* tree leaf */
     unsigned char dirty;        /* 1 when the tree leaf is stale (shape left its fat box) */
@@ -28,14 +30,13 @@ typedef struct cl_item {
     unsigned char mon;          /* 1 while on the list of fat boxes changed since the last pairs */
     unsigned char kind;         /* the shape's cl_kind */
     cl_aabb box;                /* tight box of the shape: the shape itself for an AABB item */
-    int xs;                     /* the shape's index in cl_world.xs (not an AABB), else -1 */
-    int prev, next;             /* list of live items in add order */
     cl_fbox fat;                /* copy of the tree leaf's box (fat box) */
+    int xs;                     /* the shape's index in cl_world.xs (not an AABB), else -1 */
     float kslack[3];            /* most slack kept per side on each axis (set_fat; rounded up) */
     float vel[3];               /* displacement of the last update (predictive fattening) */
-    int gen;                    /* bumped by every add into this slot (cached pairs) */
     int dnext;                  /* dirty list link */
     int mnext;                  /* changed-fat-box list link */
+    int next;                   /* free slot: free-list link */
 } cl_item;
 
 /* internal: a slot of the side array of shapes that are not AABBs (next: free-list link) */
@@ -45,9 +46,10 @@ typedef union cl_xshape {
 } cl_xshape;
 
 /// Cached candidate pair (pairs): two items whose fat boxes overlapped when last checked,
-/// a < b by id, with the slot generations they were made for (a removed item's pairs go stale).
+/// a < b by id, with the low 32 bits of their add orders (a removed item's pairs go stale).
 typedef struct cl_cpair {
-    int a, b, ga, gb;
+    int a, b;
+    unsigned ga, gb;
 } cl_cpair;
 
 /// A found pair with the add orders of its items (sorting key).
@@ -119,7 +121,7 @@ typedef struct cl_mcand {
 typedef struct cl_world {
     cl_tree tree;
     cl_item *items;
-    int cap, count, freelist, head, tail;
+    int cap, count, freelist;
     cl_xshape *xs; int xscap, xsfree;   /* the shapes of items that are not AABBs, free list */
     double nextseq;
     double margin;

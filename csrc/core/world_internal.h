@@ -65,6 +65,13 @@ WINLINE const cl_shape *clw_shape(const cl_world *w, const cl_item *it, cl_shape
     return tmp;
 }
 
+/* The stamp of item it's add order that a cached pair keeps (cl_cpair.ga, gb): the low 32 bits
+ * of seq (a positive integer below 2^53), renewed by every add, so a pair made for an earlier
+ * item of the slot goes stale (unless 2^32 adds came in between). */
+WINLINE unsigned item_gen(const cl_item *it) {
+    return (unsigned)(unsigned long long)it->seq;
+}
+
 /* Returns a grown copy of p holding at least need elements (doubling), or NULL (p untouched). */
 static inline void *grow_buf(cl_world *w, void *p, int *cap, int need, size_t elem) {
     int ncap = *cap ? *cap : 16;

@@ -81,8 +81,8 @@ static int cp_add(cl_world *w, int x, int y) {
     ENSURE(w->cp, w->cpcap, w->ncp + 1);
     w->cp[w->ncp].a = a;
     w->cp[w->ncp].b = b;
-    w->cp[w->ncp].ga = w->items[a].gen;
-    w->cp[w->ncp].gb = w->items[b].gen;
+    w->cp[w->ncp].ga = item_gen(&w->items[a]);
+    w->cp[w->ncp].gb = item_gen(&w->items[b]);
     w->ph[h] = w->ncp++;
     return CL_OK;
 }
@@ -110,16 +110,17 @@ static int cp_update(cl_world *w) {
         }
         w->ppurge = 0;
         snap = qsnap_now(w);
-        for (id = w->head; id >= 0; id = w->items[id].next)
-            if (cp_query(w, id, snap) != CL_OK) return CL_ENOMEM;
+        for (id = 0; id < w->cap; id++)     /* every live item (the order of the cached pairs
+                                               never shows: the found pairs are sorted) */
+            if (w->items[id].proxy != CL_NULLNODE && cp_query(w, id, snap) != CL_OK) return CL_ENOMEM;
         w->pfull = 0;
         return CL_OK;
     }
     if (w->ppurge) {
         for (i = 0; i < w->ncp;) {
             const cl_cpair *c = &w->cp[i];
-            if (w->items[c->a].proxy == CL_NULLNODE || w->items[c->a].gen != c->ga ||
-                w->items[c->b].proxy == CL_NULLNODE || w->items[c->b].gen != c->gb)
+            if (w->items[c->a].proxy == CL_NULLNODE || item_gen(&w->items[c->a]) != c->ga ||
+                w->items[c->b].proxy == CL_NULLNODE || item_gen(&w->items[c->b]) != c->gb)
                 cp_drop(w, i);
             else
                 i++;

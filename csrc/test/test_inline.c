@@ -133,7 +133,8 @@ static long walk_check(void) {
         wfail = -1;
         if (w.qn && w.qnver == w.tver) snapped++;
         if (n == CL_ENOMEM) { fails++; continue; }
-        for (id = w.head; id >= 0; id = w.items[id].next) m += cl_shape_overlaps(&q, wsh(&w, id));
+        for (id = 0; id < w.cap; id++)
+            if (w.items[id].proxy != CL_NULLNODE) m += cl_shape_overlaps(&q, wsh(&w, id));
         if (n != m) bad++;
     }
     cl_world_free(&w);

@@ -630,9 +630,10 @@ static void test_nomem(void) {
         }
         if (i % 300 == 299) {
             int a, b, m = 0, np = cl_world_pairs(&w);
-            for (a = w.head; a >= 0; a = w.items[a].next)
-                for (b = w.items[a].next; b >= 0; b = w.items[b].next)
-                    m += cl_shape_overlaps(wsh(&w, a), wsh(&w, b));
+            for (a = 0; a < w.cap; a++)
+                for (b = a + 1; b < w.cap; b++)
+                    if (w.items[a].proxy != CL_NULLNODE && w.items[b].proxy != CL_NULLNODE)
+                        m += cl_shape_overlaps(wsh(&w, a), wsh(&w, b));
             if (np != m) { ok = 0; printf("pairs after failures: %d vs %d\n", np, m); }
             if (!cl_tree_validate(&w.tree)) { ok = 0; printf("validate\n"); }
         }
