@@ -232,9 +232,11 @@ static int add(lua_State *L, int retry) {
     pushidmap(L, u);                    /* checked before anything changes */
     lua_pushvalue(L, 2);
     lua_rawseti(L, u, id + 1);
-    lua_pushvalue(L, 2);
-    lua_pushinteger(L, id);
-    lua_rawset(L, -3);
+    if (!FM_ONLY || lua_type(L, 2) != LUA_TNUMBER || w_numslot(L, 2, lw->fmcap) < 0) {
+        lua_pushvalue(L, 2);
+        lua_pushinteger(L, id);
+        lua_rawset(L, -3);
+    }
     cl_world_add(&lw->w, &s);   /* cannot fail after the reserve; returns id */
     lw->gen++;                  /* every change counts for the result builders (fresh) */
     fastset(L, lw, u, id);
