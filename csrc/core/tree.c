@@ -1008,9 +1008,10 @@ int cl_tree_rebuild(cl_tree *t) {
 
 /* An incremental rebuild: the leaves' two buffers, the new pool (cap nodes, then cap metas),
  * and the build's task stack; its leaves hold the old leaf node index until phase 1. After the
- * build, phase 1 (payloads, heights, the new pool's free list) and phase 2 (the leaves' boxes of
- * now, the internal boxes fitted, the cost) each take a call of their own, then the install; from
- * phase 2 on, the leaves whose box changes are logged (old node indices) and the install only
+ * build, phase 1 (payloads; heights; the new pool's free list: three calls) and phase 2 (the
+ * leaves' boxes of now; the internal boxes fitted and the cost: two calls), then the install (the
+ * stored phase numbers are one less, sub counts the calls within one); from phase 2's first
+ * call on, the leaves whose box changes are logged (old node indices) and the install only
  * copies those again (their new ancestors grown as cl_tree_enlarge does), unless the log ran
  * over or a refit changed the old tree (stale: every leaf copied and fitted again). The leaf
  * buffers are reused for map (old leaf node -> new, cap entries) and the log. */
@@ -1019,7 +1020,7 @@ struct cl_tbuild {
     cl_tnode *p;
     cl_tmeta *m;
     int n, cap, k, ns, root;
-    int phase, stale, freehead, nlog, logcap;
+    int phase, sub, stale, freehead, nlog, logcap;
     size_t lvbytes;     /* lv's block: n records, or cap + logcap ints if more */
     int *map, *log;
     double cost;
@@ -1066,7 +1067,7 @@ int cl_tree_rebuild_start(cl_tree *t) {
     b->k = 0;
     b->ns = 1;
     b->root = CL_NULLNODE;
-    b->phase = b->stale = b->nlog = 0;
+    b->phase = b->sub = b->stale = b->nlog = 0;
     b->freehead = CL_NULLNODE;
     b->map = (int *)(void *)b->lv;
     b->log = b->map + b->cap;
@@ -1077,54 +1078,72 @@ int cl_tree_rebuild_start(cl_tree *t) {
     return CL_OK;
 }
 
-static int build_fitted(const cl_tree *t) { return t->bld != NULL && t->bld->phase == 2; }
+static int build_fitted(const cl_tree *t) {
+    return t->bld != NULL && (t->bld->phase == 2 || (t->bld->phase == 1 && t->bld->sub == 1));
+}
 static void build_stale(cl_tree *t) { t->bld->stale = 1; }
 
 const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap) {
-    if (t->bld == NULL || t->bld->phase != 1) return NULL;
+    if (t->bld == NULL || t->bld->phase != 1 || t->bld->sub != 0) return NULL;
     *root = t->bld->root;
     *cap = t->bld->cap;
     return t->bld->p;
 }
 
-/* Phase 1 of the install: the leaves' payloads (map notes old leaf node -> new), heights of the
- * new tree, its internal boxes fitted to the leaves' boxes of the build's start (so
- * cl_tree_rebuild_fitted can hand out a whole tree; phase 2 fits them again to the boxes of
- * then), and the free list of its nodes k..cap-1 (as build_close). */
-static void build_prep(const cl_tree *t, struct cl_tbuild *b) {
+/* Phase 1 of the install, in three calls (part 0, 1, 2; each a pass over the new tree's nodes):
+ * the leaves' payloads (map notes old leaf node -> new); heights of the new tree and its
+ * internal boxes fitted to the leaves' boxes of the build's start (so cl_tree_rebuild_fitted
+ * can hand out a whole tree; phase 2 fits them again to the boxes of then); the free list of
+ * its nodes k..cap-1 (as build_close). The parts touch only the new pool and read only the old
+ * leaves' payloads, which no leaf change alters: the same tree as in one call. */
+static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
     cl_tnode *p = b->p;
     cl_tmeta *m = b->m;
     int i;
-    for (i = 0; i < b->k; i++)      /* leaves: the old node -> new map, the payloads */
-        if (p[i].child1 == CL_NULLNODE) {
-            b->map[p[i].child2] = i;
-            p[i].child2 = t->nodes[p[i].child2].child2;
+    if (part == 0) {
+        for (i = 0; i < b->k; i++)      /* leaves: the old node -> new map, the payloads */
+            if (p[i].child1 == CL_NULLNODE) {
+                b->map[p[i].child2] = i;
+                p[i].child2 = t->nodes[p[i].child2].child2;
+            }
+    } else if (part == 1) {
+        for (i = b->k - 1; i >= 0; i--)
+            if (p[i].child1 != CL_NULLNODE) {
+                int x = p[i].child1, y = p[i].child2;
+                m[i].height = 1 + (m[x].height > m[y].height ? m[x].height : m[y].height);
+                p[i].box = fb_union(&p[x].box, &p[y].box);
+            }
+    } else {
+        b->freehead = CL_NULLNODE;
+        for (i = b->cap - 1; i >= b->k; i--) {
+            m[i].height = -1;
+            m[i].parent = b->freehead;
+            p[i].child1 = p[i].child2 = CL_NULLNODE;
+            b->freehead = i;
         }
-    for (i = b->k - 1; i >= 0; i--)
-        if (p[i].child1 != CL_NULLNODE) {
-            int x = p[i].child1, y = p[i].child2;
-            m[i].height = 1 + (m[x].height > m[y].height ? m[x].height : m[y].height);
-            p[i].box = fb_union(&p[x].box, &p[y].box);
-        }
-    b->freehead = CL_NULLNODE;
-    for (i = b->cap - 1; i >= b->k; i--) {
-        m[i].height = -1;
-        m[i].parent = b->freehead;
-        p[i].child1 = p[i].child2 = CL_NULLNODE;
-        b->freehead = i;
     }
 }
 
 /* Phase 2 (and a stale install): the new leaves take the boxes of their old nodes (through
- * map), every internal box is fitted bottom up (children follow their parent) and the cost
- * noted (as build_close). */
-static void build_fit(const cl_tree *t, struct cl_tbuild *b) {
+ * map; part 0 or -1), every internal box is fitted bottom up (children follow their parent) and
+ * the cost noted (as build_close; part 1 or -1). Phase 2 runs part 0 and part 1 in two calls;
+ * the leaves' box changes are logged from part 0 on, and part 1 first copies the logged leaves
+ * again (all of them if the log went stale) and empties the log: the leaves then hold the boxes
+ * of part 1's call, as a fit in one call would give them (the same tree). */
+static void build_fit(const cl_tree *t, struct cl_tbuild *b, int part) {
     const cl_tnode *old = t->nodes;
     cl_tnode *p = b->p;
     double sum = 0, rc;
     int i;
-    for (i = 0; i < b->cap; i++)
-        if (t->meta[i].height == 0) p[b->map[i]].box = old[i].box;
+    if (part == 1 && !b->stale) {
+        for (i = 0; i < b->nlog; i++) p[b->map[b->log[i]]].box = old[b->log[i]].box;
+    } else {
+        for (i = 0; i < b->cap; i++)
+            if (t->meta[i].height == 0) p[b->map[i]].box = old[i].box;
+    }
+    if (part == 0) return;
+    b->nlog = 0;
+    b->stale = 0;
     for (i = b->k - 1; i >= 0; i--)
         if (p[i].child1 != CL_NULLNODE) {
             p[i].box = fb_union(&p[p[i].child1].box, &p[p[i].child2].box);
@@ -1144,14 +1163,20 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
         build_run(b->lv, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work);
         return 0;
     }
-    if (b->phase == 0) {    /* each phase in a call of its own: no call pays for two */
-        build_prep(t, b);
-        b->phase = 1;
+    if (b->phase == 0) {    /* each part of a phase in a call of its own: no call pays for two */
+        build_prep(t, b, b->sub);
+        if (++b->sub == 3) {
+            b->phase = 1;
+            b->sub = 0;
+        }
         return 0;
     }
     if (b->phase == 1) {
-        build_fit(t, b);
-        b->phase = 2;
+        build_fit(t, b, b->sub);
+        if (++b->sub == 2) {
+            b->phase = 2;
+            b->sub = 0;
+        }
         return 0;
     }
     /* install: the leaves whose box changed since the fit take their present boxes (their
@@ -1159,7 +1184,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     p = b->p;
     m = b->m;
     if (b->stale) {
-        build_fit(t, b);
+        build_fit(t, b, -1);
     } else {
         for (i = 0; i < b->nlog; i++) {
             int nl = b->map[b->log[i]], a = m[nl].parent;

@@ -139,15 +139,17 @@ CL_API int cl_tree_rebuild(cl_tree *t);
 /// is more, and a pool of the tree's size).
 CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
-/// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, one call
-/// finishes the new tree's structure (payloads, heights, free list), the next fits its boxes to
-/// the leaves' boxes of then, and the next installs it (so no call pays for two of these): the
+/// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, three
+/// calls finish the new tree's structure (payloads, heights, free list: one pass each), the next
+/// two fit its boxes to the leaves' boxes of then (copy, then fit), and the next installs it (so
+/// no call pays for two of these passes): the
 /// leaves get new node indices (the caller re-reads them) and their present boxes (those changed
 /// since the fit are copied again and their ancestors grown). Returns 1 if it installed the new
 /// tree, else 0. Never allocates or fails.
 CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
-/// Returns the rebuild's new tree (its pool's nodes; *root, *cap) between the end of its build
-/// and the call that fits it to the leaves' boxes of then (two calls before its install), else
+/// Returns the rebuild's new tree (its pool's nodes; *root, *cap) between the end of its
+/// structure and the first call that fits it to the leaves' boxes of then (three calls before
+/// its install), else
 /// NULL. Its structure, node indices and payloads are those the install will take; its boxes
 /// are those of the build's start (the fit and the install change them, not the structure).
 CL_API const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap);
