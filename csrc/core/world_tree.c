@@ -2,6 +2,7 @@
  * stale leaves (clw_flush_tree), rebuilds, and the builders of the two read-only snapshots of an
  * unchanged tree (binary nodes for rays, 4-wide nodes for box queries). */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include "world_internal.h"
@@ -111,10 +112,12 @@ void clw_tree_upkeep(cl_world *w) {
 }
 
 static void qsnap_refit(cl_world *w);
+static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, long bno);
 
 /* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
- * takes the new tree when that installed it. While a box-query snapshot is in use, a call
- * between the build and its fit builds the new tree's snapshot into the spare buffers instead
+ * takes the new tree when that installed it. While a box-query snapshot is in use, calls
+ * between the build and its fit build the new tree's snapshot into the spare buffers instead
+ * (two or three calls, qsnap_spare_step; if memory runs out the rebuild goes on without)
  * (the install then swaps them in and copies every slotted node's box, fitted since), so the
  * pairs after an install do not pay for a whole snapshot build. */
 void clw_tree_step(cl_world *w) {
@@ -122,9 +125,10 @@ void clw_tree_step(cl_world *w) {
     long n = t->leaves, bno = t->bldno;
     int lg = 0, root, cap;
     const cl_tnode *nodes;
-    if (w->qn != NULL && w->qn2bld != bno && (nodes = cl_tree_rebuild_fitted(t, &root, &cap)) != NULL) {
-        w->qn2bld = clw_qsnap_into(w, nodes, root, cap, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2,
-                                   &w->qslot2cap) == CL_OK ? bno : -bno;
+    if (w->qn != NULL && w->qn2bld != bno && w->qn2bld != -bno &&
+        (nodes = cl_tree_rebuild_fitted(t, &root, &cap)) != NULL) {
+        int r = qsnap_spare_step(w, nodes, root, cap, bno);
+        if (r != 0) w->qn2bld = r > 0 ? bno : -bno;
         return;
     }
     while ((1L << lg) < n) lg++;
@@ -343,15 +347,13 @@ int clw_qsnap_build(cl_world *w) {
     return r;
 }
 
-int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qnode **qnp, void **blk,
-                   int *qncap, int **qslotp, int *qslotcap) {
-    cl_tree *t = &w->tree;      /* its allocator for the stack */
-    cl_stack st;
-    int need = 2 * t->leaves / 3 + 1, k = 0;
-    cl_qnode *qnodes;
-    int *qslot;
-    *qnp = qnodes = (cl_qnode *)snap_block(w, *qnp, blk, qncap, need, sizeof(cl_qnode));
-    if (!qnodes) return CL_ENOMEM;
+/* The first part of clw_qsnap_into: the snapshot's blocks (at least 2 * leaves / 3 + 1 nodes; a
+ * slot per tree node, all -1); CL_OK or CL_ENOMEM. */
+static int qsnap_blocks(cl_world *w, int cap, cl_qnode **qnp, void **blk, int *qncap, int **qslotp,
+                        int *qslotcap) {
+    int need = 2 * w->tree.leaves / 3 + 1, k;
+    *qnp = (cl_qnode *)snap_block(w, *qnp, blk, qncap, need, sizeof(cl_qnode));
+    if (!*qnp) return CL_ENOMEM;
     if (cap > *qslotcap) {                  /* the slot of every tree node (qsnap_path) */
         free_buf(w, *qslotp, *qslotcap, sizeof(int));
         *qslotcap = 0;
@@ -359,23 +361,23 @@ int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qno
         if (!*qslotp) return CL_ENOMEM;
         *qslotcap = cap;
     }
-    qslot = *qslotp;
-    for (k = 0; k < *qslotcap; k++) qslot[k] = -1;
-    k = 0;
-    /* stack entries: tree node, and (t) the slot that gets its snapshot index: 4 * parent + slot */
-    cl_stack_init(&st);
-    st.p[st.n].node = root;
-    st.p[st.n].t = -1;
-    st.n++;
-    while (st.n > 0) {
-        int i = st.p[--st.n].node, slot = (int)st.p[st.n].t, me = k++, ns = 2, j, sl[4];
+    for (k = 0; k < *qslotcap; k++) (*qslotp)[k] = -1;
+    return CL_OK;
+}
+
+/* The walk of clw_qsnap_into from the stack st (entries: tree node, and (t) the slot that gets its
+ * snapshot index: 4 * parent + slot), the next snapshot node *kp, until the stack is empty or
+ * budget nodes are made; CL_OK (st.n > 0: paused) or CL_ENOMEM. */
+static int qsnap_walk(cl_world *w, const cl_tnode *nodes, cl_stack *st, int *kp, long budget,
+                      cl_qnode *qnodes, int qncap, int *qslot) {
+    cl_tree *t = &w->tree;      /* its allocator for the stack */
+    int k = *kp;
+    while (st->n > 0 && budget-- > 0) {
+        int i = st->p[--st->n].node, slot = (int)st->p[st->n].t, me = k++, ns = 2, j, sl[4];
         cl_qnode *qn = &qnodes[me];
         int a = nodes[i].child1, b = nodes[i].child2;
         int ia, ib;
-        if (me >= *qncap) {                 /* never (the bound above); no snapshot rather than an overrun */
-            cl_stack_free(t, &st);
-            return CL_ENOMEM;
-        }
+        if (me >= qncap) return CL_ENOMEM;  /* never (the bound above); no snapshot rather than an overrun */
         ia = nodes[a].child1 != CL_NULLNODE;
         ib = nodes[b].child1 != CL_NULLNODE;
         if (slot >= 0) qnodes[slot / 4].child[slot % 4] = me;
@@ -416,11 +418,68 @@ int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qno
             qn->pad[j] = 0;
         }
         for (j = ns - 1; j >= 0; j--)       /* the first inner slot is built next */
-            if (qn->child[j] >= 0 && !SPUSH(t, &st, sl[j], 4.0 * me + j)) {
-                cl_stack_free(t, &st);
-                return CL_ENOMEM;
-            }
+            if (qn->child[j] >= 0 && !SPUSH(t, st, sl[j], 4.0 * me + j)) return CL_ENOMEM;
     }
-    cl_stack_free(t, &st);
+    *kp = k;
     return CL_OK;
+}
+
+int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qnode **qnp, void **blk,
+                   int *qncap, int **qslotp, int *qslotcap) {
+    cl_stack st;
+    int k = 0, r;
+    if (qsnap_blocks(w, cap, qnp, blk, qncap, qslotp, qslotcap) != CL_OK) return CL_ENOMEM;
+    cl_stack_init(&st);
+    st.p[st.n].node = root;
+    st.p[st.n].t = -1;
+    st.n++;
+    r = qsnap_walk(w, nodes, &st, &k, LONG_MAX, *qnp, *qncap, *qslotp);
+    cl_stack_free(&w->tree, &st);
+    return r;
+}
+
+/* clw_qsnap_into of the rebuild bno's new tree into the spare buffers over two or three calls
+ * (up to leaves / 4 + 1 snapshot nodes each, of at most 2 * leaves / 3 + 1; the walk's stack kept
+ * in w->qss between them; the new tree does not change meanwhile: the rebuild waits for this
+ * build): 1 when built, 0 when paused, -1 on CL_ENOMEM (the rebuild then goes on without). */
+static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, long bno) {
+    cl_stack st;
+    int k = 0, r, i;
+    cl_stack_init(&st);
+    if (w->qsres != bno) {                  /* a fresh build */
+        w->qsres = 0;
+        if (qsnap_blocks(w, cap, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2, &w->qslot2cap) != CL_OK)
+            return -1;
+        st.p[st.n].node = root;
+        st.p[st.n].t = -1;
+        st.n++;
+    } else {                                /* resumed */
+        for (i = 0; i < w->qssn; i++)
+            if (!SPUSH(&w->tree, &st, w->qss[i].node, w->qss[i].t)) {
+                cl_stack_free(&w->tree, &st);
+                w->qsres = 0;
+                return -1;
+            }
+        k = w->qsk;
+        w->qsres = 0;
+    }
+    r = qsnap_walk(w, nodes, &st, &k, w->tree.leaves / 4 + 1, w->qn2, w->qn2cap, w->qslot2);
+    if (r == CL_OK && st.n > 0) {           /* pause: keep the stack */
+        if (st.n > w->qsscap) {
+            free_buf(w, w->qss, w->qsscap, sizeof(cl_sentry));
+            w->qsscap = 0;
+            w->qss = (cl_sentry *)w->alloc(w->ud, NULL, 0, (size_t)st.n * sizeof(cl_sentry));
+            if (w->qss != NULL) w->qsscap = st.n;
+        }
+        if (w->qss != NULL) {
+            memcpy(w->qss, st.p, (size_t)st.n * sizeof(cl_sentry));
+            w->qssn = st.n;
+            w->qsk = k;
+            w->qsres = bno;
+        }
+        cl_stack_free(&w->tree, &st);
+        return w->qsres == bno ? 0 : -1;
+    }
+    cl_stack_free(&w->tree, &st);
+    return r == CL_OK ? 1 : -1;
 }
