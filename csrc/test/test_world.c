@@ -1254,6 +1254,49 @@ static void test_incremental(void) {
     ENSURE(live_bytes == 0, "no leak with incremental rebuilds (cancelled, failed, under way at free)");
 }
 
+/* ---- moving boxes with allocations failing now and then while incremental rebuilds run (their
+ * structure and fit in parts, the spare box-query snapshot built over several calls): pairs
+ * equal a brute force count every frame, the tree stays valid, nothing leaks ---- */
+static void test_frames_nomem(void) {
+    static double v[600][3];
+    cl_world w;
+    int i, f, bad = 0, fails = 0, paused = 0, installs = 0, n = 600;
+    rng = 7;
+    live_bytes = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < n; i++) {
+        cl_shape s;
+        double x = rnd() * 60, y = rnd() * 60, z = rnd() * 60, h = 0.5 + rnd() * 2;
+        s.kind = CL_AABB;
+        s.u.aabb.min = cl_v3(x, y, z);
+        s.u.aabb.max = cl_v3(x + h, y + h, z + h);
+        if (cl_world_add(&w, &s) != i) bad++;
+        v[i][0] = (rnd() - 0.5) * (i % 5 ? 0.2 : 2);
+        v[i][1] = (rnd() - 0.5) * 0.2;
+        v[i][2] = (rnd() - 0.5) * 0.2;
+    }
+    for (f = 0; f < 900; f++) {
+        int np, a, b, m = 0;
+        long bno = w.tree.bldno;
+        for (i = 0; i < n; i++) cl_world_translate(&w, i, cl_v3(v[i][0], v[i][1], v[i][2]));
+        fail_after = f % 7 == 0 ? 0 : f % 7 == 1 ? (long)(rnd() * 3) : -1;
+        np = cl_world_pairs(&w);
+        fail_after = -1;
+        if (w.qsres != 0) paused++;
+        if (w.tree.bld == NULL && bno != 0 && w.tchg == 0) installs++;
+        if (np == CL_ENOMEM) { fails++; continue; }
+        for (a = 0; a < n; a++)
+            for (b = a + 1; b < n; b++) m += cl_shape_overlaps(wsh(&w, a), wsh(&w, b));
+        if (np != m) bad++;
+        if (!cl_tree_validate(&w.tree)) bad++;
+    }
+    printf("frames with failing allocations: %d bad, %d failed calls, %d paused snapshot builds, %d installs\n",
+           bad, fails, paused, installs);
+    ENSURE(bad == 0 && fails > 0 && paused > 0 && installs > 0, "pairs and tree right under allocation failures");
+    cl_world_free(&w);
+    ENSURE(live_bytes == 0, "every byte is freed after the frames");
+}
+
 int main(void) {
     test_tree();
     test_pending();
@@ -1272,6 +1315,7 @@ int main(void) {
     test_nomem();
     test_update_kinds();
     test_move_nomem();
+    test_frames_nomem();
     bench();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
