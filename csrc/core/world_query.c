@@ -111,7 +111,7 @@ WCOLD int res_grow(cl_world *w, int need) {
  * leaves' items into w->tmp; modes 0-2 (queries) put into w->res at once those that pass
  * item_hit (p, s as there): the same items as testing mode 3's list afterwards, without the
  * list. The count or CL_ENOMEM. mode is a constant at every call. */
-WINLINE int qsnap_walk(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, const cl_shape *s) {
+WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, const cl_shape *s) {
     const cl_qnode *qn = w->qn;
     const cl_item *items = w->items;
     cl_fbox q = *qp;
@@ -172,7 +172,7 @@ nomem:
 }
 
 int clw_collect_snap(cl_world *w, const cl_fbox *qp) {
-    return qsnap_walk(w, qp, 3, cl_v3(0, 0, 0), NULL);
+    return qsnap_query(w, qp, 3, cl_v3(0, 0, 0), NULL);
 }
 
 /* Collects into w->tmp every item whose box may overlap box (tree leaves, plus the items with
@@ -220,7 +220,7 @@ WINLINE int select_items(cl_world *w, const cl_aabb *q, int mode, cl_vec3 p, con
     int n, i, k = 0;
     settle_tree(w);
     if (qsnap_ready(w)) {
-        k = qsnap_walk(w, &fq, mode, p, s);
+        k = qsnap_query(w, &fq, mode, p, s);
         if (k < 0) return k;
     } else {
         n = clw_collect_fbox(w, &fq);
