@@ -856,3 +856,40 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
     end
   end)
 end)
+
+-- Known problem (found by the rehearsal CI of 2026-11-30: "slide across the seams" above fails
+-- when its random draw makes this case, about 1 run in 100; pre-existing: b18647f answers the
+-- same): a capsule against the wall mesh, resting on the floor after two moves, makes a third
+-- move of the same displacement (within 2e-11) with 3 collisions on the tiled meshes and 2 on
+-- the whole ones. Pending until fixed; the case is exact and deterministic.
+describe("a capsule sliding into the wall's corner with the floor", function()
+  pending("reports as many collisions on tiled meshes as on whole ones", function()
+    local function surface(n, tiles)
+      local v, idx = {}, {}
+      local k = tiles and n or 1
+      local step = n / k
+      for j = 0, k do for i = 0, k do v[#v + 1], v[#v + 2], v[#v + 3] = i * step, 0, j * step end end
+      for j = 0, k - 1 do
+        for i = 0, k - 1 do
+          local a, b = j * (k + 1) + i + 1, j * (k + 1) + i + 2
+          local c, d = a + k + 1, a + k + 2
+          local t = (i + j) % 2 == 0 and { a, b, d, a, d, c } or { a, b, c, b, d, c }
+          for _, x in ipairs(t) do idx[#idx + 1] = x end
+        end
+      end
+      return collide.Mesh(v, idx)
+    end
+    local counts = {}
+    for _, tiles in ipairs { true, false } do
+      local w = collide.World()
+      w:add("floor", surface(16, tiles), 0.5, -1, 0.25)
+      w:add("wall", surface(24, tiles), 14, -12, -4, 0, 1, 0, -1, 0, 0, 0, 0, 1)
+      local x, y, z = 10.5, -0.75, 10.25
+      w:add("m", collide.Capsule(x - 0.5, y + 0.5, z, x + 0.5, y + 0.5, z + 0.25, 0.5))
+      local r = {}
+      for i = 1, 3 do r[i] = select(5, w:move("m", 1.5, -1.5, 0.75)) end
+      counts[#counts + 1] = table.concat(r, " ")
+    end
+    assert.equal(counts[2], counts[1])   -- today: "1 2 3" (tiled) against "1 2 2" (whole)
+  end)
+end)
