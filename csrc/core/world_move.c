@@ -547,15 +547,12 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
             cl_vec3 left = cl_v3(0, 0, 0);
             if (k == 0 && cur->kind == CL_AABB) {
                 /* a free leg of a box (no candidate: nothing blocks it, nothing to clear): what
-                 * leg_end and placed_finite find, without them: the box moved by rem (the same
-                 * sums), kept if finite */
+                 * leg_end finds, without it: the box moved by rem (the same sums), kept if finite */
                 const cl_aabb *c = &cur->u.aabb;
-                cl_vec3 lo = cl_v3(c->min.x + rem.x, c->min.y + rem.y, c->min.z + rem.z);
-                cl_vec3 hi = cl_v3(c->max.x + rem.x, c->max.y + rem.y, c->max.z + rem.z);
-                if (!(vfin(lo) & vfin(hi))) break;
                 nxt->kind = CL_AABB;
-                nxt->u.aabb.min = lo;
-                nxt->u.aabb.max = hi;
+                nxt->u.aabb.min = cl_v3(c->min.x + rem.x, c->min.y + rem.y, c->min.z + rem.z);
+                nxt->u.aabb.max = cl_v3(c->max.x + rem.x, c->max.y + rem.y, c->max.z + rem.z);
+                if (!placed_finite(nxt)) break;
             } else {
                 leg_end(w, cur, rem, tb, blk, nt, nq, k, nxt);
                 /* coordinates near DBL_MAX: a leg (or a bounce's reflection below) can overflow;
