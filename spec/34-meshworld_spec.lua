@@ -857,13 +857,16 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
   end)
 end)
 
--- Known problem (found by the rehearsal CI of 2026-11-30: "slide across the seams" above fails
--- when its random draw makes this case, about 1 run in 100; pre-existing: b18647f answers the
--- same): a capsule against the wall mesh, resting on the floor after two moves, makes a third
--- move of the same displacement (within 2e-11) with 3 collisions on the tiled meshes and 2 on
--- the whole ones. Pending until fixed; the case is exact and deterministic.
+-- Found by the rehearsal CI of 2026-11-30 ("slide across the seams" above failed when its random
+-- draw made this case, about 1 run in 100; pre-existing): a capsule against the wall mesh,
+-- resting on the floor after two moves, made its third move with 3 collisions on the tiled meshes
+-- and 2 on the whole ones. A rounded mover touching a triangle at the start (t = 0) was always a
+-- face contact (rank 1) with the normal of its closest points: resting on one tile's face and a
+-- hair past the edge it shares with the next tile, it met that next tile as a "face" whose normal
+-- was tilted by 1e-11 (its closest point on the shared edge), which the seams rule could pick by
+-- index; the slide then kept a 1e-11 component into the wall and met it again.
 describe("a capsule sliding into the wall's corner with the floor", function()
-  pending("reports as many collisions on tiled meshes as on whole ones", function()
+  it("reports as many collisions on tiled meshes as on whole ones, with the face's normal", function()
     local function surface(n, tiles)
       local v, idx = {}, {}
       local k = tiles and n or 1
@@ -887,9 +890,36 @@ describe("a capsule sliding into the wall's corner with the floor", function()
       local x, y, z = 10.5, -0.75, 10.25
       w:add("m", collide.Capsule(x - 0.5, y + 0.5, z, x + 0.5, y + 0.5, z + 0.25, 0.5))
       local r = {}
-      for i = 1, 3 do r[i] = select(5, w:move("m", 1.5, -1.5, 0.75)) end
+      for i = 1, 3 do
+        local _, _, _, cols, n = w:move("m", 1.5, -1.5, 0.75)
+        r[i] = n
+        for j = 1, n do
+          if cols[j].other == "wall" then assert.same({ -1, 0, 0 }, { cols[j].nx, cols[j].ny, cols[j].nz }) end
+        end
+      end
       counts[#counts + 1] = table.concat(r, " ")
     end
-    assert.equal(counts[2], counts[1])   -- today: "1 2 3" (tiled) against "1 2 2" (whole)
+    assert.equal("1 2 2", counts[1])     -- was "1 2 3" on the tiled meshes
+    assert.equal(counts[2], counts[1])
+  end)
+
+  it("touches a tile at the start with the face's own normal, across the edge it shares with the next", function()
+    -- two tiles of the floor y = 0 sharing the edge x = 0, the tile past the edge listed first; a
+    -- sphere or capsule resting on the other tile (within the rounding allowance of touching), a
+    -- hair before the edge, moving into the floor: t = 0 with the normal (0, 1, 0) exactly (it was
+    -- the tilted direction to the shared edge, (-2 eps, 1, 0), from the first tile)
+    local m = collide.Mesh({ 0, 0, -1, 1, 0, -1, 0, 0, 1,   1, 0, -1, 1, 0, 1, 0, 0, 1,
+                             -1, 0, -1, 0, 0, -1, -1, 0, 1,  0, 0, -1, 0, 0, 1, -1, 0, 1 })
+    local w = collide.World()
+    w:add("floor", m)
+    for _, eps in ipairs { 3e-12, 1e-11, 1e-9, 1e-6 } do
+      local y = 0.5 - 1e-13
+      for _, sh in ipairs { collide.Sphere(-eps, y, 0, 0.5), collide.Capsule(-eps, y, 0, -eps - 0.5, y, 0.2, 0.5) } do
+        local it, t, nx, ny, nz = w:sweep(sh, 1, -0.5, 0)
+        assert.equal("floor", it)
+        assert.equal(0, t)
+        assert.same({ 0, 1, 0 }, { nx, ny, nz })
+      end
+    end
   end)
 end)

@@ -425,6 +425,24 @@ cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_ve
     return capsule_in_range(mv, a, b, c, tmax, clear, clear0, 1);
 }
 
+/* The normal and rank of a contact at the start (t = 0) of a rounded mover (sphere, capsule)
+ * whose closest point to triangle abc lies in direction w (unit, from the triangle): a face contact
+ * (1), its normal the face's own, when w is the face's normal up to rounding (the same test as the
+ * sweeps' later contacts: a mover resting on the face of one tile and touching the edge it shares
+ * with the next tile meets both tiles as the face, never with a normal tilted by rounding, so the
+ * seams rule gives the face whichever tile it picks); else an edge or vertex contact (2), normal w. */
+static int ts_start_rank(cl_vec3 *n, cl_vec3 w, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    cl_vec3 nu = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
+    double k = cl_dot(w, nu);
+    if (fabs(k) >= 1 - 1e-9) {
+        *n = k > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
+        return 1;
+    }
+    *n = w;
+    return 2;
+}
+
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
 static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
                            int known)
@@ -453,8 +471,7 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
     if (d2 <= r * r) {
         /* touching at the start and moving in */
         s.state = CL_TOI_TOUCHING; s.t = 0;
-        s.n = d2 > 0 ? unit(w) : cl_tri_normal(a, b, c, d);
-        s.rank = 1;
+        s.rank = ts_start_rank(&s.n, unit(w), a, b, c);
         return s;
     }
     len = cl_len(d.x, d.y, d.z);
@@ -932,7 +949,8 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
      * first distance under the allowance decides) */
     if (!far && !end_deep(&ff, q[3], r - e, e * 16) && !quad_near(a, b, c, q, in2, 0)) return s;
     if (d2 <= r * r) {
-        s.state = CL_TOI_TOUCHING; s.t = 0; s.n = w; s.rank = 1;
+        s.state = CL_TOI_TOUCHING; s.t = 0;
+        s.rank = ts_start_rank(&s.n, w, a, b, c);
         return s;
     }
     if (!cl_ray_make(&ray, cp->a, d)) return s;
