@@ -777,8 +777,11 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
   -- far is not transitive; a sphere meeting a vertex, an edge 0.9 x 2^-30 later and a face
   -- 1.8 x 2^-30 later got each of the three by the tree's visit order. The same three triangles
   -- among random far-away ones, inserted anywhere: the same contact every time.
-  it("sweeps choose among contacts within 2^-30 whatever the tree's visit order", function()
-    local T, D = 2 ^ -30, 20
+  -- Since 2026-11-30 the window is 2^-40 of the coordinates along the move (at most 2^-30 in t):
+  -- here 64 x 2^-40 (a far triangle at 64 sets the scale), so T below is the window in t.
+  it("sweeps choose among contacts within the tie window whatever the tree's visit order", function()
+    local D = 20
+    local T = 64 * 2 ^ -40 / D
     local specials = {
       { -5, 0, -5, 5, 0, -5, 0, 0, 5 },                                         -- face
       { -3, 0.9 * T * D, 0, 3, 0.9 * T * D, 0, 0, 0.9 * T * D - 2, 0 },          -- edge
@@ -795,6 +798,7 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
         tris[#tris + 1] = { cx, cy, cz, cx + s * rng:float(), cy - s * rng:float(), cz, cx, cy - s, cz + s * rng:float() }
       end
       for k = 1, 3 do table.insert(tris, rng:int(1, #tris + 1), specials[k]) end
+      table.insert(tris, rng:int(1, #tris + 1), { 60, -40, 60, 64, -40, 60, 60, -40, 64 })
       local v = {}
       for _, t in ipairs(tris) do for j = 1, 9 do v[#v + 1] = t[j] end end
       local w = World()
@@ -821,8 +825,11 @@ describe("a capsule Character on level.obj placed with a quarter turn", function
   -- 16 floor faces at t_f filled it, an edge at t_f - 0.5 x 2^-30 was turned away (worse rank),
   -- a vertex at t_f - 1.3 x 2^-30 then dropped the faces, and the vertex won. Among the vertex and
   -- the edge (within 2^-30 of the least t) the edge wins, in every order of the 18 triangles.
-  it("sweeps choose among more than 16 contacts within 2^-30 whatever the visit order", function()
-    local T, D = 2 ^ -30, 20
+  -- (The window is now 2^-40 of the coordinates along the move: 10 x 2^-40 here, the sphere's
+  -- centre at y = 10 being the largest coordinate; T below is that window in t.)
+  it("sweeps choose among more than 16 contacts within the tie window whatever the visit order", function()
+    local D = 20
+    local T = 10 * 2 ^ -40 / D
     local yE, yV = 0.5 * T * D, 1.3 * T * D
     local rng = require("support.gen").new(3402)
     local ay0
@@ -901,6 +908,30 @@ describe("a capsule sliding into the wall's corner with the floor", function()
     end
     assert.equal("1 2 2", counts[1])     -- was "1 2 3" on the tiled meshes
     assert.equal(counts[2], counts[1])
+  end)
+
+  -- review finding (rev9, 2026-11-30): the tie window was 2^-30 in t whatever the move's length,
+  -- so a face up to 2^-30 |d| farther along the move than an edge met first won (lower rank), and
+  -- the sweep's t left the mover inside the edge (7.2e-6 deep at |d| = 1e4). A sphere meets a
+  -- fin's top edge at t = s, the floor of the same mesh g |d| farther: the edge wins, the sphere
+  -- is not inside it at t. Fails before (s = 0.25 always; s = 0 since the start contacts' ranks).
+  it("meets an edge before a face a little farther along a long move, and stays out of the edge", function()
+    local r, g = 0.5, 9e-10
+    for _, s in ipairs { 0, 0.25 } do
+      for _, D in ipairs { 1, 100, 10000 } do
+        local h = r + (s + g) * D
+        local ey = h - 0.4 - s * D
+        local w = collide.World()
+        w:add("mesh", collide.Mesh({ 0.3, ey, -5, 0.3, ey, 5, 0.3, ey - 1, 0,
+                                     -10, 0, -10, -10, 0, 10, 10, 0, 10,  -10, 0, -10, 10, 0, 10, 10, 0, -10 }))
+        local it, t, nx, ny = w:sweep(collide.Sphere(0, h, 0, r), 0, -D, 0)
+        assert.equal("mesh", it)
+        assert.is_true(math.abs(t - s) <= 1e-12, ("s %g D %g: t %.17g"):format(s, D, t))
+        assert.is_true(math.abs(nx + 0.6) < 1e-9 and math.abs(ny - 0.8) < 1e-9, ("n %.17g %.17g"):format(nx, ny))
+        local cy = h - t * D
+        assert.is_true(r - math.sqrt(0.09 + (cy - ey) ^ 2) <= 1e-12 * (1 + D), ("s %g D %g: inside the edge"):format(s, D))
+      end
+    end
   end)
 
   it("touches a tile at the start with the face's own normal, across the edge it shares with the next", function()

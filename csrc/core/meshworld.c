@@ -286,7 +286,7 @@ typedef struct msweep {
     cl_vec3 n;
     /* the least t of the TOUCHING contacts visited, and for each rank (1 face, 2 edge, 3 vertex)
      * the TOUCHING contact of that rank of least t, then index (pick_tie chooses among them) */
-    double tmin;
+    double tmin, tiew;          /* tiew: the window, at most TIE_T (ms_reset_ties) */
     int rhave[4];
     cl_sweep rbest[4];
     size_t rtri[4];
@@ -345,11 +345,12 @@ static int in_range(const msweep *ms)
 }
 
 /* Contacts with two triangles less than this apart in t are one contact (the seams rule picks
- * between them): tiles of one surface meet a mover at times that differ by rounding only. */
+ * between them): tiles of one surface meet a mover at times that differ by rounding only. A
+ * sweep's window is less for a long move (ms_reset_ties: 2^-40 of the coordinates along it). */
 #define TIE_T 0x1p-30
 
 /* Visitor of a sweep: keeps the earliest contact with triangle i (OVERLAPPED first, lowest index).
- * Contacts within TIE_T of the least t of all TOUCHING contacts tie: among them the lower rank (a
+ * Contacts within the window (tiew, at most TIE_T) of the least t of all TOUCHING contacts tie: among them the lower rank (a
  * face before an edge or a vertex), then the earlier t, then the lower index, so a mover meets a
  * tiled surface as one triangle. The choice depends only on the set of contacts, never on the
  * order of the visits (a running "within TIE_T of the best" is not transitive: a vertex, an edge
@@ -363,8 +364,22 @@ static int in_range(const msweep *ms)
 static void ms_reset_ties(msweep *ms)
 {
     int r;
+    double len = cl_len(ms->d.x, ms->d.y, ms->d.z), mx = ms->m->maxabs, w;
     ms->tmin = HUGE_VAL;
     for (r = 0; r < 4; r++) ms->rhave[r] = 0;
+    /* the window in t: TIE_T, or less for a long move, so that contacts tie only when they are
+     * at most 2^-40 of the coordinates apart along the move (tiles of one surface differ by a
+     * few ulps of them): a face 2^-30 later in t could otherwise win over an edge met first,
+     * its t leaving the mover inside the edge by up to 2^-30 |d| */
+    if (ms->sphere == 2)
+        mx = fmax(mx, fmax(fmax(cl_maxabs3(ms->cp.a.x, ms->cp.a.y, ms->cp.a.z),
+                                cl_maxabs3(ms->cp.b.x, ms->cp.b.y, ms->cp.b.z)), fabs(ms->cp.r)));
+    else if (ms->sphere == 1)
+        mx = fmax(mx, fmax(cl_maxabs3(ms->sp.c.x, ms->sp.c.y, ms->sp.c.z), fabs(ms->sp.r)));
+    else
+        for (r = 0; r < 8; r++) mx = fmax(mx, cl_maxabs3(ms->p[r].x, ms->p[r].y, ms->p[r].z));
+    w = mx * 0x1p-40;
+    ms->tiew = w < TIE_T * len ? w / len : TIE_T;
 }
 
 static int visit_sweep(void *ud, size_t i)
@@ -396,13 +411,13 @@ static int visit_sweep(void *ud, size_t i)
 }
 
 /* Sets ms->best (and ms->found, ms->tri) from the kept contacts when no triangle overlapped: the
- * lowest rank whose contact is within TIE_T of the least t. */
+ * lowest rank whose contact is within the window (tiew <= TIE_T) of the least t. */
 static void pick_tie(msweep *ms)
 {
     int r;
     if (ms->found && ms->best.state == CL_TOI_OVERLAPPED) return;
     for (r = 1; r <= 3; r++)
-        if (ms->rhave[r] && !(ms->rbest[r].t > ms->tmin + TIE_T)) {
+        if (ms->rhave[r] && !(ms->rbest[r].t > ms->tmin + ms->tiew)) {
             ms->best = ms->rbest[r]; ms->tri = ms->rtri[r]; ms->found = 1;
             return;
         }
@@ -416,7 +431,7 @@ static void pick_tie(msweep *ms)
  * a triangle never changes the sweep's answer. ms->least is the least t of the TOUCHING triangles
  * visited so far and of first_guess's triangle (set only when the walk visits it), so it is never
  * below m, the least t of all the TOUCHING triangles visited: a triangle passed over is later than
- * m + skip >= m + TIE_T, so it neither lowers m nor lies within TIE_T of it, and visit_sweep and
+ * m + skip >= m + TIE_T >= m + tiew, so it neither lowers m nor lies within the window of it, and visit_sweep and
  * pick_tie choose the same contact with it or without it. An OVERLAPPED triangle (never passed
  * over: its t is 0) wins over every TOUCHING one either way. */
 static int sweep_first(void *ud, size_t i)
