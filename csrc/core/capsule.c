@@ -34,10 +34,10 @@
 cl_aabb cl_capsule_aabb(const cl_capsule *c)
 {
     cl_aabb o;
-    o.min = cl_v3(cl_clampfinite(fmin(c->a.x, c->b.x) - c->r), cl_clampfinite(fmin(c->a.y, c->b.y) - c->r),
-                  cl_clampfinite(fmin(c->a.z, c->b.z) - c->r));
-    o.max = cl_v3(cl_clampfinite(fmax(c->a.x, c->b.x) + c->r), cl_clampfinite(fmax(c->a.y, c->b.y) + c->r),
-                  cl_clampfinite(fmax(c->a.z, c->b.z) + c->r));
+    o.min = cl_v3(cl_clampfinite(cl_fmin(c->a.x, c->b.x) - c->r), cl_clampfinite(cl_fmin(c->a.y, c->b.y) - c->r),
+                  cl_clampfinite(cl_fmin(c->a.z, c->b.z) - c->r));
+    o.max = cl_v3(cl_clampfinite(cl_fmax(c->a.x, c->b.x) + c->r), cl_clampfinite(cl_fmax(c->a.y, c->b.y) + c->r),
+                  cl_clampfinite(cl_fmax(c->a.z, c->b.z) + c->r));
     return o;
 }
 

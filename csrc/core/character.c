@@ -61,7 +61,7 @@ static double char_tol(const cl_shape *s) {
     v[0] = fabs(b.min.y); v[1] = fabs(b.min.z); v[2] = fabs(b.max.x); v[3] = fabs(b.max.y);
     v[4] = fabs(b.max.z);
     for (i = 0; i < 5; i++) if (v[i] > m) m = v[i];
-    return ldexp(m, -32) + 1e-300;
+    return m * 0x1p-32 + 1e-300;        /* ldexp(m, -32): one rounding of the same exact value */
 }
 
 /* 1 if a surface with unit normal n is walkable for c. */
@@ -169,8 +169,8 @@ static int need_end(void *p, const cl_shape *cur, cl_vec3 rem, double t, const c
     if (!n || !walkable(e->c, *n) || e->snap == HUGE_VAL) return 0;
     if (cur->kind == CL_AABB) return 1;   /* its end is snapped face to face: not bounded here */
     b = cl_shape_aabb(cur);
-    m = fmax(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z));
-    gap = ldexp(m, -40) + 1e-300;
+    m = cl_fmax(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z));
+    gap = m * 0x1p-40 + 1e-300;         /* move_gap's ldexp(m, -40), the same value */
     r = fabs(rem.x) + fabs(rem.y) + fabs(rem.z);
     u = fabs(e->c->up.x) + fabs(e->c->up.y) + fabs(e->c->up.z);
     bound = 2 * (t * r + 3 * gap + 0x1p-50 * (m + r + 3 * gap)) * u;

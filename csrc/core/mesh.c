@@ -1111,7 +1111,7 @@ static int squery_make(const cl_mesh *m, const cl_shape *s, squery *q)
     if (s->kind == CL_OBB && cl_maxabs3(s->u.obb.h.x, s->u.obb.h.y, s->u.obb.h.z) > mx)
         mx = cl_maxabs3(s->u.obb.h.x, s->u.obb.h.y, s->u.obb.h.z);
     if (s->kind == CL_SPHERE && s->u.sphere.r > mx) mx = s->u.sphere.r;
-    q->sc = scalefor(fmax(mx, m->maxabs));
+    q->sc = scalefor(cl_fmax(mx, m->maxabs));
     if (q->sc != 1) {
         switch (s->kind) {
         case CL_AABB:

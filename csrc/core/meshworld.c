@@ -258,6 +258,19 @@ int cl_pmesh_overlaps(const cl_pmesh *pm, const cl_shape *s)
     return cl_mesh_overlaps(pm->m, &l);
 }
 
+/* cl_mesh_triangle inline (mesh.c's vert: the same three stored vertices) for the sweeps' loops,
+ * which call it for every candidate triangle. */
+static inline void ms_triangle(const cl_mesh *m, size_t i, cl_vec3 *a, cl_vec3 *b, cl_vec3 *c)
+{
+    const double *v = m->v;
+    size_t j = 3 * i;
+    const double *p = v + 3 * (m->idx ? (size_t)m->idx[j] : j), *q = v + 3 * (m->idx ? (size_t)m->idx[j + 1] : j + 1),
+                 *r = v + 3 * (m->idx ? (size_t)m->idx[j + 2] : j + 2);
+    *a = cl_v3(p[0], p[1], p[2]);
+    *b = cl_v3(q[0], q[1], q[2]);
+    *c = cl_v3(r[0], r[1], r[2]);
+}
+
 /* A sweep or push over the triangles of a mesh: the mover in the mesh's frame as a hull (box
  * corners, faces, edges) or a sphere, the displacement, and the best contact so far. */
 typedef struct msweep {
@@ -335,7 +348,7 @@ static int in_range(const msweep *ms)
     double mx, mm = ms->m->maxabs;
     if (!(cl_range_k(mm) == 0 && mm <= 0x1p200)) return 0;
     if (ms->sphere == 2)
-        mx = maxd3(fmax(cl_maxabs3(ms->cp.a.x, ms->cp.a.y, ms->cp.a.z), cl_maxabs3(ms->cp.b.x, ms->cp.b.y, ms->cp.b.z)),
+        mx = maxd3(cl_fmax(cl_maxabs3(ms->cp.a.x, ms->cp.a.y, ms->cp.a.z), cl_maxabs3(ms->cp.b.x, ms->cp.b.y, ms->cp.b.z)),
                    cl_maxabs3(ms->d.x, ms->d.y, ms->d.z), fabs(ms->cp.r));
     else if (ms->sphere == 1)
         mx = maxd3(cl_maxabs3(ms->sp.c.x, ms->sp.c.y, ms->sp.c.z), cl_maxabs3(ms->d.x, ms->d.y, ms->d.z), fabs(ms->sp.r));
@@ -391,7 +404,7 @@ static int visit_sweep(void *ud, size_t i)
     if (ms->sphere) {
         s = ms->pend;                   /* swept by sweep_first */
     } else {
-        cl_mesh_triangle(ms->m, i, &a, &b, &c);
+        ms_triangle(ms->m, i, &a, &b, &c);
         s = cl_sweep_hull_tri(ms->p, 8, ms->fa, 3, ms->fa, 3, ms->d, a, b, c);
     }
     if (s.state == CL_TOI_SEPARATED) return 0;
@@ -449,7 +462,7 @@ static int sweep_first(void *ud, size_t i)
                 ms->kclr0[ms->kpos] = ms->gclr0;
             } else {
                 double tmax = ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL;
-                cl_mesh_triangle(ms->m, i, &a, &b, &c);
+                ms_triangle(ms->m, i, &a, &b, &c);
                 ms->pend = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, tmax, clr, &ms->kclr0[ms->kpos])
                                      : cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, tmax, clr);
             }
@@ -460,7 +473,7 @@ static int sweep_first(void *ud, size_t i)
         ms->pend = ms->guess;
         return ms->pend.state != CL_TOI_SEPARATED;
     }
-    cl_mesh_triangle(ms->m, i, &a, &b, &c);
+    ms_triangle(ms->m, i, &a, &b, &c);
     if (ms->known) {
         double clr;
         ms->pend = ms->sphere == 1 ? cl_sweep_sphere_tri_known(&ms->sp, ms->d, a, b, c)
@@ -488,12 +501,12 @@ static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size
     for (k = 0; k < n; k++) {
         cl_vec3 e;
         double x;
-        cl_mesh_triangle(ms->m, list[k], &a, &b, &c);
+        ms_triangle(ms->m, list[k], &a, &b, &c);
         e = cl_sub(p, cl_add(cl_add(a, b), c));
         x = cl_dot(e, e);
         if (x < best) { best = x; g = k; }
     }
-    cl_mesh_triangle(ms->m, list[g], &a, &b, &c);
+    ms_triangle(ms->m, list[g], &a, &b, &c);
     ms->gtri = list[g];
     ms->gclr0 = 0;
     ms->guess = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &ms->gclr, &ms->gclr0)
@@ -511,8 +524,8 @@ static cl_aabb swept_local(const cl_shape *l, cl_vec3 d)
     e.min = cl_add(e.min, d);
     e.max = cl_add(e.max, d);
     r = cl_aabb_merge(&b, &e);
-    m = fmax(cl_maxabs3(r.min.x, r.min.y, r.min.z), cl_maxabs3(r.max.x, r.max.y, r.max.z));
-    m = ldexp(m, -40) + 1e-300;
+    m = cl_fmax(cl_maxabs3(r.min.x, r.min.y, r.min.z), cl_maxabs3(r.max.x, r.max.y, r.max.z));
+    m = m * 0x1p-40 + 1e-300;           /* ldexp(m, -40): one rounding of the same exact value */
     r.min = cl_v3(r.min.x - m, r.min.y - m, r.min.z - m);
     r.max = cl_v3(r.max.x + m, r.max.y + m, r.max.z + m);
     return r;
@@ -553,9 +566,9 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
 static cl_aabb keep_box(const cl_aabb *q, const cl_shape *s)
 {
     cl_aabb b = cl_shape_aabb(s), r = *q;
-    double m = fmax(fmax(cl_maxabs3(q->min.x, q->min.y, q->min.z), cl_maxabs3(q->max.x, q->max.y, q->max.z)),
-                    fmax(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z)));
-    m = ldexp(m, -36) + 1e-299;
+    double m = cl_fmax(cl_fmax(cl_maxabs3(q->min.x, q->min.y, q->min.z), cl_maxabs3(q->max.x, q->max.y, q->max.z)),
+                       cl_fmax(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z)));
+    m = m * 0x1p-36 + 1e-299;           /* ldexp(m, -36), as swept_local's */
     r.min = cl_v3(r.min.x - m, r.min.y - m, r.min.z - m);
     r.max = cl_v3(r.max.x + m, r.max.y + m, r.max.z + m);
     return r;
@@ -652,7 +665,7 @@ static double seg_off2(cl_vec3 p, cl_vec3 a, cl_vec3 a2, cl_vec3 q, cl_vec3 b, c
 static double seg_move(cl_vec3 p, cl_vec3 a, cl_vec3 q, cl_vec3 b)
 {
     cl_vec3 u = cl_sub(p, a), v = cl_sub(q, b);
-    return fmax(cl_len(u.x, u.y, u.z), cl_len(v.x, v.y, v.z)) * (1 + 0x1p-40) + 0x1p-1000;
+    return cl_fmax(cl_len(u.x, u.y, u.z), cl_len(v.x, v.y, v.z)) * (1 + 0x1p-40) + 0x1p-1000;
 }
 
 /* The pre of cl_pmesh_overlaps_kept for a capsule: a kept triangle whose clearance from the leg's
@@ -669,7 +682,7 @@ static int still_first(void *ud, size_t i)
     cl_vec3 a, b, c;
     while (ms->kpos < ms->kn && ms->klist[ms->kpos] != i) ms->kpos++;
     if (ms->kpos < ms->kn && (ms->kclr[ms->kpos] >= ms->climit || ms->kclr0[ms->kpos] >= ms->climit0)) return 0;
-    cl_mesh_triangle(ms->m, i, &a, &b, &c);
+    ms_triangle(ms->m, i, &a, &b, &c);
     if (ms->known) {
         double clr;
         ms->pend = cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &clr, NULL);
@@ -713,7 +726,7 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
     if (k->capsule && l.kind == CL_CAPSULE && l.u.capsule.r == k->cp.r) {
         /* the end's segment near the kept sweep's quad (coordinates where no test scales) */
         const cl_capsule *e = &l.u.capsule, *c0 = &k->cp;
-        double mx = fmax(cl_maxabs3(e->a.x, e->a.y, e->a.z), fmax(cl_maxabs3(e->b.x, e->b.y, e->b.z), e->r));
+        double mx = cl_fmax(cl_maxabs3(e->a.x, e->a.y, e->a.z), cl_fmax(cl_maxabs3(e->b.x, e->b.y, e->b.z), e->r));
         if (mx >= 0x1p-190 && mx <= 0x1p190) {
             double off = seg_off2(e->a, c0->a, cl_add(c0->a, k->d), e->b, c0->b, cl_add(c0->b, k->d));
             ms.klist = k->tri;

@@ -58,10 +58,19 @@ static void proj(const cl_vec3 *p, int n, cl_vec3 l, double *lo, double *hi)
     *hi = mx;
 }
 
+/* cl_len, its common case inline (the capsule/triangle sweep's normals and edge normals: a call
+ * each otherwise): the same expression in range, cl_len itself outside it. */
+static CL_INLINE double ts_len(double x, double y, double z)
+{
+    double k = cl_maxabs3(x, y, z);
+    if (k >= 0x1p-480 && k <= 0x1p480) return sqrt(x * x + y * y + z * z);
+    return cl_len(x, y, z);
+}
+
 /* Returns v divided by its length (v non-zero), -0 turned into 0. */
 static cl_vec3 unit(cl_vec3 v)
 {
-    double l = cl_len(v.x, v.y, v.z);
+    double l = ts_len(v.x, v.y, v.z);
     return cl_v3(v.x / l + 0.0, v.y / l + 0.0, v.z / l + 0.0);
 }
 
@@ -591,7 +600,7 @@ static int plane_apart(const cl_vec3 *k, double r, cl_vec3 a, cl_vec3 b, cl_vec3
     double lim, lo = HUGE_VAL, hi = -HUGE_VAL, x[4], nl, m, ee, kk = 0;
     int i;
     if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
-    nl = cl_len(n.x, n.y, n.z);
+    nl = ts_len(n.x, n.y, n.z);
     for (i = 0; i < 4; i++) {
         cl_vec3 y = cl_sub(k[i], a);
         kk = maxd(kk, cl_maxabs3(y.x, y.y, y.z));
@@ -752,7 +761,7 @@ static void frame_of(faceframe *f, cl_vec3 a, cl_vec3 b, cl_vec3 c)
     f->n0 = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
     for (i = 0; i < 3; i++) {
         f->m[i] = cl_cross(f->n0, cl_sub(f->v[i == 2 ? 0 : i + 1], f->v[i]));
-        f->ml[i] = cl_len(f->m[i].x, f->m[i].y, f->m[i].z);
+        f->ml[i] = ts_len(f->m[i].x, f->m[i].y, f->m[i].z);
     }
     f->ok = f->ml[0] > 0 && f->ml[1] > 0 && f->ml[2] > 0;
 }
@@ -798,7 +807,7 @@ static int face_first(const faceframe *f, const cl_ray *ray, double bt, cl_vec3 
     delta = mind(inside_by(f, o), inside_by(f, cl_add(o, cl_mul(ray->d, bt)))) - mu;
     if (!(delta > 0)) return 0;
     sp = cl_sub(sg, cl_mul(n, sigma));
-    sl = cl_len(sp.x, sp.y, sp.z) + mu;
+    sl = ts_len(sp.x, sp.y, sp.z) + mu;
     sigma -= mu;
     dl = H * sigma / sl;
     if (dl < delta) delta = dl;
@@ -844,7 +853,7 @@ static int face_start(const faceframe *f, const cl_capsule *cp, cl_vec3 d, doubl
     ac = cl_sub(f->v[2], f->v[0]);
     ee = maxd(cl_maxabs3(ab.x, ab.y, ab.z), cl_maxabs3(ac.x, ac.y, ac.z));
     x = cl_cross(ab, ac);
-    nl = cl_len(x.x, x.y, x.z);
+    nl = ts_len(x.x, x.y, x.z);
     if (!(nl > 0)) return 0;
     q = ee * ee / nl;
     if (!(q <= 16)) return 0;

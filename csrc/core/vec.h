@@ -43,6 +43,13 @@ static inline double cl_maxabs3(double x, double y, double z)
     if (c > m) m = c;
     return m;
 }
+/// fmin(x, y) and fmax(x, y) inline, with the bits glibc's x86-64 fmin and fmax (minsd, maxsd)
+/// give at run time for every pair but a signalling NaN (which no shape or displacement reaching
+/// them holds: their constructors reject NaN): y when the two compare equal (cl_fmin(+0.0, -0.0)
+/// is -0), the other argument for one quiet NaN, x + y for two. No libm call on the hot paths (the
+/// box of a capsule mover, the mesh sweeps' boxes).
+static inline double cl_fmin(double x, double y) { return x < y ? x : (y == y ? y : (x == x ? x : x + y)); }
+static inline double cl_fmax(double x, double y) { return x > y ? x : (y == y ? y : (x == x ? x : x + y)); }
 /// Component i (0, 1, 2) of v.
 static inline double cl_comp(cl_vec3 v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
 /// Vector with component i set to s and the others 0.

@@ -245,7 +245,7 @@ static int snap_out(cl_aabb *nb, const cl_aabb *cb, cl_vec3 rem, const cl_aabb *
 static double move_gap(const cl_shape *s) {
     cl_aabb b = cl_shape_aabb(s);
     double m = cl_maxabs3(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z), 0);
-    return ldexp(m, -40) + 1e-300;
+    return m * 0x1p-40 + 1e-300;        /* ldexp(m, -40): one rounding of the same exact value */
 }
 
 /* One candidate m of a leg_end pass over next: 0 when it is skipped (overlapped at the leg's
