@@ -1289,7 +1289,9 @@ size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *
     for (k = 0; k < n; k++) {
         size_t i = list[k];
         cl_vec3 a = vert(m, i, 0), b = vert(m, i, 1), c = vert(m, i, 2);
-        if (tri_box_apart(a, b, c, box) || !pre(ud, i) || !cl_tri_overlaps_aabb(a, b, c, box)) continue;
+        int r;
+        if (tri_box_apart(a, b, c, box) || !(r = pre(ud, i)) || (r != CL_MESH_PRE_OVERLAPS && !cl_tri_overlaps_aabb(a, b, c, box)))
+            continue;
         calls++;
         if (post(ud, i)) return calls;
     }

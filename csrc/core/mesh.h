@@ -90,12 +90,17 @@ CL_API size_t cl_mesh_query_lazy(const cl_mesh *m, const cl_aabb *box, cl_mesh_v
 /// What cl_mesh_candidates and cl_mesh_query_list return when the box lies outside [2^-200, 2^200]
 /// (with the mesh: the triangle tests then scale the data) and they do nothing.
 #define CL_MESH_UNSURE ((size_t)-1)
+/// What a pre of cl_mesh_query_list returns for a triangle it knows overlaps the box (see there).
+#define CL_MESH_PRE_OVERLAPS 2
 /// The triangles cl_mesh_query_lazy would call pre for, for this box or any box inside it: those of
 /// the leaves the walk meets that are not beyond a face of the box, in walk order, written into
 /// out[0..cap-1]; returns their number (more than cap: out holds the first cap), or CL_MESH_UNSURE.
 CL_API size_t cl_mesh_candidates(const cl_mesh *m, const cl_aabb *box, unsigned *out, size_t cap);
 /// cl_mesh_query_lazy over list[0..n-1], what cl_mesh_candidates returned for a box containing
 /// box (all of them): the same calls in the same order, without a walk; or CL_MESH_UNSURE, no call.
+/// pre may return CL_MESH_PRE_OVERLAPS for a triangle when it has itself found with
+/// cl_tri_overlaps_aabb that the triangle (its vertices as stored) overlaps box: the test is then
+/// not made again.
 CL_API size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *list, size_t n,
                                  cl_mesh_visit pre, cl_mesh_visit post, void *ud);
 /// Writes the indices of the triangles overlapping the shape, ascending, into out[0..cap-1] and

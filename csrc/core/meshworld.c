@@ -285,6 +285,7 @@ typedef struct msweep {
     cl_sweep guess;             /* the sweep of triangle gtri, swept first (first_guess) */
     size_t gtri;
     int guessed;
+    int gover;                  /* first_guess's cl_tri_overlaps_aabb of gtri and the query box: 1, 0, or -1 (not tested) */
     double gclr, gclr0;         /* the guess's clearances (quad, start segment) */
     const unsigned *klist;      /* a kept sweep's list (NULL: none), its clearances, the place */
     double *kclr, *kclr0;       /* of the triangle visited in it */
@@ -460,6 +461,10 @@ static int sweep_first(void *ud, size_t i)
                 ms->pend = ms->guess;
                 *clr = ms->gclr;
                 ms->kclr0[ms->kpos] = ms->gclr0;
+                /* first_guess tested it against the same box (cl_mesh_query_list's box, the same
+                 * vertices): its answer, not the test again */
+                if (ms->pend.state != CL_TOI_SEPARATED && ms->gover >= 0)
+                    return ms->gover ? CL_MESH_PRE_OVERLAPS : 0;
             } else {
                 double tmax = ms->skip > 0 && ms->least < 1 ? ms->least + ms->skip : HUGE_VAL;
                 ms_triangle(ms->m, i, &a, &b, &c);
@@ -512,7 +517,11 @@ static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size
     ms->guess = ms->known ? cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &ms->gclr, &ms->gclr0)
                           : cl_sweep_capsule_tri_clear(&ms->cp, ms->d, a, b, c, HUGE_VAL, &ms->gclr);
     ms->guessed = 1;
-    if (ms->guess.state == CL_TOI_TOUCHING && cl_tri_overlaps_aabb(a, b, c, q)) ms->least = ms->guess.t;
+    ms->gover = -1;
+    if (ms->guess.state == CL_TOI_TOUCHING) {
+        ms->gover = cl_tri_overlaps_aabb(a, b, c, q);
+        if (ms->gover) ms->least = ms->guess.t;
+    }
 }
 
 /* Returns the box of shape l (in the mesh's frame) at its place and moved by d, widened by a

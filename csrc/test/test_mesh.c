@@ -791,6 +791,20 @@ static int rec_visit(void *ud, size_t i) { seqrec *r = (seqrec *)ud; if (r->n < 
 /* pre of test_lazy: keeps about half of the triangles (by index), recording each call. */
 static int rec_pre(void *ud, size_t i) { seqrec *r = (seqrec *)ud; if (r->pre < 4096) r->p[r->pre] = (unsigned)i; r->pre++; return (i * 2654435761u >> 7) % 2; }
 
+/* A pre for cl_mesh_query_list that keeps rec_pre's triangles and answers the overlap test itself
+ * for every third of them (CL_MESH_PRE_OVERLAPS, or 0 when the triangle misses the box), as
+ * meshworld.c's sweep_first does for its first guess. */
+typedef struct ovrec { seqrec r; const cl_mesh *m; cl_aabb box; } ovrec;
+static int ov_pre(void *ud, size_t i)
+{
+    ovrec *o = (ovrec *)ud;
+    cl_vec3 a, b, c;
+    if (!rec_pre(&o->r, i)) return 0;
+    if (i % 3 != 0) return 1;
+    cl_mesh_triangle(o->m, i, &a, &b, &c);
+    return cl_tri_overlaps_aabb(a, b, c, &o->box) ? CL_MESH_PRE_OVERLAPS : 0;
+}
+
 /* The split walks (cl_mesh_query_lazy, and cl_mesh_query_list over cl_mesh_candidates of a larger
  * box) visit what cl_mesh_query_each visits, in its order, less what pre drops; a World mover's
  * kept sweep (cl_pmesh_sweep_keep) equals cl_pmesh_sweep, and the overlap checks answered from its
@@ -798,6 +812,7 @@ static int rec_pre(void *ud, size_t i) { seqrec *r = (seqrec *)ud; if (r->pre < 
 static void test_lazy(void)
 {
     static seqrec ea, la, li;
+    static ovrec lo2;
     int kind, q, n = iters(400), kept = 0;
     for (kind = 0; kind < 3; kind++) {
         cl_mesh m;
@@ -833,6 +848,14 @@ static void test_lazy(void)
             for (k = 0; k < la.pre && same; k++) same = la.p[k] == li.p[k];
             CHECK(same, "lazy and list walks visit what query_each does, in its order", "query %d: %lu %lu %lu", q,
                   (unsigned long)ea.n, (unsigned long)la.n, (unsigned long)li.n);
+            /* the same walk when pre answers the overlap test itself for some triangles */
+            lo2.r.n = lo2.r.pre = 0; lo2.m = &m; lo2.box = box;
+            CHECK(cl_mesh_query_list(&m, &box, cand, nc, ov_pre, rec_visit, &lo2) == lo2.r.n,
+                  "a list walk whose pre answers the overlap test counts its visits", "query %d", q);
+            same = lo2.r.n == la.n && lo2.r.pre == la.pre;
+            for (k = 0; k < la.n && same; k++) same = la.t[k] == lo2.r.t[k];
+            CHECK(same, "CL_MESH_PRE_OVERLAPS from pre gives the walk the test gives", "query %d: %lu %lu", q,
+                  (unsigned long)la.n, (unsigned long)lo2.r.n);
             {   /* a sphere or capsule swept onto the mesh, then checked at points of its path */
                 cl_shape mv, end;
                 cl_vec3 d = vmul(runit(), urand(0, 2)), p = rvec(0, 9);
