@@ -791,6 +791,41 @@ static int rec_visit(void *ud, size_t i) { seqrec *r = (seqrec *)ud; if (r->n < 
 /* pre of test_lazy: keeps about half of the triangles (by index), recording each call. */
 static int rec_pre(void *ud, size_t i) { seqrec *r = (seqrec *)ud; if (r->pre < 4096) r->p[r->pre] = (unsigned)i; r->pre++; return (i * 2654435761u >> 7) % 2; }
 
+/* A triangle with a vertex in a box (closed) overlaps it by cl_tri_overlaps_aabb, whatever the
+ * rounding of its axis tests, for data up to 2^200 (meshworld.c's first_guess skips the test
+ * then): vertices inside, on faces, edges and corners of boxes (flat ones too), the other two
+ * anywhere, slivers, at scales 2^-200 to 2^200. */
+static void test_vertex_in_box(void)
+{
+    int k, n = iters(400000), bad = 0;
+    for (k = 0; k < n; k++) {
+        double s = ldexp(1, (int)urand(-200, 190));
+        cl_vec3 lo = vmul(rvec(-4, 4), s), hi = vadd(lo, vmul(rvec(0, 3), s)), v[3], w;
+        cl_aabb box;
+        int i, j = (int)urand(0, 3) % 3, mode = k % 5;
+        if (k % 7 == 0) hi.y = lo.y;            /* a flat box */
+        box = mkbox(lo, hi);
+        /* the vertex j in the box: inside, or on its faces / edges / corners */
+        w = cl_v3(urand(lo.x, hi.x), urand(lo.y, hi.y), urand(lo.z, hi.z));
+        if (w.x > hi.x) w.x = hi.x;
+        if (w.y > hi.y) w.y = hi.y;
+        if (w.z > hi.z) w.z = hi.z;
+        if (mode >= 1) w.x = rnd() < 0.5 ? lo.x : hi.x;
+        if (mode >= 2) w.y = rnd() < 0.5 ? lo.y : hi.y;
+        if (mode >= 3) w.z = rnd() < 0.5 ? lo.z : hi.z;
+        for (i = 0; i < 3; i++) v[i] = vmul(rvec(-8, 8), s);
+        if (mode == 4) {                        /* a sliver through the vertex */
+            cl_vec3 d = vmul(runit(), s);
+            v[(j + 1) % 3] = vadd(w, vmul(d, urand(-9, 9)));
+            v[(j + 2) % 3] = vadd(w, vmul(d, urand(-9, 9) * (1 + ldexp(urand(-1, 1), -40))));
+        }
+        v[j] = w;
+        if (!(w.x >= lo.x && w.x <= hi.x && w.y >= lo.y && w.y <= hi.y && w.z >= lo.z && w.z <= hi.z)) continue;
+        if (!cl_tri_overlaps_aabb(v[0], v[1], v[2], &box)) bad++;
+    }
+    CHECK(bad == 0, "a triangle with a vertex in a box overlaps it", "%d of %d", bad, n);
+}
+
 /* A pre for cl_mesh_query_list that keeps rec_pre's triangles and answers the overlap test itself
  * for every third of them (CL_MESH_PRE_OVERLAPS, or 0 when the triangle misses the box), as
  * meshworld.c's sweep_first does for its first guess. */
@@ -1101,6 +1136,7 @@ int main(void)
     test_extremes();
     test_meshes();
     test_lazy();
+    test_vertex_in_box();
     test_memory();
     test_raywalk();
     printf("%d passed, %d failed\n", passed, failed);
