@@ -5,7 +5,12 @@
 --   2. adding N random boxes (bench/world.lua's scene, rng 7, the cube's side scaled with N to keep
 --      the density) then one box query, N = 100,000 and 1,000,000: the add time, the first
 --      query's time, the slowest single call (every add and the query timed one by one; at
---      100,000 only), memory per item at 1,000,000 (RSS growth, Lua heap growth)
+--      100,000 only); then what a game's frames call on the world: rounds of a closest raycast, a
+--      box query and a point query at random places, with a pairs call in the first and the last
+--      round, as many rounds as it takes to build every snapshot and cache the World keeps
+--      (2 x (N / 128 + 8) + 2): memory per item counted after those (RSS growth, Lua heap growth),
+--      so the figure holds the items, the tree, both read-only snapshots, the pair cache and the
+--      result buffers, as a game's World does (not only what exists after one query)
 --   3. world:raycastall(ray, maxt, nil, out) with one out table when the number of hits varies
 --      from call to call: bytes of garbage per call once warm (GC stopped, collectgarbage "count")
 -- Usage: lua bench/frames.lua [out.md]   (LUA_PATH must reach bench/?.lua; BENCH_BIG=0 skips N =
@@ -120,6 +125,18 @@ local function bulk(n, each)
   W:query(q, nil, qout)
   local tq = clock() - t0
   if tq > worst then worst = tq end
+  -- a game's calls (untimed): every snapshot and cache gets built, so the memory counts them
+  local rounds = 2 * (math.floor(n / 128) + 8) + 2
+  local ray = collide.Ray(0, 0, 0, 1, 0, 0)
+  for r = 1, rounds do
+    local x, y, z = U(0, side), U(0, side), U(0, side)
+    q:set(x, y, z, x + 10, y + 10, z + 10)
+    W:query(q, nil, qout)
+    ray:set(U(0, side), U(0, side), U(0, side), U(-1, 1), U(-1, 1), U(-1, 1))
+    W:raycast(ray, side / 4)
+    W:querypoint(x, y, z, nil, qout)
+    if r == 1 or r == rounds then W:pairs(qout) end
+  end
   collectgarbage("collect"); collectgarbage("collect")
   local g1, rss1 = collectgarbage("count"), lib.rss_kib()
   coords = nil
@@ -130,8 +147,11 @@ do
   out("#### Bulk adds and the first query after them (bench/world.lua's boxes, side scaled with N)")
   out("")
   out("N boxes added with box:set + world:add, then one world:query(box, nil, out) (the first traversal,")
-  out("which pays for the tree work left by the adds). At 100,000 every call is timed one by one; memory")
-  out("after the query and a full collection: process RSS growth (C allocations included) and Lua heap")
+  out("which pays for the tree work left by the adds). At 100,000 every call is timed one by one. Then")
+  out("the calls of a game's frames, untimed: 2 x (N / 128 + 8) + 2 rounds of a closest raycast, a box")
+  out("query and a point query at random places, a pairs call in the first and the last round, so that")
+  out("the World has built everything it keeps (both read-only snapshots, the pair cache, result buffers).")
+  out("Memory after those and a full collection: process RSS growth (C allocations included) and Lua heap")
   out("growth, per item.")
   out("")
   out("| N | add us per item | first query ms | slowest single call ms | RSS bytes per item | Lua heap bytes per item |")

@@ -816,15 +816,20 @@ static void bench_static(double *ins_ratio, double *ray_ratio, double *q_ratio) 
     cl_world_free(&w);
 }
 
-/* Bytes the World holds per item at n AABB items (the counting allocator), after its first
- * query (tree rebuilt, snapshots built). */
+/* Bytes the World holds per item at n AABB items (the counting allocator) once a game's calls
+ * have all run on it: after the adds, rounds of a closest raycast, a box query, a point query and
+ * a pairs call (at random places), as many as it takes for the tree's upkeep to build every
+ * snapshot and cache it keeps (both snapshots are built after leaves / 128 + 8 traversals of an
+ * unchanged tree; 2 x that + 2 rounds). The first query's time is that of the first box query.
+ * With BENCH_FRAMES_MEMORY=2 the blocks are itemised on stderr. */
 static void bench_memory(int n) {
     cl_world w;
     lrng g = lrng_new(7);
-    double side = 1000 * cbrt(n / 1e5), t0, tadd, tq;
+    double side = 1000 * cbrt(n / 1e5), t0, tadd, tq = 0;
     size_t b0 = live_bytes;
-    int i;
+    int i, r, rounds = 2 * (n / 128 + 8) + 2, hits = 0, found = 0;
     cl_shape q;
+    const char *e = getenv("BENCH_FRAMES_MEMORY");
     cl_world_init(&w, MARGIN, balloc, NULL);
     t0 = now();
     for (i = 0; i < n; i++) {
@@ -838,11 +843,36 @@ static void bench_memory(int n) {
     }
     tadd = now() - t0;
     q.kind = CL_AABB;
-    q.u.aabb.min = cl_v3(side / 2, side / 2, side / 2);
-    q.u.aabb.max = cl_v3(side / 2 + 10, side / 2 + 10, side / 2 + 10);
-    t0 = now();
-    cl_world_query(&w, &q);
-    tq = now() - t0;
+    for (r = 0; r < rounds; r++) {
+        cl_ray ray;
+        cl_whit h;
+        double x = r ? luni(&g, 0, side) : side / 2, y = r ? luni(&g, 0, side) : side / 2;
+        double z = r ? luni(&g, 0, side) : side / 2;
+        q.u.aabb.min = cl_v3(x, y, z);
+        q.u.aabb.max = cl_v3(x + 10, y + 10, z + 10);
+        t0 = now();
+        found += cl_world_query(&w, &q);
+        if (r == 0) tq = now() - t0;
+        {
+            cl_vec3 o = cl_v3(luni(&g, 0, side), luni(&g, 0, side), luni(&g, 0, side));
+            cl_vec3 d = cl_v3(luni(&g, -1, 1), luni(&g, -1, 1), luni(&g, -1, 1));
+            cl_ray_make(&ray, o, d);
+        }
+        hits += cl_world_raycast(&w, &ray, side / 4, -1, -1, &h);
+        found += cl_world_querypoint(&w, cl_v3(x, y, z));
+        if (r == 0 || r == rounds - 1) found += cl_world_pairs(&w);    /* builds the pair cache */
+    }
+    if (e && atoi(e) == 2) {
+        double k = 1.0 / n;
+        fprintf(stderr, "n %d: items %.1f tree %.1f wn %.1f (%s) qn %.1f qslot %.1f (%s) cp %.1f ph %.1f pr %.1f kp %.1f "
+                "res %.1f tmp %.1f hits %d found %d\n", n,
+                w.cap * sizeof(cl_item) * k, w.tree.cap * (sizeof(cl_tnode) + sizeof(cl_tmeta)) * k,
+                w.wncap * sizeof(cl_wnode) * k, w.wn && w.wnver == w.tver ? "valid" : "stale",
+                w.qncap * sizeof(cl_qnode) * k, w.qslotcap * sizeof(int) * k,
+                w.qn && w.qnver == w.tver ? "valid" : "stale", w.cpcap * sizeof(cl_cpair) * k,
+                w.phcap * sizeof(int) * k, w.prcap * sizeof(cl_wpair) * k, w.kpcap * sizeof(cl_kpair) * k,
+                w.rescap * sizeof(int) * k, w.tmpcap * sizeof(int) * k, hits, found);
+    }
     out("| %d | %.0f | %.0f | %.1f | %.2f |", n, (double)(live_bytes - b0) / n, (double)sizeof(cl_item),
         tq * 1e3, tadd * 1e9 / n);
     cl_world_free(&w);
