@@ -38,7 +38,6 @@ void cl_world_free(cl_world *w) {
     free_buf(w, w->mq, w->mqcap, sizeof(int));
     free_buf(w, w->cols, w->colcap, sizeof(cl_col));
     free_buf(w, w->cp, w->cpcap, sizeof(cl_cpair));
-    if (w->wnblock) w->alloc(w->ud, w->wnblock, (size_t)w->wncap * sizeof(cl_wnode) + 64, 0);
     if (w->qnblock) w->alloc(w->ud, w->qnblock, (size_t)w->qncap * sizeof(cl_qnode) + 64, 0);
     free_buf(w, w->qslot, w->qslotcap, sizeof(int));
     if (w->qn2block) w->alloc(w->ud, w->qn2block, (size_t)w->qn2cap * sizeof(cl_qnode) + 64, 0);

@@ -5,8 +5,8 @@
  * the next call of the same kind. Order: lists by add order (sequence number); hits by t, then
  * add order. Internals that keep repeated calls cheap: a few items updated out of their fat
  * boxes stay off the tree (traversals test them directly); pairs keep a persistent candidate
- * set; a tree left unchanged gets read-only snapshots: binary 64-byte nodes for rays, 4-wide
- * 128-byte nodes for box queries (queries, sweeps, moves, pairs). */
+ * set; a tree left unchanged gets a read-only snapshot of 4-wide 128-byte nodes that serves its
+ * traversals (queries, rays, sweeps, moves, pairs). */
 #ifndef CL_WORLD_H
 #define CL_WORLD_H
 
@@ -91,20 +91,11 @@ typedef cl_resp (*cl_respond)(void *ctx, int mover, int other);
 
 /// Sweep result state.
 
-/* internal: node of the read-only raycast snapshot (64 bytes, one cache line): the boxes of
- * both children, so a visit tests both from one line, as pairs (b[k][c]: child c's lo on axis
- * k, b[3 + k][c] its hi; a visit loads each pair as two lanes). Child >= 0: snapshot node;
- * < 0: the leaf of item ~child. */
-typedef struct cl_wnode {
-    float b[6][2];
-    int child[2];
-    int pad[2];
-} cl_wnode;
-
 /* internal: node of the box-query snapshot (128 bytes, two cache lines): the boxes of up to
  * four children as structure of arrays (b[0..2][k]: child k's lo x, y, z; b[3..5][k]: its hi
- * x, y, z), so a visit tests four boxes with six 4-wide comparisons. Child >= 0: snapshot node;
- * < 0: the leaf of item ~child. Unused slots have NaN bounds (no comparison holds). */
+ * x, y, z), so a visit tests four boxes with six 4-wide comparisons (a ray: two slots at a
+ * time). Child >= 0: snapshot node (never 0, the root); < 0: the leaf of item ~child; 0: an
+ * unused slot, whose bounds are NaN (no comparison of a box query holds). */
 typedef struct cl_qnode {
     float b[6][4];
     int child[4];
@@ -144,9 +135,9 @@ typedef struct cl_world {
     cl_wpair *pr; int prcap;
     cl_kpair *kp; int kpcap;            /* radix-sorted pairs: 2 x the pairs (second half: scratch) */
     int dhead, dlen;                    /* deferred leaf refits (items whose shape left the fat box) */
-    cl_wnode *wn; void *wnblock; int wncap; /* raycast snapshot (wn: wnblock aligned to 64) */
-    long tver, wnver;                   /* tree version (bumped by every change), snapshot's */
-    cl_qnode *qn; void *qnblock; int qncap; /* box-query snapshot (qn: qnblock aligned to 64) */
+    long tver;                          /* tree version (bumped by every change) */
+    cl_qnode *qn; void *qnblock; int qncap; /* box-query snapshot, also walked by closest raycasts
+                                           (qn: qnblock aligned to 64) */
     long qnver;                         /* its tree version */
     int *qslot; int qslotcap;           /* tree node -> 4 * snapshot node + slot, -1 if none (kept in
                                            step with leaf enlargements and refits, not rebuilt) */

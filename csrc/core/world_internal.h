@@ -5,7 +5,7 @@
  * calls in another (prefix clw_). Which file owns what:
  *   world.c        items and their lifecycle: init, free, add, remove, update, translate
  *   world_tree.c   tree upkeep: fat boxes and predictive margins, deferred refits, rebuilds,
- *                  and the two read-only snapshots (raycast and box query)
+ *                  and the read-only 4-wide snapshot (box queries and closest raycasts)
  *   world_query.c  traversals: box queries, point queries, raycasts
  *   world_pairs.c  the persistent candidate-pair cache and its sorts (cl_world_pairs)
  *   world_move.c   sweeps (cl_world_sweep) and the bump-style move (cl_world_move)
@@ -274,8 +274,6 @@ CL_API void clw_tree_step(cl_world *w);
 CL_API void clw_link_tree(cl_world *w);
 /* world_tree.c: refits the stale leaves of the items updated out of their fat boxes. */
 CL_API void clw_flush_tree(cl_world *w);
-/* world_tree.c: builds the raycast snapshot; CL_OK or CL_ENOMEM. Needs at least two leaves. */
-CL_API int clw_snap_build(cl_world *w);
 /* world_tree.c: builds the box-query snapshot; CL_OK or CL_ENOMEM. Needs at least two leaves. */
 CL_API int clw_qsnap_build(cl_world *w);
 /* world_tree.c: builds the box-query snapshot of the tree given by nodes (root, cap nodes; the
@@ -317,7 +315,7 @@ static inline void settle_tree(cl_world *w) {
     tree_maint(w);
 }
 
-/* Counts a traversal of the unchanged tree (the count is shared by both snapshots); 1 once it
+/* Counts a traversal of the unchanged tree (queries and rays alike); 1 once it
  * has served about leaves / 128 + 8 of them, so a snapshot's O(n) build is amortised. */
 static inline int snap_due(cl_world *w) {
     if (w->raysver != w->tver) { w->raysver = w->tver; w->wnrays = 0; }
@@ -326,15 +324,8 @@ static inline int snap_due(cl_world *w) {
     return 1;
 }
 
-/* Returns 1 if the snapshot is valid, building it when snap_due says so; 0 to walk the tree
- * instead. Results never depend on which walk finds them. */
-static inline int snap_ready(cl_world *w) {
-    if (w->tree.leaves < 2) return 0;
-    if (w->wn && w->wnver == w->tver) return 1;
-    return snap_due(w) && clw_snap_build(w) == CL_OK;
-}
-
-/* As snap_ready for the box-query snapshot (the count of traversals is shared). */
+/* Returns 1 if the box-query snapshot is valid, building it when snap_due says so; 0 to walk the
+ * tree instead. Results never depend on which walk finds them. */
 static inline int qsnap_ready(cl_world *w) {
     if (w->tree.leaves < 2) return 0;
     if (w->qn && w->qnver == w->tver) return 1;

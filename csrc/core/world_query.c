@@ -369,7 +369,7 @@ int cl_world_queryplanes(cl_world *w, const double *planes, int np) {
     return n;
 }
 
-/* A value the snapshot walk's pair test uses in both lanes (wnode_hits). */
+/* A value the snapshot walk's slot tests use in both lanes (qnode_hits). */
 #if QSIMD
 typedef __m128d wlane;
 #define WSET(x) _mm_set1_pd(x)
@@ -389,14 +389,14 @@ typedef struct rayq {
     int mode[3];            /* 0: d == 0 (slab test on the origin), 1: multiply by inv, 2: divide */
     int neg[3];             /* d < 0: the max face is entered first */
     int fast;               /* every mode is 1: ray_fbox_fast applies */
-    /* the snapshot walk's pair test (wnode_hits; no mode 2). Slots: the n1 mode 1 axes first,
+    /* the snapshot walk's slot tests (qnode_hits; no mode 2). Slots: the n1 mode 1 axes first,
      * then the mode 0 ones (axis order kept within each). A slot's rows of the entry and exit
-     * faces (wn->b[nr], wn->b[fr]); a mode 1 slot computes ray_fbox_fast's entry and exit times,
+     * faces (qn->b[nr], qn->b[fr]); a mode 1 slot computes ray_fbox_fast's entry and exit times,
      * (f - wnear) * winv and (f - wfar) * winv; a mode 0 slot (nr = k, fr = 3 + k: lo, hi)
      * rejects as ray_fbox does, when zlo < lo or zhi > hi. Every value twice (both lanes). */
     wlane wnear[3], wfar[3], winv[3], zlo[3], zhi[3];
     int nr[3], fr[3];
-    int n1;                 /* -1: some mode is 2 (no pair test); else the mode 1 axes */
+    int n1;                 /* -1: some mode is 2 (no slot test); else the mode 1 axes */
 } rayq;
 
 /* Prepares r for ray_fbox. Tiny components divide (1/d would overflow to inf, and 0 * inf is NaN).
@@ -512,8 +512,7 @@ static void ray_item(const cl_world *w, int id, const cl_ray *r, rbest *b, cl_wh
 
 /* The next node of a closest-hit descent once both children of a node are tested (hit flags h1,
  * h2 with slab entries t1, t2): the nearer child hit, the farther one pushed on st with its
- * entry; -1 when neither is hit, -2 when the push failed (memory). Shared by the snapshot walk
- * and the tree walk. */
+ * entry; -1 when neither is hit, -2 when the push failed (memory). */
 WINLINE int ray_next(cl_tree *t, cl_stack *st, int c1, int h1, double t1, int c2, int h2,
                      double t2) {
     if (h1 && h2) {
@@ -524,34 +523,43 @@ WINLINE int ray_next(cl_tree *t, cl_stack *st, int c1, int h1, double t1, int c2
     return h1 ? c1 : h2 ? c2 : -1;
 }
 
-/* The slab tests of both children of snapshot node n (rayq's pair-test slots; n1 >= 0 mode 1
- * slots, a constant where inlined): bit c of the result is set when child c's box is hit
- * within [0, maxt], te[c] its entry. The arithmetic is ray_fbox_fast's on mode 1 axes, done for
- * both children at once in two lanes with SSE2 (max / min keep the second operand, the running
- * value, when the first is NaN, as the comparisons of ray_fbox_fast do), and ray_fbox's test of
- * the origin on mode 0 axes; so a child is hit exactly when ray_fbox would hit it, at the same
- * entry (up to the order of a max over equal values: -0 or +0). */
-WINLINE unsigned wnode_hits(const cl_wnode *n, const rayq *q, double maxt, double *te, const int n1) {
+/* The slab tests of the four slots of box-query snapshot node n (rayq's pair-test slots; n1 >= 0
+ * mode 1 slots, a constant where inlined): bit j of the result is set when slot j holds a child
+ * (child[j] != 0: unused slots hold 0 and NaN bounds) whose box is hit within [0, maxt], te[j]
+ * its entry. The arithmetic is ray_fbox_fast's on mode 1 axes, done for two slots at once in two
+ * lanes with SSE2, slots 0-1 then 2-3 (max / min keep the second operand, the running value, when
+ * the first is NaN, as the comparisons of ray_fbox_fast do), and ray_fbox's test of the origin
+ * on mode 0 axes; so a child is hit exactly when ray_fbox would hit it, at the same entry (up to
+ * the order of a max over equal values: -0 or +0). */
+WINLINE unsigned qnode_hits(const cl_qnode *n, const rayq *q, double maxt, double *te, const int n1) {
+    unsigned used = (unsigned)(n->child[0] != 0) | (unsigned)(n->child[1] != 0) << 1 |
+                    (unsigned)(n->child[2] != 0) << 2 | (unsigned)(n->child[3] != 0) << 3;
 #if QSIMD
-#define WLOAD2(p) _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
-#define WSLOT(j)                                                                                 \
+#define QLOAD2(p) _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
+#define QSLOT(j, h)                                                                              \
     if ((j) < n1) {                                                                              \
-        tmin = _mm_max_pd(_mm_mul_pd(_mm_sub_pd(WLOAD2(n->b[q->nr[j]]), q->wnear[j]), q->winv[j]), tmin); \
-        tmax = _mm_min_pd(_mm_mul_pd(_mm_sub_pd(WLOAD2(n->b[q->fr[j]]), q->wfar[j]), q->winv[j]), tmax);  \
+        tmin = _mm_max_pd(_mm_mul_pd(_mm_sub_pd(QLOAD2(&n->b[q->nr[j]][h]), q->wnear[j]), q->winv[j]), tmin); \
+        tmax = _mm_min_pd(_mm_mul_pd(_mm_sub_pd(QLOAD2(&n->b[q->fr[j]][h]), q->wfar[j]), q->winv[j]), tmax);  \
     } else {                                                                                     \
-        rej = _mm_or_pd(rej, _mm_or_pd(_mm_cmplt_pd(q->zlo[j], WLOAD2(n->b[q->nr[j]])),          \
-                                       _mm_cmpgt_pd(q->zhi[j], WLOAD2(n->b[q->fr[j]]))));       \
+        rej = _mm_or_pd(rej, _mm_or_pd(_mm_cmplt_pd(q->zlo[j], QLOAD2(&n->b[q->nr[j]][h])),      \
+                                       _mm_cmpgt_pd(q->zhi[j], QLOAD2(&n->b[q->fr[j]][h]))));   \
     }
     __m128d tmin = _mm_setzero_pd(), tmax = _mm_set1_pd(maxt), rej = _mm_setzero_pd();
-    WSLOT(0) WSLOT(1) WSLOT(2)
+    unsigned m;
+    QSLOT(0, 0) QSLOT(1, 0) QSLOT(2, 0)
     _mm_storeu_pd(te, tmin);
-    return (unsigned)_mm_movemask_pd(_mm_andnot_pd(rej, _mm_cmple_pd(tmin, tmax)));
-#undef WSLOT
-#undef WLOAD2
+    m = (unsigned)_mm_movemask_pd(_mm_andnot_pd(rej, _mm_cmple_pd(tmin, tmax)));
+    tmin = _mm_setzero_pd(); tmax = _mm_set1_pd(maxt); rej = _mm_setzero_pd();
+    QSLOT(0, 2) QSLOT(1, 2) QSLOT(2, 2)
+    _mm_storeu_pd(te + 2, tmin);
+    m |= (unsigned)_mm_movemask_pd(_mm_andnot_pd(rej, _mm_cmple_pd(tmin, tmax))) << 2;
+    return m & used;
+#undef QSLOT
+#undef QLOAD2
 #else
     unsigned m = 0;
     int c, j;
-    for (c = 0; c < 2; c++) {
+    for (c = 0; c < 4; c++) {
         double tmin = 0, tmax = maxt;
         int rej = 0;
         for (j = 0; j < 3; j++) {
@@ -567,18 +575,21 @@ WINLINE unsigned wnode_hits(const cl_wnode *n, const rayq *q, double maxt, doubl
         te[c] = tmin;
         m |= (unsigned)(!rej && tmin <= tmax) << c;
     }
-    return m;
+    return m & used;
 #endif
 }
 
-/* Closest hit over the snapshot: as cl_world_raycast's tree walk, both children of a node
- * tested from its one cache line, leaf children tested at once. Inlined once per n1 (the
- * number of mode 1 axes, 0..3: wnode_hits; -1, some axis of mode 2: ray_fbox per box), so the
+/* Closest hit over the box-query snapshot (the one snapshot of an unchanged tree, shared with the
+ * box queries): as cl_world_raycast's tree walk, the four slots of a node tested from its two
+ * cache lines, leaf slots tested at once, the nearest inner slot hit visited next and the others
+ * pushed with their entries (farthest first). Every leaf whose box entry is at most the best t
+ * is tested, as in the tree walk, so the answer is the tree walk's. Inlined once per n1 (the
+ * number of mode 1 axes, 0..3: qnode_hits; -1, some axis of mode 2: ray_fbox per slot), so the
  * hot loop carries no per-box mode test and the slab tests are inlined. */
-WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out,
-                      const int n1) {
+WINLINE int qsnap_ray_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out,
+                           const int n1) {
     cl_stack st;
-    const cl_wnode *wn = w->wn;
+    const cl_qnode *qn = w->qn;
     const cl_item *items = w->items;
     cl_stack_init(&st);
     st.p[0].node = 0;
@@ -590,50 +601,55 @@ WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_
         if (st.p[st.n].t > b->t) continue;
         i = st.p[st.n].node;
         for (;;) {
-            const cl_wnode *n = &wn[i];
-            double te[2] = { 0, 0 }, t1, t2;
-            int c1 = n->child[0], c2 = n->child[1];
-            int h1, h2;
+            const cl_qnode *n = &qn[i];
+            double te[4] = { 0, 0, 0, 0 };
+            unsigned m;
+            int j, nin = 0, in[4];
             if (n1 >= 0) {
-                unsigned m = wnode_hits(n, q, b->t, te, n1);
-                h1 = (int)(m & 1);
-                h2 = (int)(m >> 1);
+                m = qnode_hits(n, q, b->t, te, n1);
             } else {
-                int k;
-                cl_fbox fb[2];
-                for (k = 0; k < 3; k++) {
-                    fb[0].lo[k] = n->b[k][0]; fb[0].hi[k] = n->b[3 + k][0];
-                    fb[1].lo[k] = n->b[k][1]; fb[1].hi[k] = n->b[3 + k][1];
+                m = 0;
+                for (j = 0; j < 4; j++) {
+                    cl_fbox fb;
+                    int k;
+                    if (n->child[j] == 0) continue;
+                    for (k = 0; k < 3; k++) { fb.lo[k] = n->b[k][j]; fb.hi[k] = n->b[3 + k][j]; }
+                    m |= (unsigned)ray_fbox(q, &fb, b->t, &te[j]) << j;
                 }
-                h1 = ray_fbox(q, &fb[0], b->t, &te[0]);
-                h2 = ray_fbox(q, &fb[1], b->t, &te[1]);
             }
-            t1 = te[0];
-            t2 = te[1];
-            if (h1 && c1 < 0) {
-                if (!items[~c1].dirty) ray_item(w, ~c1, r, b, out);
-                h1 = 0;
+            for (; m; m &= m - 1) {
+                int c;
+                j = CTZ4(m);
+                c = n->child[j];
+                if (c < 0) {
+                    if (te[j] <= b->t && !items[~c].dirty) ray_item(w, ~c, r, b, out);
+                } else {
+                    in[nin++] = j;
+                }
             }
-            if (h2 && c2 < 0) {
-                if (t2 <= b->t && !items[~c2].dirty) ray_item(w, ~c2, r, b, out);
-                h2 = 0;
+            /* the inner slots still in reach, nearest first (insertion sort of at most four) */
+            {
+                int k = 0, x;
+                for (j = 0; j < nin; j++)
+                    if (te[in[j]] <= b->t) in[k++] = in[j];
+                nin = k;
+                for (j = 1; j < nin; j++)
+                    for (x = j; x > 0 && te[in[x]] < te[in[x - 1]]; x--) {
+                        int y = in[x]; in[x] = in[x - 1]; in[x - 1] = y;
+                    }
             }
-            if (h1 && t1 > b->t) h1 = 0;
-            if (h2 && t2 > b->t) h2 = 0;
-            i = ray_next(&w->tree, &st, c1, h1, t1, c2, h2, t2);
-            /* the snapshot outgrows the caches in big worlds: fetch the children of the node
-             * visited next, one visit ahead (fetching this node's own children at its visit, as
-             * before, came too late to help and cost more than it saved) */
-            if (i >= 0) {
-                int g = n->pad[i == c2];
-                WPREFETCH(&wn[i + 1]);
-                WPREFETCH(g >= 0 ? (const void *)&wn[g] : (const void *)&items[~g]);
-            }
-            if (i < 0) {
-                if (i == -1) break;
-                cl_stack_free(&w->tree, &st);
-                return CL_ENOMEM;
-            }
+            if (nin == 0) break;
+            for (j = nin - 1; j > 0; j--)
+                if (!SPUSH(&w->tree, &st, n->child[in[j]], te[in[j]])) {
+                    cl_stack_free(&w->tree, &st);
+                    return CL_ENOMEM;
+                }
+            i = n->child[in[0]];
+            /* the snapshot outgrows the caches in big worlds: fetch one visit ahead, the next
+             * node's first inner child (built right after it, depth-first), as the nodes are
+             * tested */
+            WPREFETCH(&qn[i + 1]);
+            WPREFETCH((const char *)&qn[i + 1] + 64);
         }
     }
     cl_stack_free(&w->tree, &st);
@@ -642,11 +658,11 @@ WINLINE int snap_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_
 
 static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out) {
     switch (q->n1) {
-    case 3: return snap_walk(w, r, q, b, out, 3);
-    case 2: return snap_walk(w, r, q, b, out, 2);
-    case 1: return snap_walk(w, r, q, b, out, 1);
-    case 0: return snap_walk(w, r, q, b, out, 0);
-    default: return snap_walk(w, r, q, b, out, -1);
+    case 3: return qsnap_ray_walk(w, r, q, b, out, 3);
+    case 2: return qsnap_ray_walk(w, r, q, b, out, 2);
+    case 1: return qsnap_ray_walk(w, r, q, b, out, 1);
+    case 0: return qsnap_ray_walk(w, r, q, b, out, 0);
+    default: return qsnap_ray_walk(w, r, q, b, out, -1);
     }
 }
 
@@ -669,7 +685,7 @@ int cl_world_raycast(cl_world *w, const cl_ray *r, double maxt, double aftert, d
     if (t->root == CL_NULLNODE) return b.found;
     rayq_make(&q, r);
     if (!ray_fbox(&q, &t->nodes[t->root].box, b.t, &te)) return b.found;
-    if (snap_ready(w)) return raycast_snap(w, r, &q, &b, out);
+    if (qsnap_ready(w)) return raycast_snap(w, r, &q, &b, out);
     cl_stack_init(&st);
     st.p[0].node = t->root;
     st.p[0].t = te;

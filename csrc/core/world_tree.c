@@ -1,6 +1,6 @@
 /* collide core, the World's tree upkeep: fat boxes with predictive margins, deferred refits of
- * stale leaves (clw_flush_tree), rebuilds, and the builders of the two read-only snapshots of an
- * unchanged tree (binary nodes for rays, 4-wide nodes for box queries). */
+ * stale leaves (clw_flush_tree), rebuilds, and the builder of the read-only snapshot of an
+ * unchanged tree (4-wide nodes, walked by box queries and closest raycasts). */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -279,49 +279,6 @@ static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, 
     *blk = b;
     *cap = need;
     return (char *)b + (64 - (uintptr_t)b % 64) % 64;
-}
-
-/* Builds the raycast snapshot of the tree (internal nodes in depth-first order, each holding
- * both children's boxes); CL_OK or CL_ENOMEM (no snapshot). Needs at least two leaves. */
-int clw_snap_build(cl_world *w) {
-    cl_tree *t = &w->tree;
-    cl_stack st;
-    int need = t->leaves - 1, k = 0;
-    w->wn = (cl_wnode *)snap_block(w, w->wn, &w->wnblock, &w->wncap, need, sizeof(cl_wnode));
-    if (!w->wn) return CL_ENOMEM;
-    /* stack entries: tree node, and (t) the slot that gets its snapshot index: 2 * parent + side */
-    cl_stack_init(&st);
-    st.p[st.n].node = t->root;
-    st.p[st.n].t = -1;
-    st.n++;
-    while (st.n > 0) {
-        int i = st.p[--st.n].node, slot = (int)st.p[st.n].t, me = k++, side;
-        const cl_tnode *nd = &t->nodes[i];
-        cl_wnode *wn = &w->wn[me];
-        if (slot >= 0) w->wn[slot / 2].child[slot % 2] = me;
-        for (side = 0; side < 2; side++) {
-            int c = side ? nd->child2 : nd->child1, k;
-            for (k = 0; k < 3; k++) {
-                wn->b[k][side] = t->nodes[c].box.lo[k];
-                wn->b[3 + k][side] = t->nodes[c].box.hi[k];
-            }
-            wn->child[side] = t->nodes[c].child1 == CL_NULLNODE ? ~t->nodes[c].child2 : 0;
-        }
-        wn->pad[0] = wn->pad[1] = 0;
-        if ((wn->child[1] >= 0 && !SPUSH(t, &st, nd->child2, 2.0 * me + 1)) ||
-            (wn->child[0] >= 0 && !SPUSH(t, &st, nd->child1, 2.0 * me))) {
-            cl_stack_free(t, &st);
-            return CL_ENOMEM;
-        }
-    }
-    cl_stack_free(t, &st);
-    for (k = 0; k < need; k++) {        /* each inner child's second child (the walk's prefetch) */
-        cl_wnode *wn = &w->wn[k];
-        wn->pad[0] = wn->child[0] >= 0 ? w->wn[wn->child[0]].child[1] : 0;
-        wn->pad[1] = wn->child[1] >= 0 ? w->wn[wn->child[1]].child[1] : 0;
-    }
-    w->wnver = w->tver;
-    return CL_OK;
 }
 
 /* Returns the surface-area measure of a float box (which inner child a 4-wide node opens). */

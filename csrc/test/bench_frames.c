@@ -864,10 +864,9 @@ static void bench_memory(int n) {
     }
     if (e && atoi(e) == 2) {
         double k = 1.0 / n;
-        fprintf(stderr, "n %d: items %.1f tree %.1f wn %.1f (%s) qn %.1f qslot %.1f (%s) cp %.1f ph %.1f pr %.1f kp %.1f "
+        fprintf(stderr, "n %d: items %.1f tree %.1f qn %.1f qslot %.1f (%s) cp %.1f ph %.1f pr %.1f kp %.1f "
                 "res %.1f tmp %.1f hits %d found %d\n", n,
                 w.cap * sizeof(cl_item) * k, w.tree.cap * (sizeof(cl_tnode) + sizeof(cl_tmeta)) * k,
-                w.wncap * sizeof(cl_wnode) * k, w.wn && w.wnver == w.tver ? "valid" : "stale",
                 w.qncap * sizeof(cl_qnode) * k, w.qslotcap * sizeof(int) * k,
                 w.qn && w.qnver == w.tver ? "valid" : "stale", w.cpcap * sizeof(cl_cpair) * k,
                 w.phcap * sizeof(int) * k, w.prcap * sizeof(cl_wpair) * k, w.kpcap * sizeof(cl_kpair) * k,

@@ -22,6 +22,7 @@ static const cl_shape *wsh(const cl_world *w, int id) {
     return cl_world_shape(w, id, &b[k]);
 }
 
+#define DIRTY_MAX_TEST 8     /* world_internal.h's DIRTY_MAX */
 #define ENSURE(cond, what)                                                        \
     do {                                                                          \
         if (cond) passed++;                                                       \
@@ -222,7 +223,7 @@ static void test_differential(double seq0) {
          * gets built and used, with a few items updated out of their fat boxes (stale leaves) */
         if ((op / 500) % 2 == 1 && k < 0.5 && rnd() < 0.95) k = 0.5 + 0.5 * rnd();
         if (w.qn && w.qnver == w.tver) snapped++;
-        if (w.wn && w.wnver == w.tver) rsnapped++;
+        if (w.qn && w.qnver == w.tver && k >= 0.72 && k < 0.85) rsnapped++;
         if (w.dhead >= 0 && w.qn && w.qnver == w.tver) stale++;
         if (op % 1000 == 999 && !cl_tree_validate(&w.tree)) bad_v++;
         if (k < 0.3) {
@@ -458,6 +459,72 @@ static void test_qsnap_step(void) {
     }
     printf("query snapshot followed the tree in %d of 240 frames, valid for %d of 48 queries\n", kept, stepped);
     ENSURE(bad == 0 && kept > 50 && stepped > 10, "the query snapshot kept in step with enlargements and refits gives exact pairs and queries");
+    cl_world_free(&w);
+}
+
+/* Closest raycasts walk the 4-wide box-query snapshot (there is no snapshot of their own): on a
+ * lattice of unit boxes whose faces touch (and some stale leaves), rays along face planes, along
+ * axes, in 2D and in random directions give the brute-force closest hit (least t, then add
+ * order) with the snapshot valid, and so do 3000 more after the snapshot is dropped (the tree
+ * walk: the tree is not changed then, and the count that would rebuild it is set far back). */
+static void test_ray_qsnap(void) {
+    cl_world w;
+    static cl_shape sh[1728];
+    int ids[1728], i, j, n = 0, bad = 0, onsnap = 0, pass;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 12; i++)
+        for (j = 0; j < 144; j++) {
+            int y = j / 12, z = j % 12;
+            if ((i + y + z) % 5 == 0) continue;     /* gaps */
+            sh[n] = (i * 7 + j) % 11 == 0 ? mksphere(i + 0.5, y + 0.5, z + 0.5, 0.5)
+                                          : mkaabb(i, y, z, i + 1, y + 1, z + 1);
+            ids[n] = cl_world_add(&w, &sh[n]);
+            n++;
+        }
+    for (pass = 0; pass < 2; pass++) {
+        int r;
+        for (r = 0; r < 3000; r++) {
+            double d[3], o[3], maxt = r % 3 == 0 ? HUGE_VAL : grid(0, 14);
+            cl_ray ray;
+            cl_whit h;
+            cl_hit bh;
+            int a, got, best = -1;
+            double bt = 0;
+            for (a = 0; a < 3; a++) {
+                double u = rnd();
+                d[a] = r % 4 == 1 ? (a == r % 3 ? (u < 0.5 ? -1 : 1) : 0)      /* along an axis */
+                       : u < 0.3 ? 0 : u < 0.33 ? (rnd() - 0.5) * 1e-300 : rnd() - 0.5;
+                o[a] = r % 2 ? floor(grid(-2, 14)) : grid(-2, 14);  /* on face planes half the time */
+            }
+            if (d[0] == 0 && d[1] == 0 && d[2] == 0) d[r % 3] = 1;
+            cl_ray_make(&ray, cl_v3(o[0], o[1], o[2]), cl_v3(d[0], d[1], d[2]));
+            if (pass == 0 && r % 500 == 7) {    /* a few stale leaves (the first pass only: the
+                                                   second keeps the tree's version) */
+                int k = (int)(rnd() * n);
+                cl_vec3 dd = cl_v3(grid(-2, 2), 0, grid(-2, 2));
+                cl_shape_translate(&sh[k], dd);
+                cl_world_translate(&w, ids[k], dd);
+            }
+            onsnap += w.qn && w.qnver == w.tver && w.dlen <= DIRTY_MAX_TEST;
+            got = cl_world_raycast(&w, &ray, maxt, -1, -1, &h);
+            for (i = 0; i < n; i++)
+                if (cl_shape_raycast(&sh[i], &ray, maxt, &bh) && (best < 0 || bh.t < bt)) {
+                    best = i;
+                    bt = bh.t;
+                }
+            if (got != (best >= 0) || (got && (h.item != ids[best] || h.t != bt))) bad++;
+        }
+        if (pass == 0) {            /* drop the snapshot: the same rays over the tree walk */
+            printf("closest rays over the box-query snapshot: %d of 3000 with it valid, %d bad\n", onsnap, bad);
+            ENSURE(onsnap > 2000, "closest rays ran over the box-query snapshot");
+            w.qnver = -1;
+            w.raysver = w.tver;
+            w.wnrays = -1000000;     /* and no rebuild of it meanwhile */
+            onsnap = 0;
+        }
+    }
+    ENSURE(onsnap == 0, "the second pass walked the tree");
+    ENSURE(bad == 0, "closest rays over the 4-wide snapshot and over the tree give the brute-force hit on touching faces");
     cl_world_free(&w);
 }
 
@@ -1307,6 +1374,7 @@ int main(void) {
     test_differential(1);
     test_differential(4294967296.0);
     test_qsnap_step();
+    test_ray_qsnap();
     test_rounding();
     test_bulk();
     test_rebuild_sah();
