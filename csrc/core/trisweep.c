@@ -593,18 +593,40 @@ static double plane_after(double x0, double x1, double x2, double x3, double nl,
  * of the swept capsule reaches the triangle; with tmax < 1 also when it can come that near only
  * after tmax (plane_after, slack the sweep's margin for rounding). 0 when unsure (huge or tiny
  * coordinates, slivers). */
-static int plane_apart(const cl_vec3 *k, double r, cl_vec3 a, cl_vec3 b, cl_vec3 c, double s, double tmax,
-                       double slack, double *clear)
+/* What plane_apart and tri_quad_gap (and frame_of) both compute of the triangle abc and the mover's
+ * four corners k (mv->pt: p, q, p + d, q + d), computed once (tp_make) with the operations each made
+ * on its own before: the edges ab, ac, the normal n = ab x ac, its length nl = ts_len(n) and
+ * ql = sqrt(n . n) (the same value when ts_len takes its in-range case), the dot products
+ * x[i] = (k[i] - a) . n, kk the largest |component| of the k[i] - a and ee that of ab and ac. The
+ * callers' maxima and minima over these are order-free (maxd/mind of finite values; NaN ones are
+ * left out whatever the order; only a zero's sign can depend on it, which no comparison sees). */
+typedef struct tsplane { cl_vec3 ab, ac, n; double nl, ql, x[4], kk, ee; } tsplane;
+
+static CL_INLINE void tp_make(tsplane *p, const cl_vec3 *k, cl_vec3 a, cl_vec3 b, cl_vec3 c)
 {
-    cl_vec3 ab = cl_sub(b, a), ac = cl_sub(c, a), n = cl_cross(ab, ac);
-    double lim, lo = HUGE_VAL, hi = -HUGE_VAL, x[4], nl, m, ee, kk = 0;
     int i;
-    if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
-    nl = ts_len(n.x, n.y, n.z);
+    double kx;
+    p->ab = cl_sub(b, a); p->ac = cl_sub(c, a); p->n = cl_cross(p->ab, p->ac);
+    kx = cl_maxabs3(p->n.x, p->n.y, p->n.z);
+    p->ql = sqrt(cl_dot(p->n, p->n));
+    p->nl = kx >= 0x1p-480 && kx <= 0x1p480 ? p->ql : cl_len(p->n.x, p->n.y, p->n.z);   /* ts_len */
+    p->kk = 0;
     for (i = 0; i < 4; i++) {
         cl_vec3 y = cl_sub(k[i], a);
-        kk = maxd(kk, cl_maxabs3(y.x, y.y, y.z));
-        x[i] = cl_dot(y, n);
+        p->kk = maxd(p->kk, cl_maxabs3(y.x, y.y, y.z));
+        p->x[i] = cl_dot(y, p->n);
+    }
+    p->ee = maxd(cl_maxabs3(p->ab.x, p->ab.y, p->ab.z), cl_maxabs3(p->ac.x, p->ac.y, p->ac.z));
+}
+
+static int plane_apart(const tsplane *tp, double r, double s, double tmax, double slack, double *clear)
+{
+    double lim, lo = HUGE_VAL, hi = -HUGE_VAL, nl, m, ee, kk = tp->kk;
+    const double *x = tp->x;
+    int i;
+    if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
+    nl = tp->nl;
+    for (i = 0; i < 4; i++) {
         lo = mind(lo, x[i]);
         hi = maxd(hi, x[i]);
     }
@@ -615,7 +637,7 @@ static int plane_apart(const cl_vec3 *k, double r, cl_vec3 a, cl_vec3 b, cl_vec3
      * ulps of which r nl's factor covers the relative part; m = 2^-43 (K + r) E^2 is 1024 ulps
      * of it, about 18 times what these add up to. Edges under 2^-240 (their squares near the
      * underflow) keep the margin of the coordinates' scale, 2^-36 s^3, which bounds it anyway. */
-    ee = maxd(cl_maxabs3(ab.x, ab.y, ab.z), cl_maxabs3(ac.x, ac.y, ac.z));
+    ee = tp->ee;
     m = ee > 0x1p-240 ? (kk + r) * ee * ee * 0x1p-43 : s * s * s * 0x1p-36;
     lim = r * nl * (1 + 0x1p-40) + m;
     if (lo > lim || hi < -lim) {
@@ -637,7 +659,8 @@ static int plane_apart(const cl_vec3 *k, double r, cl_vec3 a, cl_vec3 b, cl_vec3
  * same ones, so are the margins), or 0. *side is 1 when the corners' computed dot products with n
  * (those of cl_tri_segment_crosses(a, b, c, k[i], k[j]): the same operations) all are > 0 or all
  * < 0 (NaN ones left out, which no crossing test passes either). */
-static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc, double *seg2, int *side)
+static double tri_quad_gap(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc, double *seg2,
+                           int *side)
 {
     cl_vec3 v[3], n, x;
     double nl, h1 = 0, h2 = 0, h, l, pm, lo = HUGE_VAL, hi = -HUGE_VAL, m, g1 = 0, g2 = 0, slo = HUGE_VAL,
@@ -647,17 +670,15 @@ static double tri_quad_gap(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, do
     *side = 0;
     if (!(sc >= 0x1p-300 && sc <= 0x1p200)) return 0;
     v[0] = a; v[1] = b; v[2] = c;
-    n = cl_cross(cl_sub(b, a), cl_sub(c, a));
-    nl = sqrt(cl_dot(n, n));
+    /* tp's n, ql (sqrt(n . n)), ee (the edges' largest |component|), kk (the corners') and dot
+     * products: k is mv->q, the corners tp has in the order 0, 1, 3, 2 */
+    n = tp->n;
+    nl = tp->ql;
     if (!(nl >= 0x1p-400)) return 0;
-    x = cl_sub(b, a); l = cl_maxabs3(x.x, x.y, x.z);
-    x = cl_sub(c, a); l = maxd(l, cl_maxabs3(x.x, x.y, x.z));
-    pm = 0;
+    l = tp->ee;
+    pm = tp->kk;
     for (i = 0; i < 4; i++) {
-        double y;
-        x = cl_sub(k[i], a);
-        pm = maxd(pm, cl_maxabs3(x.x, x.y, x.z));
-        y = cl_dot(x, n);
+        double y = tp->x[i < 2 ? i : 5 - i];
         lo = mind(lo, y);
         hi = maxd(hi, y);
         if (i == 1) { slo = lo; shi = hi; }
@@ -754,11 +775,12 @@ static int quad_crosses(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, int s
  * normals in the plane m[i] = n0 x (v[i+1] - v[i]), of lengths ml[i]; ok: every ml[i] > 0. */
 typedef struct faceframe { cl_vec3 v[3], n0, m[3]; double ml[3]; int ok; } faceframe;
 
-static void frame_of(faceframe *f, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+/* n: (b - a) x (c - a), nl: ts_len of it (tp_make's; n0 is unit(n)) */
+static void frame_of(faceframe *f, cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 n, double nl)
 {
     int i;
     f->v[0] = a; f->v[1] = b; f->v[2] = c;
-    f->n0 = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
+    f->n0 = cl_v3(n.x / nl + 0.0, n.y / nl + 0.0, n.z / nl + 0.0);
     for (i = 0; i < 3; i++) {
         f->m[i] = cl_cross(f->n0, cl_sub(f->v[i == 2 ? 0 : i + 1], f->v[i]));
         f->ml[i] = ts_len(f->m[i].x, f->m[i].y, f->m[i].z);
@@ -898,6 +920,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     cl_ray ray;
     cl_aabb pb;
     faceframe ff;
+    tsplane tp;
     double r = cp->r, e, in2, d2, len, g, bt = HUGE_VAL;
     int i, rank = 0, far;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
@@ -906,7 +929,8 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     if (!(mt >= 0)) mt = tri_max(a, b, c);
     e = (maxd(mt, mv->me) + r) * 0x1p-42 + extra;
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
-    if (plane_apart(mv->pt, r, a, b, c, maxd(mt, mv->ms), tmax, e * 0x1p18, clear)) return s;
+    tp_make(&tp, mv->pt, a, b, c);
+    if (plane_apart(&tp, r, maxd(mt, mv->ms), tmax, e * 0x1p18, clear)) return s;
     in2 = (r - e) * (r - e);
     if (d.x == 0 && d.y == 0 && d.z == 0) {
         if (cl_tri_segment_below(a, b, c, cp->a, cp->b, in2)) { s.state = CL_TOI_OVERLAPPED; s.t = 0; }
@@ -919,7 +943,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     {
         double sc = maxd(mt, mv->mq);
         int side;
-        double gs2, g2 = tri_quad_gap(a, b, c, q, sc, &gs2, &side);
+        double gs2, g2 = tri_quad_gap(&tp, a, b, c, q, sc, &gs2, &side);
         /* the start segment's clearance (cl_sweep_capsule_tri_mv) */
         if (clear0 && gs2 > 0) *clear0 = sqrt(gs2) * (1 - 0x1p-48);
         far = g2 >= in2;
@@ -933,7 +957,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
          * without computing d2 */
         if (tmax < 1 && (sqrt(gs2) - r - e * 0x1p18) / len > tmax) return s;
     }
-    frame_of(&ff, a, b, c);
+    frame_of(&ff, a, b, c, tp.n, tp.nl);
     if (known && face_start(&ff, cp, d, r, e, tmax, maxd(mt, mv->mq), len)) {
         /* the start distance's three tests below certainly pass, and d2 > r^2 (face_start) */
         d2 = HUGE_VAL;
@@ -992,7 +1016,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         }
     }
     if (rank == 0) return s;
-    nu = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
+    nu = ff.n0;     /* unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), frame_of's */
     if (rank > 1 && fabs(cl_dot(n, nu)) >= 1 - 1e-9) {
         /* met along the face's plane (lying on it, or where two tiles meet): a face contact */
         n = cl_dot(n, nu) > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
