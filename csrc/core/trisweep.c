@@ -690,16 +690,25 @@ static double tri_quad_gap(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, c
     if (slo - m > 0) g1 = (slo - m) / nl * (1 - 0x1p-44);
     else if (-shi - m > 0) g1 = (-shi - m) / nl * (1 - 0x1p-44);
     for (j = 0; j < 3; j++) {
-        cl_vec3 e = cl_sub(v[j == 2 ? 0 : j + 1], v[j]), mj = cl_cross(e, n);
+        cl_vec3 e = j == 0 ? tp->ab : cl_sub(v[j == 2 ? 0 : j + 1], v[j]), mj = cl_cross(e, n);
         double ml = sqrt(cl_dot(mj, mj)), smin = HUGE_VAL, ssmin = HUGE_VAL, tmax, sep;
+        /* edge ab (j == 0): e and x are tp's ab and ac, and pm's maxd chain over the |components|
+         * of e, x and the k[i] - a is tp's maxd(ee, kk): a maxd chain is the largest of its non-NaN
+         * values in any order (NaN ones left out) once it has one, and ee (e's, then x's) is one */
+        int quick = j == 0 && tp->ee >= 0;
         if (!(ml >= 0x1p-400)) continue;
-        pm = cl_maxabs3(e.x, e.y, e.z);
-        x = cl_sub(v[j == 0 ? 2 : j - 1], v[j]);
-        pm = maxd(pm, cl_maxabs3(x.x, x.y, x.z));
+        if (quick) {
+            x = tp->ac;
+            pm = maxd(tp->ee, tp->kk);
+        } else {
+            pm = cl_maxabs3(e.x, e.y, e.z);
+            x = cl_sub(v[j == 0 ? 2 : j - 1], v[j]);
+            pm = maxd(pm, cl_maxabs3(x.x, x.y, x.z));
+        }
         tmax = maxd(0, cl_dot(x, mj));
         for (i = 0; i < 4; i++) {
             cl_vec3 y = cl_sub(k[i], v[j]);
-            pm = maxd(pm, cl_maxabs3(y.x, y.y, y.z));
+            if (!quick) pm = maxd(pm, cl_maxabs3(y.x, y.y, y.z));
             smin = mind(smin, cl_dot(y, mj));
             if (i == 1) ssmin = smin;
         }
