@@ -28,7 +28,7 @@ PKGS_CHECK = valgrind clang libclang-rt-14-dev
 
 LUAENV = LUA_PATH="./lua/?.lua;./lua/?/init.lua;./spec/?.lua;;"
 
-.PHONY: all build test demo love love-bump love-walker bench check check-core clean deps-base deps-test deps-love deps-check \
+.PHONY: check-fused all build test demo love love-bump love-walker bench check check-core clean deps-base deps-test deps-love deps-check \
         test-lua test-lua55 test-love test-rockspec
 
 all: build/$(LUA)/collide.so
@@ -123,6 +123,23 @@ check-core: build/check-core build/check-world build/check-inline build/check-me
 	./build/check-inline
 	./build/check-mesh
 	./build/check-trisweep
+	$(MAKE) --no-print-directory check-fused
+
+# The core built as compilers that fuse multiply-adds build it (GNU C mode, an FMA target: x86-64-v3
+# where the CPU has FMA and AVX2, arm64 always), with each of clang and gcc that is installed:
+# cl.h must keep every expression rounded as written (csrc/test/test_fused.c).
+check-fused:
+	@mkdir -p build; arch=$$(uname -m); flags=""; \
+	if [ "$$arch" = x86_64 ]; then \
+	  if grep -qw fma /proc/cpuinfo 2>/dev/null && grep -qw avx2 /proc/cpuinfo; then flags="-march=x86-64-v3"; \
+	  else echo "check-fused: skipped (this x86-64 CPU has no FMA)"; exit 0; fi; \
+	elif [ "$$arch" != aarch64 ] && [ "$$arch" != arm64 ]; then echo "check-fused: skipped ($$arch)"; exit 0; fi; \
+	ran=0; for c in clang gcc; do \
+	  command -v $$c >/dev/null 2>&1 || continue; \
+	  echo "check-fused: $$c -std=gnu99 -O2 $$flags"; \
+	  $$c -std=gnu99 -O2 $$flags -Wall -Wextra -Werror -Icsrc/core -o build/check-fused-$$c csrc/test/test_fused.c $(CORE_SRC) -lm || exit 1; \
+	  ./build/check-fused-$$c || exit 1; ran=1; \
+	done; [ $$ran = 1 ] || echo "check-fused: skipped (neither clang nor gcc)"
 
 build/check-core: csrc/test/test_core.c csrc/test/check.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)

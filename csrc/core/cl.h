@@ -7,6 +7,18 @@
 
 #include <stddef.h>
 
+/* Every expression is rounded as written: a compiler must not fuse a multiply and an add into one
+ * FMA (rounded once), which breaks the reasoning of exact tests (tri.c's triangle/box test counts
+ * on a vertex's projection rounding as the box's does: fused, a triangle whose vertex lies on a
+ * box's face was reported apart; review rev10, 2026-11-30). clang fuses by default when the target
+ * has FMA (arm64, -march=x86-64-v3), even with -std=c99; gcc does in its GNU modes (-std=gnu99,
+ * LuaRocks' builtin builds) but never in ISO C modes (the Makefile's -std=c99). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__) && !defined(__STRICT_ANSI__) && (defined(__FP_FAST_FMA) || defined(__FP_FAST_FMAF))
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define CL_API __attribute__((visibility("hidden")))
 #else
