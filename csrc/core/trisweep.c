@@ -434,22 +434,20 @@ cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_ve
     return capsule_in_range(mv, a, b, c, tmax, clear, clear0, 1);
 }
 
-/* The normal and rank of a contact at the start (t = 0) of a rounded mover (sphere, capsule)
- * whose closest point to triangle abc lies in direction w (unit, from the triangle): a face contact
- * (1), its normal the face's own, when w is the face's normal up to rounding (the same test as the
- * sweeps' later contacts: a mover resting on the face of one tile and touching the edge it shares
- * with the next tile meets both tiles as the face, never with a normal tilted by rounding, so the
- * seams rule gives the face whichever tile it picks); else an edge or vertex contact (2), normal w. */
-static int ts_start_rank(cl_vec3 *n, cl_vec3 w, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+/* A contact of normal *n (unit) with a triangle of unit normal nu met along the face's plane: *n
+ * within 1e-9 (in cosine) of +-nu. Then *n becomes the face's own normal (towards the mover) and
+ * the answer is 1: a face contact. The sweeps' later contacts use it (an edge's capsule met on its
+ * side that continues the face: the ray slipped between the moved faces of two tiles), and so do
+ * the contacts at the start (t = 0) of a sphere or capsule: one resting on the face of one tile and
+ * touching the edge it shares with the next meets both tiles as the face, never with a normal
+ * tilted by rounding, so the seams rule gives the face whichever tile it picks; otherwise a start
+ * contact is an edge or corner contact (rank 2) of normal the closest points' direction. */
+static int ts_face_snap(cl_vec3 *n, cl_vec3 nu)
 {
-    cl_vec3 nu = unit(cl_cross(cl_sub(b, a), cl_sub(c, a)));
-    double k = cl_dot(w, nu);
-    if (fabs(k) >= 1 - 1e-9) {
-        *n = k > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
-        return 1;
-    }
-    *n = w;
-    return 2;
+    double k = cl_dot(*n, nu);
+    if (!(fabs(k) >= 1 - 1e-9)) return 0;
+    *n = k > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
+    return 1;
 }
 
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
@@ -480,7 +478,8 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
     if (d2 <= r * r) {
         /* touching at the start and moving in */
         s.state = CL_TOI_TOUCHING; s.t = 0;
-        s.rank = ts_start_rank(&s.n, unit(w), a, b, c);
+        s.n = unit(w);
+        s.rank = ts_face_snap(&s.n, unit(cl_cross(cl_sub(b, a), cl_sub(c, a)))) ? 1 : 2;
         return s;
     }
     len = cl_len(d.x, d.y, d.z);
@@ -507,12 +506,9 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
         }
     }
     if (rank == 0) return s;
-    if (rank > 1 && fabs(cl_dot(s.n, nu)) >= 1 - 1e-9) {
-        /* an edge's capsule met on its side that continues the face (the ray slipped between
-         * the moved faces of two tiles, which rounding leaves apart): a face contact */
-        s.n = cl_dot(s.n, nu) > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
-        rank = 1;
-    }
+    /* an edge's capsule met on its side that continues the face (the ray slipped between the
+     * moved faces of two tiles, which rounding leaves apart): a face contact */
+    if (rank > 1 && ts_face_snap(&s.n, nu)) rank = 1;
     bt /= len;
     if (!(bt < 1)) { s.n = cl_v3(0, 0, 0); return s; }
     s.state = CL_TOI_TOUCHING;
@@ -992,7 +988,8 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     if (!far && !end_deep(&ff, q[3], r - e, e * 16) && !quad_near(a, b, c, q, in2, 0)) return s;
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0;
-        s.rank = ts_start_rank(&s.n, w, a, b, c);
+        s.n = w;
+        s.rank = ts_face_snap(&s.n, ff.n0) ? 1 : 2;    /* ff.n0: the face's unit normal (frame_of) */
         return s;
     }
     if (!cl_ray_make(&ray, cp->a, d)) return s;
@@ -1026,11 +1023,8 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     }
     if (rank == 0) return s;
     nu = ff.n0;     /* unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), frame_of's */
-    if (rank > 1 && fabs(cl_dot(n, nu)) >= 1 - 1e-9) {
-        /* met along the face's plane (lying on it, or where two tiles meet): a face contact */
-        n = cl_dot(n, nu) > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
-        rank = 1;
-    }
+    /* met along the face's plane (lying on it, or where two tiles meet): a face contact */
+    if (rank > 1 && ts_face_snap(&n, nu)) rank = 1;
     bt /= len;
     if (!(bt < 1)) return s;
     s.state = CL_TOI_TOUCHING;
