@@ -1273,20 +1273,6 @@ size_t cl_mesh_candidates(const cl_mesh *m, const cl_aabb *box, unsigned *out, s
     return n;
 }
 
-/* 1 when a vertex of abc lies in the box x (closed; exact comparisons): then cl_tri_overlaps_aabb(a,
- * b, c, x) returns 1 when no product of a coordinate and an axis component overflows (the mesh's
- * coordinates and the box's at most 2^200 here: products under 2^610). apart cannot separate them,
- * and on each axis n the rounded projection of that vertex stays between the box's: every rounded
- * product n_i v_i lies between the rounded n_i lo_i and n_i hi_i (rounding is monotone), and each
- * rounded sum of them, in the same order (x + y) + z, between the box's sums of the least and of
- * the greatest products (monotone again), so neither of separated's comparisons holds. */
-static inline int tri_vertex_in(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *x)
-{
-    return (a.x >= x->min.x && a.x <= x->max.x && a.y >= x->min.y && a.y <= x->max.y && a.z >= x->min.z && a.z <= x->max.z) ||
-           (b.x >= x->min.x && b.x <= x->max.x && b.y >= x->min.y && b.y <= x->max.y && b.z >= x->min.z && b.z <= x->max.z) ||
-           (c.x >= x->min.x && c.x <= x->max.x && c.y >= x->min.y && c.y <= x->max.y && c.z >= x->min.z && c.z <= x->max.z);
-}
-
 size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *list, size_t n, cl_mesh_visit pre,
                           cl_mesh_visit post, void *ud)
 {
@@ -1299,10 +1285,10 @@ size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *
     s.u.aabb = *box;
     (void)squery_make(m, &s, &q);
     if (q.sc != 1) return CL_MESH_UNSURE;
-    inr = -1;       /* whether tri_vertex_in may decide: found when first needed */
+    inr = -1;       /* whether cl_tri_vertex_in may decide: found when first needed */
     /* cl_mesh_query_lazy's triangles: those of the list (every triangle of a leaf the walk of a
      * larger box met that is not beyond a face of it, in walk order) not beyond a face of box;
-     * the exact test's answer is 1 when a vertex lies in the box (tri_vertex_in) */
+     * the exact test's answer is 1 when a vertex lies in the box (cl_tri_vertex_in) */
     for (k = 0; k < n; k++) {
         size_t i = list[k];
         cl_vec3 a = vert(m, i, 0), b = vert(m, i, 1), c = vert(m, i, 2);
@@ -1313,7 +1299,7 @@ size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *
             if (inr < 0)
                 inr = cl_maxabs3(box->min.x, box->min.y, box->min.z) <= 0x1p200 &&
                       cl_maxabs3(box->max.x, box->max.y, box->max.z) <= 0x1p200;
-            if (!(inr && tri_vertex_in(a, b, c, box)) && !cl_tri_overlaps_aabb(a, b, c, box)) continue;
+            if (!(inr && cl_tri_vertex_in(a, b, c, box)) && !cl_tri_overlaps_aabb(a, b, c, box)) continue;
         }
         calls++;
         if (post(ud, i)) return calls;

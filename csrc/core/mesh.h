@@ -138,4 +138,19 @@ CL_API int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const c
 /// the mesh has no non-degenerate triangle.
 CL_API int cl_mesh_closest(const cl_mesh *m, cl_vec3 p, cl_vec3 *q, size_t *tri);
 
+/* 1 when a vertex of abc lies in the box x (closed; exact comparisons): then cl_tri_overlaps_aabb(a,
+ * b, c, x) returns 1 when no product of a coordinate and an axis component overflows (coordinates
+ * of the triangle and the box at most 2^200: products under 2^610), and the build does not fuse
+ * multiply-adds (cl.h). Its face test cannot separate them, and on each axis n the rounded
+ * projection of that vertex stays between the box's: every rounded product n_i v_i lies between
+ * the rounded n_i lo_i and n_i hi_i (rounding is monotone), and each rounded sum of them, in the
+ * same order (x + y) + z, between the box's sums of the least and of the greatest products
+ * (monotone again). mesh.c's list walk and meshworld.c's first guess skip the test by it. */
+static inline int cl_tri_vertex_in(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *x)
+{
+    return (a.x >= x->min.x && a.x <= x->max.x && a.y >= x->min.y && a.y <= x->max.y && a.z >= x->min.z && a.z <= x->max.z) ||
+           (b.x >= x->min.x && b.x <= x->max.x && b.y >= x->min.y && b.y <= x->max.y && b.z >= x->min.z && b.z <= x->max.z) ||
+           (c.x >= x->min.x && c.x <= x->max.x && c.y >= x->min.y && c.y <= x->max.y && c.z >= x->min.z && c.z <= x->max.z);
+}
+
 #endif

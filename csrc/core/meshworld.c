@@ -493,20 +493,6 @@ static int sweep_first(void *ud, size_t i)
     return ms->pend.state != CL_TOI_SEPARATED;
 }
 
-/* 1 when a vertex of abc lies in the box q (closed; exact comparisons): then cl_tri_overlaps_aabb(a,
- * b, c, q) returns 1 for data without overflow (coordinates of the triangle and the box up to
- * 2^200, as in_range and cl_mesh_query_list's sc == 1 leave them: products up to 2^604). Its face
- * test cannot separate them, and on each axis n its computed projections keep that vertex's
- * between the box's: every rounded product n_i v_i lies between the rounded n_i lo_i and n_i hi_i
- * (rounding is monotone), and so does each rounded sum of them, in the same order (x + y) + z,
- * between the box's sums of those least and greatest products (monotone again). */
-static inline int ms_vertex_in(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_aabb *q)
-{
-    return (a.x >= q->min.x && a.x <= q->max.x && a.y >= q->min.y && a.y <= q->max.y && a.z >= q->min.z && a.z <= q->max.z) ||
-           (b.x >= q->min.x && b.x <= q->max.x && b.y >= q->min.y && b.y <= q->max.y && b.z >= q->min.z && b.z <= q->max.z) ||
-           (c.x >= q->min.x && c.x <= q->max.x && c.y >= q->min.y && c.y <= q->max.y && c.z >= q->min.z && c.z <= q->max.z);
-}
-
 /* Before a capsule's sweep over the n candidates list (n > 1) with query box q: sweeps the one
  * likely met first (the triangle whose vertices' mean is nearest the end of the segment that
  * leads the motion), kept for its visit, and when it is a contact the sweep visits (TOUCHING, and
@@ -533,7 +519,7 @@ static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size
     ms->guessed = 1;
     ms->gover = -1;
     if (ms->guess.state == CL_TOI_TOUCHING) {
-        ms->gover = (ms->known && ms_vertex_in(a, b, c, q)) || cl_tri_overlaps_aabb(a, b, c, q);
+        ms->gover = (ms->known && cl_tri_vertex_in(a, b, c, q)) || cl_tri_overlaps_aabb(a, b, c, q);
         if (ms->gover) ms->least = ms->guess.t;
     }
 }
