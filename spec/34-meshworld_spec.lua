@@ -953,4 +953,37 @@ describe("a capsule sliding into the wall's corner with the floor", function()
       end
     end
   end)
+
+  it("climbs a step a little higher than the floor (1e-10 to 1e-9 of the radius) instead of stopping at it for good", function()
+    -- a tile of y = 0 and, past the edge x = 0, a tile higher by h: a sphere or capsule of radius
+    -- 0.5 resting on the first tile moves 4 along x. It meets the step's edge with a normal tilted
+    -- by about sqrt(2 h / r) from the face's: within the face-snap rule's 1e-9 in cosine, which
+    -- made it the face's own normal (0, 1, 0), square to the move: the slide kept the move as it
+    -- was and met the edge again, so world:move stopped at the edge (x 1.99999) and a Character
+    -- never moved again (2e-7 a move). The face's normal is taken only when it opposes the move;
+    -- here the contact keeps its own normal and the slide rises over the edge, by about
+    -- |d| sqrt(2 h / r) as over any higher step.
+    for _, h in ipairs { 1e-10, 2e-10, 4e-10, 1e-9 } do
+      local v = { -10, 0, -10, 0, 0, -10, 0, 0, 10, -10, 0, 10,   0, h, -10, 10, h, -10, 10, h, 10, 0, h, 10 }
+      local m = collide.Mesh(v, { 1, 3, 2, 1, 4, 3, 5, 7, 6, 5, 8, 7 })
+      for _, kind in ipairs { "Sphere", "Capsule" } do
+        local function shape() return kind == "Sphere" and collide.Sphere(-2, 0.5, 0, 0.5) or collide.Capsule(-2, 0.5, 0, -2, 1.5, 0, 0.5) end
+        local w = collide.World()
+        w:add("floor", m)
+        w:add("p", shape())
+        local ax, ay, az, _, n = w:move("p", 4, 0, 0)
+        assert.is_true(math.abs(ax - 4) < 1e-6 and az == 0, ("%s h %g: moved %.17g %.17g"):format(kind, h, ax, az))
+        assert.is_true(n >= 1 and ay >= h - 1e-12 and ay <= 4 * math.sqrt(2 * h / 0.5) * 1.5, ("%s h %g: rose %.17g"):format(kind, h, ay))
+        local w2 = collide.World()
+        w2:add("floor", m)
+        w2:add("p", shape())
+        local ch = collide.Character(w2, "p")
+        for i = 1, 3 do
+          local bx = ch:move(4, -0.1, 0)
+          assert.is_true(math.abs(bx - 4) < 1e-9, ("%s h %g: character move %d went %.17g"):format(kind, h, i, bx))
+        end
+        assert.is_true(ch:grounded())
+      end
+    end
+  end)
 end)

@@ -441,12 +441,23 @@ cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_ve
  * the contacts at the start (t = 0) of a sphere or capsule: one resting on the face of one tile and
  * touching the edge it shares with the next meets both tiles as the face, never with a normal
  * tilted by rounding, so the seams rule gives the face whichever tile it picks; otherwise a start
- * contact is an edge or corner contact (rank 2) of normal the closest points' direction. */
-static int ts_face_snap(cl_vec3 *n, cl_vec3 nu)
+ * contact is an edge or corner contact (rank 2) of normal the closest points' direction. Only a
+ * face normal that opposes the move d is taken: the edge of a step higher than the floor by 1e-10
+ * to 1e-9 of the radius is met with a normal within 1e-9 of the step's face, but that face's
+ * normal is square to a move along the floor, so the slide kept the move as it was and met the
+ * edge again, for good (review rev9's F2); the contact's own normal lets the slide rise over it
+ * as over any higher step. The contacts the seams rule needs come from moves into the face (a
+ * start contact needs a path closer to it than the allowance; a ray that slipped between two
+ * tiles' moved faces was going into them), so they keep the face's normal (spec/34's tiled and
+ * whole surfaces give the same moves as before). */
+static int ts_face_snap(cl_vec3 *n, cl_vec3 nu, cl_vec3 d)
 {
     double k = cl_dot(*n, nu);
+    cl_vec3 f;
     if (!(fabs(k) >= 1 - 1e-9)) return 0;
-    *n = k > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
+    f = k > 0 ? nu : cl_v3(0.0 - nu.x, 0.0 - nu.y, 0.0 - nu.z);
+    if (!(cl_dot(f, d) < 0)) return 0;
+    *n = f;
     return 1;
 }
 
@@ -479,7 +490,7 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
         /* touching at the start and moving in */
         s.state = CL_TOI_TOUCHING; s.t = 0;
         s.n = unit(w);
-        s.rank = ts_face_snap(&s.n, unit(cl_cross(cl_sub(b, a), cl_sub(c, a)))) ? 1 : 2;
+        s.rank = ts_face_snap(&s.n, unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), d) ? 1 : 2;
         return s;
     }
     len = cl_len(d.x, d.y, d.z);
@@ -508,7 +519,7 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
     if (rank == 0) return s;
     /* an edge's capsule met on its side that continues the face (the ray slipped between the
      * moved faces of two tiles, which rounding leaves apart): a face contact */
-    if (rank > 1 && ts_face_snap(&s.n, nu)) rank = 1;
+    if (rank > 1 && ts_face_snap(&s.n, nu, d)) rank = 1;
     bt /= len;
     if (!(bt < 1)) { s.n = cl_v3(0, 0, 0); return s; }
     s.state = CL_TOI_TOUCHING;
@@ -989,7 +1000,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0;
         s.n = w;
-        s.rank = ts_face_snap(&s.n, ff.n0) ? 1 : 2;    /* ff.n0: the face's unit normal (frame_of) */
+        s.rank = ts_face_snap(&s.n, ff.n0, d) ? 1 : 2;    /* ff.n0: the face's unit normal (frame_of) */
         return s;
     }
     if (!cl_ray_make(&ray, cp->a, d)) return s;
@@ -1024,7 +1035,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     if (rank == 0) return s;
     nu = ff.n0;     /* unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), frame_of's */
     /* met along the face's plane (lying on it, or where two tiles meet): a face contact */
-    if (rank > 1 && ts_face_snap(&n, nu)) rank = 1;
+    if (rank > 1 && ts_face_snap(&n, nu, d)) rank = 1;
     bt /= len;
     if (!(bt < 1)) return s;
     s.state = CL_TOI_TOUCHING;
