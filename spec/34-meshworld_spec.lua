@@ -986,4 +986,35 @@ describe("a capsule sliding into the wall's corner with the floor", function()
       end
     end
   end)
+
+  it("stops a capsule Character pushed square into a too-steep ramp the same way whatever its triangles' vertex order", function()
+    -- the ramp y = 1.2 x (50.2 degrees: a wall for the default maxslope of 50) as one triangle
+    -- pair, each triangle's vertices listed from each of its corners; the move (1.5, -1.25, 0) is
+    -- square to it, so the plain slide left after the contact is rounding dust. Its sign decided
+    -- whether that slide "climbed" (then the ramp was taken for a wall: the move's fall slid the
+    -- character down the ramp, 0.7548 -1.0695, 2 collisions) or not (0.9714 -0.8095, 1), by the
+    -- vertex order (review rev9's F5). A climb within 2^-40 of the motion is not one now
+    local P = { { 0, 0, 0 }, { 16, 19.2, 0 }, { 0, 0, 16 }, { 16, 19.2, 16 } }
+    local first
+    for r1 = 0, 2 do
+      for r2 = 0, 2 do
+        local t1, t2 = { 1, 2, 4 }, { 1, 4, 3 }
+        for _ = 1, r1 do t1 = { t1[2], t1[3], t1[1] } end
+        for _ = 1, r2 do t2 = { t2[2], t2[3], t2[1] } end
+        local v = {}
+        for _, t in ipairs { t1, t2 } do for _, i in ipairs(t) do for c = 1, 3 do v[#v + 1] = P[i][c] end end end
+        local w = collide.World()
+        w:add("ramp", collide.Mesh(v), 0.5, -1, 0.25)
+        w:add("m", collide.Capsule(10.499999999546072, 13.599999999455285, 6.4485097927170703,
+                                   10.499999999546072, 14.599999999455285, 6.4485097927170703, 0.4))
+        local ch = collide.Character(w, "m")
+        local ax, ay, az, _, n = ch:move(1.5, -1.25, 0)
+        local got = { ax, ay, az, n }
+        if not first then first = got end
+        assert.is_true(math.abs(ax - first[1]) < 1e-9 and math.abs(ay - first[2]) < 1e-9 and az == 0 and n == first[4],
+          ("rotations %d %d: %.17g %.17g %d, first %.17g %.17g %d"):format(r1, r2, ax, ay, n, first[1], first[2], first[4]))
+      end
+    end
+    assert.is_true(math.abs(first[1] - 0.6476 * 1.5) < 1e-3 and first[4] == 1)
+  end)
 end)

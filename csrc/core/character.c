@@ -91,8 +91,10 @@ static cl_vec3 redirect(const cl_char *c, cl_vec3 left, cl_vec3 n, cl_resp resp,
     }
     *wall = 1;
     s = axis_clean(cl_sub(left, cl_mul(n, ln)), n);
-    if (cl_dot(s, u) > (cl_dot(left, u) > 0 ? cl_dot(left, u) : 0)) {
-        /* the slide would climb a too-steep surface: it is a wall */
+    /* the slide would climb a too-steep surface (by more than rounding: a motion square to the
+     * surface leaves a slide of rounding dust whose climb's sign would decide, by the order of
+     * the triangle's vertices, between stopping and sliding down; review rev9's F5): a wall */
+    if (cl_dot(s, u) > (cl_dot(left, u) > 0 ? cl_dot(left, u) : 0) + (fabs(left.x) + fabs(left.y) + fabs(left.z)) * 0x1p-40) {
         cl_vec3 nh = cl_sub(n, cl_mul(u, nu));
         double len = sqrt(cl_dot(nh, nh));
         if (len > 1e-9) {
