@@ -189,6 +189,45 @@ describe("move into corners", function()
     col(cols[3], "wz", "slide", 0, 0, 0, -1)
     assert.same({ 4, 0, 4, 5, 1, 5 }, { bounds(w, "p") })
   end)
+
+  it("a crease of a ramp and a wall at an angle to it: the mover runs along the crease, every move alike", function()
+    -- the ramp y = s (x + z) / 2 meets the wall x = 5; movers pushed by (0.3, -0.1, 0.3) into both.
+    -- Sliding along the ramp and then along the wall lifted the mover off the ramp (the ramp's
+    -- slide rose for the x the wall then took away): it came back down the next move, leaving the
+    -- wall by 0.0127, and rose again, every other move; or its legs grew by 4x at a time along the
+    -- crease until the 16 legs ran out. Now every move at the crease is the move's part along the
+    -- crease line (ramp normal x wall normal), with x = 0
+    local collide = require "collide"
+    for _, s in ipairs { 0.25, 0.5 } do
+      local function hh(x, z) return s * (x + z) / 2 end
+      local e = { 0, s / 2, 1 }                     -- (-s/2, 1, -s/2) x (-1, 0, 0), up to scale
+      local d = { 0.3, -0.1, 0.3 }
+      local k = (d[2] * e[2] + d[3] * e[3]) / (e[2] * e[2] + e[3] * e[3])
+      for _, kind in ipairs { "Sphere", "Capsule", "OBB", "AABB" } do
+        local w = collide.World()
+        w:add("ramp", collide.Mesh({ -20, hh(-20, -20), -20, 20, hh(20, -20), -20, 20, hh(20, 20), 20,
+                                     -20, hh(-20, -20), -20, 20, hh(20, 20), 20, -20, hh(-20, 20), 20 }))
+        w:add("wall", AABB(5, -50, -50, 6, 50, 50))
+        local x, z = 4, 0
+        local y = hh(x - 0.5, z) + 1
+        local sh
+        if kind == "Sphere" then sh = collide.Sphere(x - 0.5, y, z, 0.5)
+        elseif kind == "Capsule" then sh = collide.Capsule(x - 0.5, y, z, x - 0.5, y + 1, z, 0.5)
+        elseif kind == "OBB" then sh = collide.OBB(x - 0.5, y + 0.5, z, 0.5, 0.5, 0.5)
+        else sh = AABB(x - 1, y, z - 0.5, x, y + 1, z + 0.5) end
+        w:add("p", sh)
+        w:move("p", 0, -3, 0)
+        for i = 1, 12 do
+          local ax, ay, az, _, n = w:move("p", d[1], d[2], d[3])
+          if i > 8 then
+            assert.is_true(ax == 0 and math.abs(ay - k * e[2]) < 1e-9 and math.abs(az - k * e[3]) < 1e-9 and n <= 3,
+              ("slope %g %s move %d: %.17g %.17g %.17g, %d collisions (crease: 0 %.17g %.17g)"):format(
+                s, kind, i, ax, ay, az, n, k * e[2], k * e[3]))
+          end
+        end
+      end
+    end
+  end)
 end)
 
 describe("move never tunnels", function()

@@ -457,6 +457,10 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
     cl_vec3 rem = d, p0, p1;
     cl_aabb qb = w->items[id].box;      /* set by the first query (nq < 0 until then) */
     int leg, nq = -1, ncross = 0;      /* ncross: candidates crossed so far (was_crossed) */
+    /* the crease rule (below): the normal of the last leg's slide (havepn) and what that leg
+     * wanted to make before its slide took the part along that normal out (want) */
+    cl_vec3 pn = cl_v3(0, 0, 0), want = cl_v3(0, 0, 0);
+    int havepn = 0;
     w->ncols = 0;
     sh[0] = sh[1] = *clw_shape(w, &w->items[id], &sh_);
     for (leg = 0; leg < MAX_LEGS; leg++) {
@@ -567,6 +571,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                 left = cl_v3(f * rem.x, f * rem.y, f * rem.z);
                 dn = left.x * nn.x + left.y * nn.y + left.z * nn.z;
                 if (resp == CL_RESP_SLIDE) {
+                    cl_vec3 raw = left;
                     left.x -= dn * nn.x; left.y -= dn * nn.y; left.z -= dn * nn.z;
                     /* an axis normal leaves exactly nothing along that axis; only an exact
                      * one: a normal such as (-1, 1e-11, 0) also has -1 there, and zeroing x
@@ -575,8 +580,30 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                     if ((nn.x == 1 || nn.x == -1) && nn.y == 0 && nn.z == 0) left.x = 0;
                     if ((nn.y == 1 || nn.y == -1) && nn.x == 0 && nn.z == 0) left.y = 0;
                     if ((nn.z == 1 || nn.z == -1) && nn.x == 0 && nn.y == 0) left.z = 0;
+                    if (havepn && cl_dot(pn, nn) != 0) {
+                        /* sliding along the last leg's surface (normal pn) into one at an angle
+                         * to it: a crease. This leg's motion already lies along pn, so sliding it
+                         * along nn too could lift it off pn (a ramp meeting a wall: the mover
+                         * rose off the ramp, came back down the next move and rose again,
+                         * shaking by 0.0127 a move) or send it back into pn (legs growing by 4x
+                         * at a time along the crease until MAX_LEGS ran out: the move stalled).
+                         * What the last leg wanted (want, the rest of it) slides along nn alone
+                         * when that keeps off pn, else along the crease line (pn x nn), the
+                         * motion closest to it that enters neither: the same for orthogonal
+                         * surfaces, whose slides keep their exact arithmetic above */
+                        cl_vec3 des = cl_mul(want, f), a = des, e = cl_cross(pn, nn);
+                        double an = cl_dot(des, nn), ee = cl_dot(e, e);
+                        if (an < 0) a = cl_sub(des, cl_mul(nn, an));
+                        if (cl_dot(a, pn) >= 0) left = a;
+                        else left = ee > 0 ? cl_mul(e, cl_dot(des, e) / ee) : cl_v3(0, 0, 0);
+                        raw = des;
+                    }
+                    pn = nn;
+                    want = raw;
+                    havepn = 1;
                 } else if (resp == CL_RESP_BOUNCE) {
                     left.x -= 2 * dn * nn.x; left.y -= 2 * dn * nn.y; left.z -= 2 * dn * nn.z;
+                    havepn = 0;
                 } else {
                     left = cl_v3(0, 0, 0);
                 }
