@@ -731,6 +731,57 @@ static double tri_quad_gap(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, c
     return h * h * (1 - 0x1p-44);
 }
 
+/* The separation of the triangle (tp: a and its edges ab, ac) and the quad whose corners less a are
+ * y[0..3] along the computed direction u, or 0: the corners' least minus the vertices' largest
+ * projection, or the other way round, less a margin, over |u|. Taking u as given (only the
+ * projections round), each projection errs by under 5 ulps (2^-53) of pm |u| sqrt(3) (the
+ * difference's rounding and the dot product's; pm: the largest |component| of ab, ac and the
+ * y[i]), so the two by under 2^-48.8 pm |u|; the margin 2^-43 pm |u| is about 56 times that
+ * (tri_quad_gap's, for its edge normals) and also covers the subtractions' rounding. The division
+ * by the computed |u| (a few ulps off) loses 2^-44 of it. Every point of the triangle and every
+ * point of the quad are at least that far apart. |u| and pm under 2^-400 give 0 (no product near
+ * the underflow, where rounding is not relative). */
+static double ts_axis_sep(cl_vec3 u, const tsplane *tp, const cl_vec3 *y, double pm)
+{
+    double ml = sqrt(cl_dot(u, u)), tb, tc, tlo, thi, klo = HUGE_VAL, khi = -HUGE_VAL, x, sep;
+    int i;
+    if (!(ml >= 0x1p-400 && pm >= 0x1p-400)) return 0;
+    tb = cl_dot(tp->ab, u);
+    tc = cl_dot(tp->ac, u);
+    tlo = mind(0, mind(tb, tc));
+    thi = maxd(0, maxd(tb, tc));
+    for (i = 0; i < 4; i++) {
+        x = cl_dot(y[i], u);
+        klo = mind(klo, x);
+        khi = maxd(khi, x);
+    }
+    sep = maxd(klo - thi, tlo - khi) - pm * ml * 0x1p-43;
+    return sep > 0 ? sep / ml * (1 - 0x1p-44) : 0;
+}
+
+/* 1 when tri_quad_gap's bound, taken along one of the directions e x d (e an edge of abc, d the
+ * motion: the direction between the triangle's edge and the path of the segment's end), certainly
+ * reaches lim2 for every distance the grazing check computes (the points it compares lie within
+ * 2^-47 sc of the triangle and of the quad k, as tri_quad_gap assumes: its tail, the same
+ * operations). A capsule sliding over a ridge between two tiles is that far from the tile beyond
+ * it, which neither the tile's normal nor its edges' normals in its plane show. Coordinates in
+ * [2^-300, 2^200] (tri_quad_gap's), so no cross or dot product overflows. */
+static int ts_edge_far(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, cl_vec3 d, double sc,
+                       double lim2)
+{
+    cl_vec3 y[4], bc = cl_sub(c, b);
+    double pm = maxd(maxd(tp->ee, tp->kk), cl_maxabs3(bc.x, bc.y, bc.z)), h;
+    int i, j;
+    if (!(sc >= 0x1p-300 && sc <= 0x1p200)) return 0;
+    for (i = 0; i < 4; i++) y[i] = cl_sub(k[i], a);
+    for (j = 0; j < 3; j++) {
+        h = ts_axis_sep(cl_cross(j == 0 ? tp->ab : j == 1 ? tp->ac : bc, d), tp, y, pm);
+        h = h * (1 - 0x1p-44) - sc * 0x1p-43;
+        if (h > 0 && h * h * (1 - 0x1p-44) >= lim2) return 1;
+    }
+    return 0;
+}
+
 /* The grazing check's ten tests (the triangle against the parallelogram q's four sides, the
  * ends' paths first, then the triangle's edges against its two halves), the first near one
  * deciding: below lim2 (cl_tri_segment_below), or with crossonly only their crossing parts
@@ -972,6 +1023,13 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
          * below, so that d2 is no overlap, and the bound below on it holds too): the same answer
          * without computing d2 */
         if (tmax < 1 && (sqrt(gs2) - r - e * 0x1p18) / len > tmax) return s;
+        /* far along an edge's direction x d instead: the same answer as above (SEPARATED unless
+         * a crossing; with one, every test below runs as before, and quad_near, which it makes
+         * skip, would find the crossing); *clear left as it was */
+        if (!far && ts_edge_far(&tp, a, b, c, q, d, sc, in2)) {
+            far = 1;
+            if (!quad_crosses(a, b, c, q, side)) return s;
+        }
     }
     frame_of(&ff, a, b, c, tp.n, tp.nl);
     if (known && face_start(&ff, cp, d, r, e, tmax, maxd(mt, mv->mq), len)) {
