@@ -238,7 +238,8 @@ CL_API struct cl_sweep cl_sweep_capsule_tri_until(const cl_capsule *cp, cl_vec3 
                                                   double tmax);
 /// cl_sweep_capsule_tri_until, also setting *clear to a lower bound on the distance between the
 /// triangle and the quadrilateral of the segment's ends at the start and moved by d (those sums
-/// rounded) when a SEPARATED answer came from such a bound (the plane test, the quad's gap), else 0.
+/// rounded) when a SEPARATED answer came from such a bound (the plane test, the quad's gap, its gap
+/// along an edge's direction x d), else 0.
 CL_API struct cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c,
                                                   double tmax, double *clear);
 /// cl_sweep_capsule_tri_clear and cl_sweep_sphere_tri (internal: meshworld.c) for data the caller

@@ -759,27 +759,28 @@ static double ts_axis_sep(cl_vec3 u, const tsplane *tp, const cl_vec3 *y, double
     return sep > 0 ? sep / ml * (1 - 0x1p-44) : 0;
 }
 
-/* 1 when tri_quad_gap's bound, taken along one of the directions e x d (e an edge of abc, d the
- * motion: the direction between the triangle's edge and the path of the segment's end), certainly
- * reaches lim2 for every distance the grazing check computes (the points it compares lie within
- * 2^-47 sc of the triangle and of the quad k, as tri_quad_gap assumes: its tail, the same
- * operations). A capsule sliding over a ridge between two tiles is that far from the tile beyond
+/* tri_quad_gap's bound taken along the directions e x d (e an edge of abc, d the motion: the
+ * direction between the triangle's edge and the path of the segment's end): the largest of those
+ * at least lim2, else 0. It bounds every distance the grazing check computes (the points it
+ * compares lie within 2^-47 sc of the triangle and of the quad k, as tri_quad_gap assumes: its
+ * tail, the same operations), and its root less 2^-48 of it (capsule_tri's *clear, as from
+ * tri_quad_gap's) the distance between the triangle and the quad. A capsule sliding over a ridge between two tiles is that far from the tile beyond
  * it, which neither the tile's normal nor its edges' normals in its plane show. Coordinates in
  * [2^-300, 2^200] (tri_quad_gap's), so no cross or dot product overflows. */
-static int ts_edge_far(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, cl_vec3 d, double sc,
-                       double lim2)
+static double ts_edge_far(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, cl_vec3 d,
+                          double sc, double lim2)
 {
     cl_vec3 y[4], bc = cl_sub(c, b);
-    double pm = maxd(maxd(tp->ee, tp->kk), cl_maxabs3(bc.x, bc.y, bc.z)), h;
+    double pm = maxd(maxd(tp->ee, tp->kk), cl_maxabs3(bc.x, bc.y, bc.z)), h, best = 0;
     int i, j;
     if (!(sc >= 0x1p-300 && sc <= 0x1p200)) return 0;
     for (i = 0; i < 4; i++) y[i] = cl_sub(k[i], a);
     for (j = 0; j < 3; j++) {
         h = ts_axis_sep(cl_cross(j == 0 ? tp->ab : j == 1 ? tp->ac : bc, d), tp, y, pm);
         h = h * (1 - 0x1p-44) - sc * 0x1p-43;
-        if (h > 0 && h * h * (1 - 0x1p-44) >= lim2) return 1;
+        if (h > 0 && h * h * (1 - 0x1p-44) >= lim2 && h * h * (1 - 0x1p-44) > best) best = h * h * (1 - 0x1p-44);
     }
-    return 0;
+    return best;
 }
 
 /* The grazing check's ten tests (the triangle against the parallelogram q's four sides, the
@@ -1025,10 +1026,13 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         if (tmax < 1 && (sqrt(gs2) - r - e * 0x1p18) / len > tmax) return s;
         /* far along an edge's direction x d instead: the same answer as above (SEPARATED unless
          * a crossing; with one, every test below runs as before, and quad_near, which it makes
-         * skip, would find the crossing); *clear left as it was */
-        if (!far && ts_edge_far(&tp, a, b, c, q, d, sc, in2)) {
+         * skip, would find the crossing); *clear from it as from tri_quad_gap's */
+        if (!far && (g2 = ts_edge_far(&tp, a, b, c, q, d, sc, in2)) > 0) {
             far = 1;
-            if (!quad_crosses(a, b, c, q, side)) return s;
+            if (!quad_crosses(a, b, c, q, side)) {
+                if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
+                return s;
+            }
         }
     }
     frame_of(&ff, a, b, c, tp.n, tp.nl);
