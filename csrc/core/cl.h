@@ -207,6 +207,10 @@ CL_API int cl_tri_segment_below(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_v
 /// 1 when cl_tri_segment(a, b, c, p, q) decides 0 by its first test (the segment crosses the
 /// triangle's plane inside it, as computed), without computing the other candidates.
 CL_API int cl_tri_segment_crosses(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q);
+/// cl_tri_segment_crosses(a, b, c, p, q) given the normal n = (b - a) x (c - a) and the dot products
+/// dp = n . (p - a), dq = n . (q - a) as it computes them (internal: trisweep.c has them).
+int cl_tri_segment_crosses_n(const cl_vec3 *a, const cl_vec3 *b, const cl_vec3 *c, const cl_vec3 *p, const cl_vec3 *q,
+                             const cl_vec3 *n, double dp, double dq);
 
 /* ---- triangle sweeps, pushes and the triangle pair (trisweep.c) ---- */
 /// The sweep of the convex hull of the np points p (a box: its 8 corners), whose face normals are

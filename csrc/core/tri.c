@@ -378,11 +378,11 @@ static inline int seg_crossing(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_ve
 {
     if (((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0)) && dp != dq) {
         cl_vec3 y = cl_add(p, cl_mul(cl_sub(q, p), dp / (dp - dq)));
-        double u = cl_dot(n, cl_cross(cl_sub(b, a), cl_sub(y, a)));
-        double v = cl_dot(n, cl_cross(cl_sub(c, b), cl_sub(y, b)));
-        double ww = cl_dot(n, cl_cross(cl_sub(a, c), cl_sub(y, c)));
+        /* the three sides' tests in turn: the first that fails decides (0) */
         *x = y;
-        return u >= 0 && v >= 0 && ww >= 0;
+        if (!(cl_dot(n, cl_cross(cl_sub(b, a), cl_sub(y, a))) >= 0)) return 0;
+        if (!(cl_dot(n, cl_cross(cl_sub(c, b), cl_sub(y, b))) >= 0)) return 0;
+        return cl_dot(n, cl_cross(cl_sub(a, c), cl_sub(y, c))) >= 0;
     }
     return 0;
 }
@@ -463,6 +463,13 @@ int cl_tri_segment_below(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q, 
 {
     cl_vec3 x, y;
     return trisegment(a, b, c, p, q, lim2, &x, &y) < lim2;
+}
+
+int cl_tri_segment_crosses_n(const cl_vec3 *a, const cl_vec3 *b, const cl_vec3 *c, const cl_vec3 *p, const cl_vec3 *q,
+                             const cl_vec3 *n, double dp, double dq)
+{
+    cl_vec3 x;
+    return seg_crossing(*a, *b, *c, *p, *q, *n, dp, dq, &x);
 }
 
 int cl_tri_segment_crosses(cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 p, cl_vec3 q)

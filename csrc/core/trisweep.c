@@ -806,36 +806,60 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
     return 0;
 }
 
-/* 1 when the dot products cl_tri_segment_crosses(p0, p1, p2, v[i], v[j]) computes for the points v[0..2]
- * (its normal (p1 - p0) x (p2 - p0) with v[i] - p0, the same operations) all are > 0 or all < 0:
- * then no such call finds a crossing (it needs the two of an edge to differ in sign or be 0). */
-static int one_side(cl_vec3 p0, cl_vec3 p1, cl_vec3 p2, const cl_vec3 *v)
+/* cl_tri_segment_crosses(a, b, c, p, q) given what it computes first: the normal n = (b - a) x
+ * (c - a) and dp = n . (p - a), dq = n . (q - a) (the caller's, the same operations). Its first
+ * test (seg_crossing's: the ends on either side of the plane, or on it) is made here, so that an
+ * edge that does not reach the plane costs no call. */
+static CL_INLINE int ts_crosses(const cl_vec3 *a, const cl_vec3 *b, const cl_vec3 *c, const cl_vec3 *p, const cl_vec3 *q,
+                                const cl_vec3 *n, double dp, double dq)
 {
-    cl_vec3 n = cl_cross(cl_sub(p1, p0), cl_sub(p2, p0));
-    double x = cl_dot(n, cl_sub(v[0], p0)), y = cl_dot(n, cl_sub(v[1], p0)), z = cl_dot(n, cl_sub(v[2], p0));
-    return (x > 0 && y > 0 && z > 0) || (x < 0 && y < 0 && z < 0);
+    if (!(((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0)) && dp != dq)) return 0;
+    return cl_tri_segment_crosses_n(a, b, c, p, q, n, dp, dq);
+}
+
+/* The normal *n and the dot products t[i] that cl_tri_segment_crosses(p0, p1, p2, v[i], v[j])
+ * computes for the points v[0..2] (its normal (p1 - p0) x (p2 - p0) with v[i] - p0, the same
+ * operations); returns 1 when they all are > 0 or all < 0: then no such call finds a crossing
+ * (it needs the two of an edge to differ in sign or be 0). */
+static int one_side(cl_vec3 p0, cl_vec3 p1, cl_vec3 p2, const cl_vec3 *v, cl_vec3 *n, double *t)
+{
+    *n = cl_cross(cl_sub(p1, p0), cl_sub(p2, p0));
+    t[0] = cl_dot(*n, cl_sub(v[0], p0));
+    t[1] = cl_dot(*n, cl_sub(v[1], p0));
+    t[2] = cl_dot(*n, cl_sub(v[2], p0));
+    return (t[0] > 0 && t[1] > 0 && t[2] > 0) || (t[0] < 0 && t[1] < 0 && t[2] < 0);
 }
 
 /* quad_near(a, b, c, q, lim2, 1), the tests whose answer is certain from the signs of their dot
  * products left out (they find no crossing): the quad's sides when side (tri_quad_gap's: the
  * corners on one side of abc's plane), the triangle's edges against a half of the quad whose plane
- * has the three vertices on one side (one_side). The same answer: a test left out returns 0. */
-static int quad_crosses(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, int side)
+ * has the three vertices on one side (one_side). The same answer: a test left out returns 0. The
+ * tests made take their normal and dot products from tp (abc's n and the corners' x: tp_make's
+ * (k - a) . n is n . (k - a), the same products summed in the same order; q[i] is tp's corner
+ * i < 2 ? i : 5 - i) and from one_side (the halves'). */
+static int quad_crosses(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, int side)
 {
     static const int ek[4] = { 3, 1, 2, 0 };
-    cl_vec3 v[3];
+    cl_vec3 v[3], n1, n2;
+    double x[4], t1[3], t2[3];
     int k, s1, s2;
     v[0] = a; v[1] = b; v[2] = c;
-    if (!side)
-        for (k = 0; k < 4; k++)
-            if (cl_tri_segment_crosses(a, b, c, q[ek[k]], q[(ek[k] + 1) % 4])) return 1;
-    s1 = one_side(q[0], q[1], q[2], v);
-    s2 = one_side(q[0], q[2], q[3], v);
+    if (!side) {
+        for (k = 0; k < 4; k++) x[k] = tp->x[k < 2 ? k : 5 - k];
+        for (k = 0; k < 4; k++) {
+            int i = ek[k], j = (ek[k] + 1) % 4;
+            if (ts_crosses(&v[0], &v[1], &v[2], &q[i], &q[j], &tp->n, x[i], x[j])) return 1;
+        }
+    }
+    s1 = one_side(q[0], q[1], q[2], v, &n1, t1);
+    s2 = one_side(q[0], q[2], q[3], v, &n2, t2);
     if (s1 && s2) return 0;
-    for (k = 0; k < 3; k++)
-        if ((!s1 && cl_tri_segment_crosses(q[0], q[1], q[2], v[k], v[(k + 1) % 3])) ||
-            (!s2 && cl_tri_segment_crosses(q[0], q[2], q[3], v[k], v[(k + 1) % 3])))
+    for (k = 0; k < 3; k++) {
+        int j = (k + 1) % 3;
+        if ((!s1 && ts_crosses(&q[0], &q[1], &q[2], &v[k], &v[j], &n1, t1[k], t1[j])) ||
+            (!s2 && ts_crosses(&q[0], &q[2], &q[3], &v[k], &v[j], &n2, t2[k], t2[j])))
             return 1;
+    }
     return 0;
 }
 
@@ -1015,7 +1039,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         /* the start segment's clearance (cl_sweep_capsule_tri_mv) */
         if (clear0 && gs2 > 0) *clear0 = sqrt(gs2) * (1 - 0x1p-48);
         far = g2 >= in2;
-        if (far && !quad_crosses(a, b, c, q, side)) {
+        if (far && !quad_crosses(&tp, a, b, c, q, side)) {
             if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
             return s;
         }
@@ -1029,7 +1053,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
          * skip, would find the crossing); *clear from it as from tri_quad_gap's */
         if (!far && (g2 = ts_edge_far(&tp, a, b, c, q, d, sc, in2)) > 0) {
             far = 1;
-            if (!quad_crosses(a, b, c, q, side)) {
+            if (!quad_crosses(&tp, a, b, c, q, side)) {
                 if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
                 return s;
             }
