@@ -1014,7 +1014,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     faceframe ff;
     tsplane tp;
     double r = cp->r, e, in2, d2, len, g, bt = HUGE_VAL;
-    int i, rank = 0, far;
+    int i, rank = 0, far, deep;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (!known && cl_tri_degenerate(a, b, c)) return s;
     /* mt: the triangle's largest |coordinate| (tri_max; < 0: not given) */
@@ -1050,8 +1050,12 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         if (tmax < 1 && (sqrt(gs2) - r - e * 0x1p18) / len > tmax) return s;
         /* far along an edge's direction x d instead: the same answer as above (SEPARATED unless
          * a crossing; with one, every test below runs as before, and quad_near, which it makes
-         * skip, would find the crossing); *clear from it as from tri_quad_gap's */
-        if (!far && (g2 = ts_edge_far(&tp, a, b, c, q, d, sc, in2)) > 0) {
+         * skip, would find the crossing); *clear from it as from tri_quad_gap's. Not tried when
+         * end_deep finds the path certainly near (then no bound reaches in2, and the grazing
+         * check below is passed whatever quad_near says) */
+        frame_of(&ff, a, b, c, tp.n, tp.nl);
+        deep = !far && end_deep(&ff, q[3], r - e, e * 16);
+        if (!far && !deep && (g2 = ts_edge_far(&tp, a, b, c, q, d, sc, in2)) > 0) {
             far = 1;
             if (!quad_crosses(&tp, a, b, c, q, side)) {
                 if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
@@ -1059,7 +1063,6 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
             }
         }
     }
-    frame_of(&ff, a, b, c, tp.n, tp.nl);
     if (known && face_start(&ff, cp, d, r, e, tmax, maxd(mt, mv->mq), len)) {
         /* the start distance's three tests below certainly pass, and d2 > r^2 (face_start) */
         d2 = HUGE_VAL;
@@ -1082,7 +1085,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
      * only at the end): the distance between the triangle and the parallelogram the segment
      * sweeps, from its edges against the triangle and the triangle's edges against it (the
      * first distance under the allowance decides) */
-    if (!far && !end_deep(&ff, q[3], r - e, e * 16) && !quad_near(a, b, c, q, in2, 0)) return s;
+    if (!far && !deep && !quad_near(a, b, c, q, in2, 0)) return s;
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0;
         s.n = w;
