@@ -764,9 +764,10 @@ static double ts_axis_sep(cl_vec3 u, const tsplane *tp, const cl_vec3 *y, double
  * at least lim2, else 0. It bounds every distance the grazing check computes (the points it
  * compares lie within 2^-47 sc of the triangle and of the quad k, as tri_quad_gap assumes: its
  * tail, the same operations), and its root less 2^-48 of it (capsule_tri's *clear, as from
- * tri_quad_gap's) the distance between the triangle and the quad. A capsule sliding over a ridge between two tiles is that far from the tile beyond
- * it, which neither the tile's normal nor its edges' normals in its plane show. Coordinates in
- * [2^-300, 2^200] (tri_quad_gap's), so no cross or dot product overflows. */
+ * tri_quad_gap's) the distance between the triangle and the quad. A capsule sliding over a ridge
+ * between two tiles is that far from the tile beyond it, which neither the tile's normal nor its
+ * edges' normals in its plane show. Coordinates in [2^-300, 2^200] (tri_quad_gap's), so no cross
+ * or dot product overflows. */
 static double ts_edge_far(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, cl_vec3 d,
                           double sc, double lim2)
 {
@@ -810,8 +811,8 @@ static int quad_near(cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *q, double l
  * (c - a) and dp = n . (p - a), dq = n . (q - a) (the caller's, the same operations). Its first
  * test (seg_crossing's: the ends on either side of the plane, or on it) is made here, so that an
  * edge that does not reach the plane costs no call. */
-static CL_INLINE int ts_crosses(const cl_vec3 *a, const cl_vec3 *b, const cl_vec3 *c, const cl_vec3 *p, const cl_vec3 *q,
-                                const cl_vec3 *n, double dp, double dq)
+static CL_INLINE int ts_crosses(const cl_vec3 *a, const cl_vec3 *b, const cl_vec3 *c, const cl_vec3 *p,
+                                const cl_vec3 *q, const cl_vec3 *n, double dp, double dq)
 {
     if (!(((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0)) && dp != dq)) return 0;
     return cl_tri_segment_crosses_n(a, b, c, p, q, n, dp, dq);
