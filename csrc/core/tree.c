@@ -119,6 +119,7 @@ void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->pend = NULL;
     t->npend = t->pendcap = 0;
     t->bld = NULL;
+    t->old = NULL;
     t->built_cost = 0;
     t->alloc = alloc;
     t->ud = ud;
@@ -131,6 +132,7 @@ static size_t pool_bytes(int cap) {
 
 void cl_tree_free(cl_tree *t) {
     cl_tree_rebuild_cancel(t);
+    cl_tree_rebuild_release(t);
     if (t->nodes) t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
     if (t->pend) t->alloc(t->ud, t->pend, (size_t)t->pendcap * sizeof(int), 0);
     cl_tree_init(t, t->alloc, t->ud);
@@ -1009,12 +1011,16 @@ int cl_tree_rebuild(cl_tree *t) {
 /* An incremental rebuild: the leaves' two buffers, the new pool (cap nodes, then cap metas),
  * and the build's task stack; its leaves hold the old leaf node index until phase 1. After the
  * build, phase 1 (payloads; heights; the new pool's free list: three calls) and phase 2 (the
- * leaves' boxes of now; the internal boxes fitted and the cost: two calls), then the install (the
- * stored phase numbers are one less, sub counts the calls within one); from phase 2's first
- * call on, the leaves whose box changes are logged (old node indices) and the install only
- * copies those again (their new ancestors grown as cl_tree_enlarge does), unless the log ran
- * over or a refit changed the old tree (stale: every leaf copied and fitted again). The leaf
- * buffers are reused for map (old leaf node -> new, cap entries) and the log. */
+ * leaves' boxes of now; the deeper half of the internal boxes fitted; the rest and the cost:
+ * three calls), then the install (the stored phase numbers are one less, sub counts the calls
+ * within one); from phase 2's first call on, the leaves whose box changes are logged (old node
+ * indices) and the install only copies those again (their new ancestors grown as
+ * cl_tree_enlarge does), unless the log ran over or a refit changed the old tree (stale: every
+ * leaf copied and fitted again). The leaf buffers are reused for map (old leaf node -> new, cap
+ * entries) and the log. After the install the record is kept (t->old) with the old pool in p
+ * and the log turned into the new leaves it copied (nlog; -1 if stale) until
+ * cl_tree_rebuild_release: the caller may read the log, and the frees of the big blocks fall in
+ * a later call than the install. */
 struct cl_tbuild {
     rleaf *lv;
     cl_tnode *p;
@@ -1046,6 +1052,7 @@ void cl_tree_rebuild_cancel(cl_tree *t) {
 int cl_tree_rebuild_start(cl_tree *t) {
     struct cl_tbuild *b;
     if (t->bld || t->npend > 0 || t->leaves < 2) return CL_OK;
+    cl_tree_rebuild_release(t);
     b = (struct cl_tbuild *)t->alloc(t->ud, NULL, 0, sizeof *b);
     if (!b) return CL_ENOMEM;
     b->n = t->leaves;
@@ -1079,7 +1086,7 @@ int cl_tree_rebuild_start(cl_tree *t) {
 }
 
 static int build_fitted(const cl_tree *t) {
-    return t->bld != NULL && (t->bld->phase == 2 || (t->bld->phase == 1 && t->bld->sub == 1));
+    return t->bld != NULL && (t->bld->phase == 2 || (t->bld->phase == 1 && t->bld->sub >= 1));
 }
 static void build_stale(cl_tree *t) { t->bld->stale = 1; }
 
@@ -1088,6 +1095,48 @@ const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap) {
     *root = t->bld->root;
     *cap = t->bld->cap;
     return t->bld->p;
+}
+
+/* Gives the new tree's leaves logged since the fit (not stale) their present boxes and grows
+ * their new ancestors as cl_tree_enlarge does; keep: the log then lists the new leaves (for
+ * cl_tree_rebuild_replayed), else it is emptied. */
+static void build_replay(const cl_tree *t, struct cl_tbuild *b, int keep) {
+    cl_tnode *p = b->p;
+    const cl_tmeta *m = b->m;
+    int i;
+    for (i = 0; i < b->nlog; i++) {
+        int nl = b->map[b->log[i]], a = m[nl].parent;
+        cl_fbox box = t->nodes[b->log[i]].box;
+        p[nl].box = box;
+        while (a != CL_NULLNODE && !fb_encloses(&p[a].box, &box)) {
+            p[a].box = fb_union(&p[a].box, &box);
+            a = m[a].parent;
+        }
+        b->log[i] = nl;
+    }
+    if (!keep) b->nlog = 0;
+}
+
+const cl_tnode *cl_tree_rebuild_ready(cl_tree *t) {
+    struct cl_tbuild *b = t->bld;
+    if (b == NULL || b->ns > 0 || b->phase != 2 || b->stale) return NULL;
+    build_replay(t, b, 0);
+    return b->p;
+}
+
+int cl_tree_rebuild_replayed(const cl_tree *t, const int **leaves) {
+    if (t->old == NULL) return -1;
+    *leaves = t->old->log;
+    return t->old->nlog;
+}
+
+void cl_tree_rebuild_release(cl_tree *t) {
+    struct cl_tbuild *b = t->old;
+    if (!b) return;
+    t->old = NULL;
+    t->alloc(t->ud, b->lv, b->lvbytes, 0);
+    t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
+    t->alloc(t->ud, b, sizeof *b, 0);
 }
 
 /* Phase 1 of the install, in three calls (part 0, 1, 2; each a pass over the new tree's nodes):
@@ -1125,30 +1174,40 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
 }
 
 /* Phase 2 (and a stale install): the new leaves take the boxes of their old nodes (through
- * map; part 0 or -1), every internal box is fitted bottom up (children follow their parent) and
- * the cost noted (as build_close; part 1 or -1). Phase 2 runs part 0 and part 1 in two calls;
- * the leaves' box changes are logged from part 0 on, and part 1 first copies the logged leaves
- * again (all of them if the log went stale) and empties the log: the leaves then hold the boxes
- * of part 1's call, as a fit in one call would give them (the same tree). */
+ * map; part 0 or -1), every internal box is fitted bottom up (children follow their parent, so
+ * nodes k-1 down to 0 is a bottom-up order) and the cost noted (as build_close; parts 1 and 2,
+ * or -1). Phase 2 runs parts 0, 1 and 2 in three calls; the leaves' box changes are logged from
+ * part 0 on, and part 1 first copies the logged leaves again (all of them if the log went stale)
+ * and empties the log, then fits the nodes k-1 down to k/2; part 2 fits the others (their
+ * children's boxes: part 1's, or leaves' of part 1's call) and notes the cost. A leaf changed
+ * after part 1 stays logged: the install copies it and grows its new ancestors. Without such
+ * changes the tree is the one a fit in one call gives. */
 static void build_fit(const cl_tree *t, struct cl_tbuild *b, int part) {
     const cl_tnode *old = t->nodes;
     cl_tnode *p = b->p;
-    double sum = 0, rc;
-    int i;
+    double sum = part == 2 ? b->cost : 0, rc;
+    int i, lo = part == 1 ? b->k / 2 : 0, hi = part == 2 ? b->k / 2 : b->k;
+    if (part == 2 && !b->stale) build_replay(t, b, 0);
     if (part == 1 && !b->stale) {
         for (i = 0; i < b->nlog; i++) p[b->map[b->log[i]]].box = old[b->log[i]].box;
-    } else {
+    } else if (part != 2) {
         for (i = 0; i < b->cap; i++)
             if (t->meta[i].height == 0) p[b->map[i]].box = old[i].box;
     }
     if (part == 0) return;
-    b->nlog = 0;
-    b->stale = 0;
-    for (i = b->k - 1; i >= 0; i--)
+    if (part != 2) {
+        b->nlog = 0;
+        b->stale = 0;
+    }
+    for (i = hi - 1; i >= lo; i--)
         if (p[i].child1 != CL_NULLNODE) {
             p[i].box = fb_union(&p[p[i].child1].box, &p[p[i].child2].box);
             sum += fb_cost(&p[i].box);
         }
+    if (part == 1) {                /* the partial sum, finished by part 2 */
+        b->cost = sum;
+        return;
+    }
     rc = fb_cost(&p[0].box);
     b->cost = rc > 0 ? sum / rc : 0;
 }
@@ -1157,7 +1216,6 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     struct cl_tbuild *b = t->bld;
     cl_tnode *p;
     cl_tmeta *m;
-    int i;
     if (!b) return 0;
     if (b->ns > 0) {        /* building; a call that finishes the build leaves the rest to the next */
         build_run(b->lv, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work);
@@ -1173,7 +1231,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     }
     if (b->phase == 1) {
         build_fit(t, b, b->sub);
-        if (++b->sub == 2) {
+        if (++b->sub == 3) {
             b->phase = 2;
             b->sub = 0;
         }
@@ -1185,27 +1243,20 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     m = b->m;
     if (b->stale) {
         build_fit(t, b, -1);
+        b->nlog = -1;
     } else {
-        for (i = 0; i < b->nlog; i++) {
-            int nl = b->map[b->log[i]], a = m[nl].parent;
-            cl_fbox box = t->nodes[b->log[i]].box;
-            p[nl].box = box;
-            while (a != CL_NULLNODE && !fb_encloses(&p[a].box, &box)) {
-                p[a].box = fb_union(&p[a].box, &box);
-                a = m[a].parent;
-            }
-        }
+        build_replay(t, b, 1);      /* the new leaves kept for cl_tree_rebuild_replayed */
     }
-    t->alloc(t->ud, b->lv, b->lvbytes, 0);
-    t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
+    cl_tree_rebuild_release(t);     /* a previous install's blocks, if still kept */
+    b->p = t->nodes;                /* the old pool, freed by cl_tree_rebuild_release */
     t->nodes = p;
     t->meta = m;
     t->root = b->root;
     t->built_cost = b->cost;
     t->freelist = b->freehead;
     t->nfree = b->cap - b->k;
-    t->alloc(t->ud, b, sizeof *b, 0);
     t->bld = NULL;
+    t->old = b;
     pend_clear(t);
     return 1;
 }

@@ -62,6 +62,7 @@ typedef struct cl_tree {
     int npend, pendcap;
     double built_cost;  /* cl_tree_cost right after the last rebuild (0: none yet) */
     struct cl_tbuild *bld;  /* incremental rebuild under way (cl_tree_rebuild_start), or NULL */
+    struct cl_tbuild *old;  /* the last install's record and old pool until cl_tree_rebuild_release */
     long bldno;         /* incremental rebuilds started so far */
     cl_alloc alloc;
     void *ud;
@@ -141,11 +142,12 @@ CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
 /// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, three
 /// calls finish the new tree's structure (payloads, heights, free list: one pass each), the next
-/// two fit its boxes to the leaves' boxes of then (copy, then fit), and the next installs it (so
-/// no call pays for two of these passes): the
+/// three fit its boxes to the leaves' boxes of then (copy; fit the deeper half; fit the rest), and
+/// the next installs it (so no call pays for two of these passes): the
 /// leaves get new node indices (the caller re-reads them) and their present boxes (those changed
 /// since the fit are copied again and their ancestors grown). Returns 1 if it installed the new
-/// tree, else 0. Never allocates or fails.
+/// tree, else 0. Never allocates or fails. The old pool and the build's buffers are freed by
+/// cl_tree_rebuild_release (or the next start, cl_tree_free), not by the install.
 CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
 /// Returns the rebuild's new tree (its pool's nodes; *root, *cap) between the end of its
 /// structure and the first call that fits it to the leaves' boxes of then (three calls before
@@ -153,6 +155,18 @@ CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
 /// NULL. Its structure, node indices and payloads are those the install will take; its boxes
 /// are those of the build's start (the fit and the install change them, not the structure).
 CL_API const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap);
+/// Once the rebuild's new tree is fitted (cl_tree_rebuild_step's next call installs it): gives
+/// its leaves changed since the fit their present boxes (their ancestors grown as
+/// cl_tree_enlarge does) and returns it (its pool's nodes), else NULL (also when the install is
+/// to fit every box again). Its boxes are then those the install takes, except those of the
+/// leaves cl_tree_rebuild_replayed lists after it.
+CL_API const cl_tnode *cl_tree_rebuild_ready(cl_tree *t);
+/// After an install and until cl_tree_rebuild_release: the number of new leaves (*leaves: their
+/// node indices, repeats possible) the install gave a box changed since the fit (their ancestors
+/// grown as cl_tree_enlarge does), or -1 if it fitted every box again (or nothing is kept).
+CL_API int cl_tree_rebuild_replayed(const cl_tree *t, const int **leaves);
+/// Frees what the last install kept (the old pool, the build's buffers), if anything.
+CL_API void cl_tree_rebuild_release(cl_tree *t);
 /// Cancels the rebuild under way, if any, and frees its memory.
 CL_API void cl_tree_rebuild_cancel(cl_tree *t);
 /// Height of the tree (0 for one leaf, -1 when empty).

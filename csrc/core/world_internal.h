@@ -270,6 +270,9 @@ CL_API void clw_tree_rebuild(cl_world *w);
 CL_API void clw_tree_upkeep(cl_world *w);
 /* world_tree.c: runs a slice of the incremental rebuild under way, taking the new tree when built. */
 CL_API void clw_tree_step(cl_world *w);
+/* world_tree.c: frees what the last install left for a later call (the old pool and the
+ * rebuild's buffers, the old box-query snapshot) or a spare snapshot no rebuild waits for. */
+CL_API void clw_tree_release(cl_world *w);
 /* world_tree.c: links the leaves of the items added since the last traversal into the tree. */
 CL_API void clw_link_tree(cl_world *w);
 /* world_tree.c: refits the stale leaves of the items updated out of their fat boxes. */
@@ -304,6 +307,7 @@ CL_API int clw_less_hit(const void *ctx, const void *a, const void *b);
  * and every traversal runs a slice of it (clw_tree_upkeep, clw_tree_step). */
 static inline void tree_maint(cl_world *w) {
     if (w->tree.bld) clw_tree_step(w);
+    else if (w->tree.old || w->qn2block) clw_tree_release(w);
     else if (w->tree.leaves >= 64 && w->tchg >= 2L * w->tree.leaves) clw_tree_upkeep(w);
 }
 

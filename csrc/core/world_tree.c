@@ -112,14 +112,19 @@ void clw_tree_upkeep(cl_world *w) {
 }
 
 static void qsnap_refit(cl_world *w);
+static void qsnap_path(cl_world *w, int leaf);
+static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int n);
 static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, long bno);
 
 /* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
  * takes the new tree when that installed it. While a box-query snapshot is in use, calls
  * between the build and its fit build the new tree's snapshot into the spare buffers instead
- * (two or three calls, qsnap_spare_step; if memory runs out the rebuild goes on without)
- * (the install then swaps them in and copies every slotted node's box, fitted since), so the
- * pairs after an install do not pay for a whole snapshot build. */
+ * (two to four calls, qsnap_spare_step; if memory runs out the rebuild goes on without), and
+ * the call after the fit copies the fitted boxes into it (wtree_fill), so the install only swaps
+ * it in and copies the paths of the leaves it gave a box changed since the fit (qsnap_path):
+ * the pairs after an install do not pay for a whole snapshot build, and no call pays for more
+ * than one pass over the tree. The blocks the install replaces are freed by the next call
+ * (clw_tree_release). */
 void clw_tree_step(cl_world *w) {
     cl_tree *t = &w->tree;
     long n = t->leaves, bno = t->bldno;
@@ -131,23 +136,45 @@ void clw_tree_step(cl_world *w) {
         if (r != 0) w->qn2bld = r > 0 ? bno : -bno;
         return;
     }
+    if (w->qn2bld == bno && w->qn2fit != bno && w->qslot2cap >= t->cap &&
+        (nodes = cl_tree_rebuild_ready(t)) != NULL) {
+        wtree_fill(nodes, w->qn2, w->qslot2, w->qslot2cap);
+        w->qn2fit = bno;
+        return;
+    }
     while ((1L << lg) < n) lg++;
     if (cl_tree_rebuild_step(t, n * (lg + 2) / REBUILD_STEPS + 256)) {
         tree_rebuilt(w);
         if (w->qn2bld == bno && w->qslot2cap >= t->cap) {
             cl_qnode *q = w->qn; void *qb = w->qnblock; int qc = w->qncap, *qs = w->qslot, qsc = w->qslotcap;
+            const int *lv;
+            int nl = cl_tree_rebuild_replayed(t, &lv), i;
             w->qn = w->qn2; w->qnblock = w->qn2block; w->qncap = w->qn2cap;
             w->qslot = w->qslot2; w->qslotcap = w->qslot2cap;
             w->qn2 = q; w->qn2block = qb; w->qn2cap = qc; w->qslot2 = qs; w->qslot2cap = qsc;
-            qsnap_refit(w);         /* the boxes fitted and grown since the snapshot was built */
+            if (w->qn2fit == bno && nl >= 0) {
+                for (i = 0; i < nl; i++) qsnap_path(w, lv[i]);  /* boxes changed since the fill */
+            } else {
+                qsnap_refit(w);     /* the boxes fitted and grown since the snapshot was built */
+            }
             w->qnver = w->tver;
         }
-        if (w->qn2block) w->alloc(w->ud, w->qn2block, (size_t)w->qn2cap * sizeof(cl_qnode) + 64, 0);
-        free_buf(w, w->qslot2, w->qslot2cap, sizeof(int));   /* no spare kept between rebuilds */
-        w->qn2 = NULL; w->qn2block = NULL; w->qn2cap = 0;
-        w->qslot2 = NULL; w->qslot2cap = 0;
         w->qn2bld = 0;
+        w->qn2fit = 0;
     }
+}
+
+/* Frees the old pool and the rebuild's buffers an install kept (cl_tree_rebuild_release) and the
+ * spare box-query snapshot blocks (after an install: the old snapshot; no spare is kept between
+ * rebuilds), a call after the install so that call does not pay for the frees too. */
+void clw_tree_release(cl_world *w) {
+    cl_tree_rebuild_release(&w->tree);
+    if (w->qn2block) w->alloc(w->ud, w->qn2block, (size_t)w->qn2cap * sizeof(cl_qnode) + 64, 0);
+    free_buf(w, w->qslot2, w->qslot2cap, sizeof(int));
+    w->qn2 = NULL; w->qn2block = NULL; w->qn2cap = 0;
+    w->qslot2 = NULL; w->qslot2cap = 0;
+    w->qn2bld = 0;
+    w->qn2fit = 0;
 }
 
 /* Links the leaves of the items added since the last traversal: one by one while they are
@@ -198,6 +225,21 @@ static void qsnap_refit(cl_world *w) {
     int i;
     for (i = 0; i < w->qslotcap; i++)
         if (w->qslot[i] >= 0) qslot_copy(w, i, w->qslot[i]);
+}
+
+/* Copies the box of every node of nodes (n of them) that has a slot in qslot into snapshot qn:
+ * the spare snapshot takes the rebuild's fitted boxes in the call before the install. */
+static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int n) {
+    int i;
+    for (i = 0; i < n; i++) {
+        int s = qslot[i], j = s & 3;
+        const cl_fbox *b = &nodes[i].box;
+        cl_qnode *q;
+        if (s < 0) continue;
+        q = &qn[s >> 2];
+        q->b[0][j] = b->lo[0]; q->b[1][j] = b->lo[1]; q->b[2][j] = b->lo[2];
+        q->b[3][j] = b->hi[0]; q->b[4][j] = b->hi[1]; q->b[5][j] = b->hi[2];
+    }
 }
 
 /* Refits the tree leaves of every item updated out of its fat box since the last traversal
@@ -395,8 +437,8 @@ int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qno
     return r;
 }
 
-/* clw_qsnap_into of the rebuild bno's new tree into the spare buffers over two or three calls
- * (up to leaves / 4 + 1 snapshot nodes each, of at most 2 * leaves / 3 + 1; the walk's stack kept
+/* clw_qsnap_into of the rebuild bno's new tree into the spare buffers over two to four calls
+ * (up to leaves / 6 + 1 snapshot nodes each, of at most 2 * leaves / 3 + 1; the walk's stack kept
  * in w->qss between them; the new tree does not change meanwhile: the rebuild waits for this
  * build): 1 when built, 0 when paused, -1 on CL_ENOMEM (the rebuild then goes on without). */
 static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, long bno) {
@@ -420,7 +462,7 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
         k = w->qsk;
         w->qsres = 0;
     }
-    r = qsnap_walk(w, nodes, &st, &k, w->tree.leaves / 4 + 1, w->qn2, w->qn2cap, w->qslot2);
+    r = qsnap_walk(w, nodes, &st, &k, w->tree.leaves / 6 + 1, w->qn2, w->qn2cap, w->qslot2);
     if (r == CL_OK && st.n > 0) {           /* pause: keep the stack */
         if (st.n > w->qsscap) {
             free_buf(w, w->qss, w->qsscap, sizeof(cl_sentry));

@@ -462,6 +462,49 @@ static void test_qsnap_step(void) {
     cl_world_free(&w);
 }
 
+/* The install of an incremental rebuild swaps in the spare box-query snapshot, whose boxes the
+ * call before took from the fitted new tree (wtree_fill), and copies only the paths of the
+ * leaves given a box since (qsnap_path): 800 boxes moving, one pairs call a frame (so leaves
+ * leave their fat boxes between the fill and the install), the snapshot in step with the tree
+ * after every frame it is valid, installs after a fill counted, pairs against brute force. */
+static void test_install_snapshot(void) {
+    cl_world w;
+    static cl_shape sh[800];
+    static cl_vec3 v[800];
+    int ids[800], i, f, bad = 0, valid = 0, filled = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < 800; i++) {
+        double x = rnd() * 50, y = rnd() * 50, z = rnd() * 50;
+        sh[i] = i % 5 == 2 ? mksphere(x, y, z, 0.5 + rnd()) : mkaabb(x, y, z, x + 0.5 + rnd(), y + 0.5 + rnd(), z + 0.5 + rnd());
+        v[i] = cl_v3((rnd() - 0.5) * 0.3, (rnd() - 0.5) * 0.3, (rnd() - 0.5) * 0.3);
+        ids[i] = cl_world_add(&w, &sh[i]);
+    }
+    for (f = 0; f < 700; f++) {
+        long bno = w.tree.bldno;
+        int fill = w.tree.bld != NULL && w.qn2fit == bno, np;
+        for (i = 0; i < 800; i++) {
+            cl_shape_translate(&sh[i], v[i]);
+            cl_world_translate(&w, ids[i], v[i]);
+        }
+        np = cl_world_pairs(&w);
+        if (fill && w.tree.bld == NULL) filled++;
+        if (w.qn && w.qnver == w.tver) {
+            valid++;
+            if (!qsnap_in_step(&w)) bad++;
+        }
+        if (f % 10 == 0) {
+            int a, b, m = 0;
+            for (a = 0; a < 800; a++)
+                for (b = a + 1; b < 800; b++) m += cl_shape_overlaps(&sh[a], &sh[b]);
+            if (m != np) bad++;
+        }
+        if (!cl_tree_validate(&w.tree)) bad++;
+    }
+    printf("installs after a fill: %d; snapshot valid after %d of 700 frames\n", filled, valid);
+    ENSURE(bad == 0 && filled > 5 && valid > 600, "the snapshot swapped in at an install is in step with the new tree");
+    cl_world_free(&w);
+}
+
 /* Closest raycasts walk the 4-wide box-query snapshot (there is no snapshot of their own): on a
  * lattice of unit boxes whose faces touch (and some stale leaves), rays along face planes, along
  * axes, in 2D and in random directions give the brute-force closest hit (least t, then add
@@ -1374,6 +1417,7 @@ int main(void) {
     test_differential(1);
     test_differential(4294967296.0);
     test_qsnap_step();
+    test_install_snapshot();
     test_ray_qsnap();
     test_rounding();
     test_bulk();
