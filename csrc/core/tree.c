@@ -1010,7 +1010,7 @@ int cl_tree_rebuild(cl_tree *t) {
 
 /* An incremental rebuild: the leaves' two buffers, the new pool (cap nodes, then cap metas),
  * and the build's task stack; its leaves hold the old leaf node index until phase 1. After the
- * build, phase 1 (payloads; heights; the new pool's free list: three calls) and phase 2 (the
+ * build, phase 1 (payloads and the new pool's free list; heights: two calls) and phase 2 (the
  * leaves' boxes of now; the deeper half of the internal boxes fitted; the rest and the cost:
  * three calls), then the install (the stored phase numbers are one less, sub counts the calls
  * within one); from phase 2's first call on, the leaves whose box changes are logged (old node
@@ -1139,12 +1139,13 @@ void cl_tree_rebuild_release(cl_tree *t) {
     t->alloc(t->ud, b, sizeof *b, 0);
 }
 
-/* Phase 1 of the install, in three calls (part 0, 1, 2; each a pass over the new tree's nodes):
- * the leaves' payloads (map notes old leaf node -> new); heights of the new tree and its
- * internal boxes fitted to the leaves' boxes of the build's start (so cl_tree_rebuild_fitted
- * can hand out a whole tree; phase 2 fits them again to the boxes of then); the free list of
- * its nodes k..cap-1 (as build_close). The parts touch only the new pool and read only the old
- * leaves' payloads, which no leaf change alters: the same tree as in one call. */
+/* Phase 1 of the install, in two calls (part 0, 1): the leaves' payloads (map notes old leaf
+ * node -> new) and the free list of the nodes k..cap-1 (as build_close; the two loops are the
+ * cheapest passes, so they share a call); heights of the new tree and its internal boxes fitted
+ * to the leaves' boxes of the build's start (so cl_tree_rebuild_fitted can hand out a whole
+ * tree; phase 2 fits them again to the boxes of then). The parts touch only the new pool and
+ * read only the old leaves' payloads, which no leaf change alters: the same tree as in one
+ * call. */
 static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
     cl_tnode *p = b->p;
     cl_tmeta *m = b->m;
@@ -1155,14 +1156,6 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
                 b->map[p[i].child2] = i;
                 p[i].child2 = t->nodes[p[i].child2].child2;
             }
-    } else if (part == 1) {
-        for (i = b->k - 1; i >= 0; i--)
-            if (p[i].child1 != CL_NULLNODE) {
-                int x = p[i].child1, y = p[i].child2;
-                m[i].height = 1 + (m[x].height > m[y].height ? m[x].height : m[y].height);
-                p[i].box = fb_union(&p[x].box, &p[y].box);
-            }
-    } else {
         b->freehead = CL_NULLNODE;
         for (i = b->cap - 1; i >= b->k; i--) {
             m[i].height = -1;
@@ -1170,6 +1163,13 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
             p[i].child1 = p[i].child2 = CL_NULLNODE;
             b->freehead = i;
         }
+    } else {
+        for (i = b->k - 1; i >= 0; i--)
+            if (p[i].child1 != CL_NULLNODE) {
+                int x = p[i].child1, y = p[i].child2;
+                m[i].height = 1 + (m[x].height > m[y].height ? m[x].height : m[y].height);
+                p[i].box = fb_union(&p[x].box, &p[y].box);
+            }
     }
 }
 
@@ -1223,7 +1223,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     }
     if (b->phase == 0) {    /* each part of a phase in a call of its own: no call pays for two */
         build_prep(t, b, b->sub);
-        if (++b->sub == 3) {
+        if (++b->sub == 2) {
             b->phase = 1;
             b->sub = 0;
         }

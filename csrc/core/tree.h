@@ -140,8 +140,8 @@ CL_API int cl_tree_rebuild(cl_tree *t);
 /// is more, and a pool of the tree's size).
 CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
-/// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, three
-/// calls finish the new tree's structure (payloads, heights, free list: one pass each), the next
+/// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, two
+/// calls finish the new tree's structure (payloads and free list; heights), the next
 /// three fit its boxes to the leaves' boxes of then (copy; fit the deeper half; fit the rest), and
 /// the next installs it (so no call pays for two of these passes): the
 /// leaves get new node indices (the caller re-reads them) and their present boxes (those changed
@@ -150,7 +150,7 @@ CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// cl_tree_rebuild_release (or the next start, cl_tree_free), not by the install.
 CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
 /// Returns the rebuild's new tree (its pool's nodes; *root, *cap) between the end of its
-/// structure and the first call that fits it to the leaves' boxes of then (three calls before
+/// structure and the first call that fits it to the leaves' boxes of then (four calls before
 /// its install), else
 /// NULL. Its structure, node indices and payloads are those the install will take; its boxes
 /// are those of the build's start (the fit and the install change them, not the structure).

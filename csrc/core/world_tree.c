@@ -438,14 +438,18 @@ int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qno
 }
 
 /* clw_qsnap_into of the rebuild bno's new tree into the spare buffers over two to four calls
- * (up to leaves / 6 + 1 snapshot nodes each, of at most 2 * leaves / 3 + 1; the walk's stack kept
+ * (up to leaves / 8 + 1 snapshot nodes in the first, which also sets up the blocks, leaves / 5 + 1
+ * in each later one; of at most 2 * leaves / 3 + 1, about leaves / 2 in a typical tree, so
+ * mostly three calls of about equal cost; the walk's stack kept
  * in w->qss between them; the new tree does not change meanwhile: the rebuild waits for this
  * build): 1 when built, 0 when paused, -1 on CL_ENOMEM (the rebuild then goes on without). */
 static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, long bno) {
     cl_stack st;
     int k = 0, r, i;
+    long budget = w->tree.leaves / 5 + 1;
     cl_stack_init(&st);
     if (w->qsres != bno) {                  /* a fresh build */
+        budget = w->tree.leaves / 8 + 1;
         w->qsres = 0;
         if (qsnap_blocks(w, cap, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2, &w->qslot2cap) != CL_OK)
             return -1;
@@ -462,7 +466,7 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
         k = w->qsk;
         w->qsres = 0;
     }
-    r = qsnap_walk(w, nodes, &st, &k, w->tree.leaves / 6 + 1, w->qn2, w->qn2cap, w->qslot2);
+    r = qsnap_walk(w, nodes, &st, &k, budget, w->qn2, w->qn2cap, w->qslot2);
     if (r == CL_OK && st.n > 0) {           /* pause: keep the stack */
         if (st.n > w->qsscap) {
             free_buf(w, w->qss, w->qsscap, sizeof(cl_sentry));
