@@ -323,22 +323,17 @@ static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, 
     return (char *)b + (64 - (uintptr_t)b % 64) % 64;
 }
 
-/* Returns the surface-area measure of a float box (which inner child a 4-wide node opens). */
-static double fb_area(const cl_fbox *b) {
-    double dx = (double)b->hi[0] - b->lo[0], dy = (double)b->hi[1] - b->lo[1];
-    double dz = (double)b->hi[2] - b->lo[2];
-    return dx * dy + dy * dz + dz * dx;
-}
-
 /* Builds the box-query snapshot: the binary tree collapsed into 4-wide nodes, in depth-first
  * order (a node's first inner child follows it); CL_OK or CL_ENOMEM (no snapshot). Needs at
- * least two leaves. Each node takes a tree node's two children and opens the inner ones: two
- * inner children give their four children; one gives its two children and the larger inner one
- * of those opens too (cheap to build, no search). Size bound: a node of four slots uses up three
- * inner tree nodes; one of three slots (all leaves) two; one of two slots (both leaves) one;
- * with n leaves, n - 1 inner nodes and 2 * (two-slot nodes) + (three-slot nodes) <= n, that is
- * at most (2n - 1) / 3 nodes. Which leaves a query finds does not depend on the grouping (every
- * box encloses its subtree's), only the order it finds them in, which no result depends on. */
+ * least two leaves. Each snapshot node stands for a piece of the tree: a tree node and up to two
+ * more inner nodes below it, connected (the nodes it opens); its slots are the children of the
+ * piece that are not in it (a piece of p inner nodes has p + 1 of them). The pieces are chosen
+ * bottom up so that they are as few as can be (qsnap_sizes), about (n - 1) / 3 for n leaves: a
+ * collapse from the top that fills each node (or opens both children or one) ends near the
+ * leaves with many nodes of two or three leaf slots, about n / 2 nodes in the trees a rebuild
+ * makes, so half again the memory, and a query visits about as many nodes more. The block is
+ * sized to the count. Which leaves a query finds does not depend on the grouping (every box
+ * encloses its subtree's), only the order it finds them in, which no result depends on. */
 int clw_qsnap_build(cl_world *w) {
     int r = clw_qsnap_into(w, w->tree.nodes, w->tree.root, w->tree.cap, &w->qn, &w->qnblock, &w->qncap,
                            &w->qslot, &w->qslotcap);
@@ -346,13 +341,76 @@ int clw_qsnap_build(cl_world *w) {
     return r;
 }
 
-/* The first part of clw_qsnap_into: the snapshot's blocks (at least 2 * leaves / 3 + 1 nodes; a
- * slot per tree node, all -1); CL_OK or CL_ENOMEM. */
-static int qsnap_blocks(cl_world *w, int cap, cl_qnode **qnp, void **blk, int *qncap, int **qslotp,
-                        int *qslotcap) {
-    int need = 2 * w->tree.leaves / 3 + 1, k;
-    *qnp = (cl_qnode *)snap_block(w, *qnp, blk, qncap, need, sizeof(cl_qnode));
-    if (!*qnp) return CL_ENOMEM;
+/* Which children of an inner tree node the piece holding it also holds (bit 0: child1, bit 1:
+ * child2), given s1, s2: the sizes of the children's own pieces as qsnap_sizes left them (0 for a
+ * leaf, which is a slot, never opened). The piece grows by both while it stays within three
+ * inner nodes, else by the smaller (child2 on a tie), else by neither. Deciding at each node,
+ * from the bottom, to cut the children whose pieces are largest gives the fewest pieces (the
+ * greedy partition of a tree into connected parts of bounded size, Kundu and Misra 1977). */
+static int qsnap_opens(int s1, int s2) {
+    if (s1 + s2 <= 2) return (s1 > 0) | (s2 > 0) << 1;
+    if (s2 <= s1 && s2 <= 2) return s2 > 0 ? 2 : 0;
+    if (s1 < s2) return s1 > 0 ? 1 : 0;
+    return 0;
+}
+
+/* The bottom-up pass of the snapshot build: size[i] gets the size of the open piece of every
+ * inner node i of the tree (nodes 0..cap-1, root root; free nodes look like leaves); returns the
+ * number of pieces (snapshot nodes: the root's and one per inner child left out of its parent's
+ * piece), or CL_ENOMEM. A tree fresh from a rebuild has every child after its parent in the
+ * pool, so one backward pass over it sees children first (sequential reads, no stack); a tree
+ * changed since (reinserted leaves take free nodes anywhere) is walked in post-order instead. */
+static int qsnap_sizes(cl_world *w, const cl_tnode *nodes, int root, int cap, int *size) {
+    cl_stack st;
+    int count = 1, i;
+    for (i = cap - 1; i >= 0; i--) {
+        int a = nodes[i].child1, b = nodes[i].child2, s1, s2, m;
+        if (a == CL_NULLNODE) continue;
+        if (a < i || b < i) break;
+        s1 = nodes[a].child1 != CL_NULLNODE ? size[a] : 0;
+        s2 = nodes[b].child1 != CL_NULLNODE ? size[b] : 0;
+        m = qsnap_opens(s1, s2);
+        count += (s1 > 0 && !(m & 1)) + (s2 > 0 && !(m & 2));     /* children cut: pieces */
+        size[i] = 1 + (m & 1 ? s1 : 0) + (m & 2 ? s2 : 0);
+    }
+    if (i < 0) return count;
+    count = 1;
+    cl_stack_init(&st);
+    st.p[st.n].node = root;
+    st.p[st.n].t = 0;
+    st.n++;
+    while (st.n > 0) {
+        int a, b;
+        i = st.p[--st.n].node;
+        a = nodes[i].child1;
+        b = nodes[i].child2;
+        if (st.p[st.n].t == 0) {            /* first visit: the children first */
+            int ok = SPUSH(&w->tree, &st, i, 1.0);
+            if (ok && nodes[b].child1 != CL_NULLNODE) ok = SPUSH(&w->tree, &st, b, 0.0);
+            if (ok && nodes[a].child1 != CL_NULLNODE) ok = SPUSH(&w->tree, &st, a, 0.0);
+            if (!ok) {
+                cl_stack_free(&w->tree, &st);
+                return CL_ENOMEM;
+            }
+        } else {
+            int s1 = nodes[a].child1 != CL_NULLNODE ? size[a] : 0;
+            int s2 = nodes[b].child1 != CL_NULLNODE ? size[b] : 0;
+            int m = qsnap_opens(s1, s2);
+            count += (s1 > 0 && !(m & 1)) + (s2 > 0 && !(m & 2));
+            size[i] = 1 + (m & 1 ? s1 : 0) + (m & 2 ? s2 : 0);
+        }
+    }
+    cl_stack_free(&w->tree, &st);
+    return count;
+}
+
+/* The first part of clw_qsnap_into: the snapshot's blocks (a slot per tree node, all -1 but the
+ * piece sizes of the inner nodes under root, which the walk reads and replaces; the nodes'
+ * block sized to the pieces: kept while it holds them and is not an eighth larger); CL_OK or
+ * CL_ENOMEM. */
+static int qsnap_blocks(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qnode **qnp, void **blk,
+                        int *qncap, int **qslotp, int *qslotcap) {
+    int need, k;
     if (cap > *qslotcap) {                  /* the slot of every tree node (qsnap_path) */
         free_buf(w, *qslotp, *qslotcap, sizeof(int));
         *qslotcap = 0;
@@ -361,7 +419,15 @@ static int qsnap_blocks(cl_world *w, int cap, cl_qnode **qnp, void **blk, int *q
         *qslotcap = cap;
     }
     for (k = 0; k < *qslotcap; k++) (*qslotp)[k] = -1;
-    return CL_OK;
+    need = qsnap_sizes(w, nodes, root, cap, *qslotp);
+    if (need < 0) return CL_ENOMEM;
+    if (*qncap > need + need / 8) {         /* much larger than needed: a fresh block */
+        w->alloc(w->ud, *blk, (size_t)*qncap * sizeof(cl_qnode) + 64, 0);
+        *blk = NULL;
+        *qncap = 0;
+    }
+    *qnp = (cl_qnode *)snap_block(w, *qnp, blk, qncap, need, sizeof(cl_qnode));
+    return *qnp ? CL_OK : CL_ENOMEM;
 }
 
 /* The walk of clw_qsnap_into from the stack st (entries: tree node, and (t) the slot that gets its
@@ -372,36 +438,24 @@ static int qsnap_walk(cl_world *w, const cl_tnode *nodes, cl_stack *st, int *kp,
     cl_tree *t = &w->tree;      /* its allocator for the stack */
     int k = *kp;
     while (st->n > 0 && budget-- > 0) {
-        int i = st->p[--st->n].node, slot = (int)st->p[st->n].t, me = k++, ns = 2, j, sl[4];
+        int i = st->p[--st->n].node, slot = (int)st->p[st->n].t, me = k++, ns = 1, j, m, sl[4], op[4];
         cl_qnode *qn = &qnodes[me];
-        int a = nodes[i].child1, b = nodes[i].child2;
-        int ia, ib;
-        if (me >= qncap) return CL_ENOMEM;  /* never (the bound above); no snapshot rather than an overrun */
-        ia = nodes[a].child1 != CL_NULLNODE;
-        ib = nodes[b].child1 != CL_NULLNODE;
+        if (me >= qncap) return CL_ENOMEM;  /* never (the count above); no snapshot rather than an overrun */
         if (slot >= 0) qnodes[slot / 4].child[slot % 4] = me;
-        if (ia && ib) {                     /* both children open: the four grandchildren */
-            sl[0] = nodes[a].child1; sl[1] = nodes[a].child2;
-            sl[2] = nodes[b].child1; sl[3] = nodes[b].child2;
-            ns = 4;
-        } else if (ia || ib) {  /* one inner child x: its children, the larger inner one opened too */
-            int x = ia ? a : b, x1 = nodes[x].child1, x2 = nodes[x].child2, o = -1, q[3];
-            int i1 = nodes[x1].child1 != CL_NULLNODE, i2 = nodes[x2].child1 != CL_NULLNODE;
-            if (i1 && i2) o = fb_area(&nodes[x1].box) >= fb_area(&nodes[x2].box) ? x1 : x2;
-            else if (i1) o = x1;
-            else if (i2) o = x2;
-            ns = 0;
-            q[0] = ia ? x1 : a; q[1] = ia ? x2 : x1; q[2] = ia ? b : x2;
-            for (j = 0; j < 3; j++) {
-                if (q[j] == o) {
-                    sl[ns++] = nodes[o].child1;
-                    sl[ns++] = nodes[o].child2;
-                } else {
-                    sl[ns++] = q[j];
-                }
-            }
-        } else {
-            sl[0] = a; sl[1] = b;
+        else qslot[i] = -1;                 /* the root: no slot */
+        sl[0] = i; op[0] = 1;
+        for (j = 0; j < ns; ) {             /* open the piece's nodes in place: its slots in order */
+            int x = sl[j], a, b, s1, s2, q;
+            if (!op[j]) { j++; continue; }
+            a = nodes[x].child1; b = nodes[x].child2;
+            s1 = nodes[a].child1 != CL_NULLNODE ? qslot[a] : 0;
+            s2 = nodes[b].child1 != CL_NULLNODE ? qslot[b] : 0;
+            m = qsnap_opens(s1, s2);
+            if (x != i) qslot[x] = -1;      /* an opened node: no slot */
+            for (q = ns; q > j + 1; q--) { sl[q] = sl[q - 1]; op[q] = op[q - 1]; }
+            sl[j] = a; op[j] = m & 1;
+            sl[j + 1] = b; op[j + 1] = m >> 1;
+            ns++;
         }
         for (j = 0; j < ns; j++) {
             const cl_tnode *c = &nodes[sl[j]];
@@ -427,7 +481,7 @@ int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qno
                    int *qncap, int **qslotp, int *qslotcap) {
     cl_stack st;
     int k = 0, r;
-    if (qsnap_blocks(w, cap, qnp, blk, qncap, qslotp, qslotcap) != CL_OK) return CL_ENOMEM;
+    if (qsnap_blocks(w, nodes, root, cap, qnp, blk, qncap, qslotp, qslotcap) != CL_OK) return CL_ENOMEM;
     cl_stack_init(&st);
     st.p[st.n].node = root;
     st.p[st.n].t = -1;
@@ -438,9 +492,9 @@ int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qno
 }
 
 /* clw_qsnap_into of the rebuild bno's new tree into the spare buffers over two to four calls
- * (up to leaves / 8 + 1 snapshot nodes in the first, which also sets up the blocks, leaves / 5 + 1
- * in each later one; of at most 2 * leaves / 3 + 1, about leaves / 2 in a typical tree, so
- * mostly three calls of about equal cost; the walk's stack kept
+ * (up to leaves / 8 + 1 snapshot nodes in the first, which also sets up the blocks and sizes the
+ * pieces, leaves / 5 + 1 in each later one; of about 0.37 leaves in a typical tree (qsnap_sizes'
+ * fewest pieces), so mostly three calls; the walk's stack kept
  * in w->qss between them; the new tree does not change meanwhile: the rebuild waits for this
  * build): 1 when built, 0 when paused, -1 on CL_ENOMEM (the rebuild then goes on without). */
 static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, long bno) {
@@ -451,7 +505,7 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
     if (w->qsres != bno) {                  /* a fresh build */
         budget = w->tree.leaves / 8 + 1;
         w->qsres = 0;
-        if (qsnap_blocks(w, cap, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2, &w->qslot2cap) != CL_OK)
+        if (qsnap_blocks(w, nodes, root, cap, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2, &w->qslot2cap) != CL_OK)
             return -1;
         st.p[st.n].node = root;
         st.p[st.n].t = -1;
