@@ -1040,13 +1040,18 @@ static void build_log(cl_tree *t, int leaf) {
     else b->stale = 1;
 }
 
+/* Frees a rebuild's blocks (its leaf list, its pool) and the rebuild itself. */
+static void tree_build_free(cl_tree *t, struct cl_tbuild *b) {
+    t->alloc(t->ud, b->lv, b->lvbytes, 0);
+    t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
+    t->alloc(t->ud, b, sizeof *b, 0);
+}
+
 void cl_tree_rebuild_cancel(cl_tree *t) {
     struct cl_tbuild *b = t->bld;
     if (!b) return;
     t->bld = NULL;
-    t->alloc(t->ud, b->lv, b->lvbytes, 0);
-    t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
-    t->alloc(t->ud, b, sizeof *b, 0);
+    tree_build_free(t, b);
 }
 
 int cl_tree_rebuild_start(cl_tree *t) {
@@ -1134,9 +1139,7 @@ void cl_tree_rebuild_release(cl_tree *t) {
     struct cl_tbuild *b = t->old;
     if (!b) return;
     t->old = NULL;
-    t->alloc(t->ud, b->lv, b->lvbytes, 0);
-    t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
-    t->alloc(t->ud, b, sizeof *b, 0);
+    tree_build_free(t, b);
 }
 
 /* Phase 1 of the install, in two calls (part 0, 1): the leaves' payloads (map notes old leaf

@@ -406,18 +406,27 @@ static int qsnap_in_step(const cl_world *w) {
     return leaves == w->tree.leaves;
 }
 
+/* Adds n items in a cube of the given side to w (sh, v, ids: their shapes, velocities, ids): a
+ * sphere for every index i with i % smod == srem, else a box; velocities up to speed / 2 a side. */
+static void moving_world(cl_world *w, cl_shape *sh, cl_vec3 *v, int *ids, int n, double side, int smod, int srem,
+                         double speed) {
+    int i;
+    for (i = 0; i < n; i++) {
+        double x = rnd() * side, y = rnd() * side, z = rnd() * side;
+        sh[i] = i % smod == srem ? mksphere(x, y, z, 0.5 + rnd())
+                                 : mkaabb(x, y, z, x + 0.5 + rnd(), y + 0.5 + rnd(), z + 0.5 + rnd());
+        v[i] = cl_v3((rnd() - 0.5) * speed, (rnd() - 0.5) * speed, (rnd() - 0.5) * speed);
+        ids[i] = cl_world_add(w, &sh[i]);
+    }
+}
+
 static void test_qsnap_step(void) {
     cl_world w;
     static cl_shape sh[600];
     static cl_vec3 v[600];
     int ids[600], i, f, bad = 0, kept = 0, stepped = 0;
     cl_world_init(&w, 0.1, talloc, NULL);
-    for (i = 0; i < 600; i++) {
-        double x = rnd() * 40, y = rnd() * 40, z = rnd() * 40;
-        sh[i] = i % 7 == 3 ? mksphere(x, y, z, 0.5 + rnd()) : mkaabb(x, y, z, x + 0.5 + rnd(), y + 0.5 + rnd(), z + 0.5 + rnd());
-        v[i] = cl_v3((rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1);
-        ids[i] = cl_world_add(&w, &sh[i]);
-    }
+    moving_world(&w, sh, v, ids, 600, 40, 7, 3, 0.1);
     for (f = 0; f < 240; f++) {
         int np, m = 0, a, b, valid;
         long tv;
@@ -473,12 +482,7 @@ static void test_install_snapshot(void) {
     static cl_vec3 v[800];
     int ids[800], i, f, bad = 0, valid = 0, filled = 0;
     cl_world_init(&w, 0.1, talloc, NULL);
-    for (i = 0; i < 800; i++) {
-        double x = rnd() * 50, y = rnd() * 50, z = rnd() * 50;
-        sh[i] = i % 5 == 2 ? mksphere(x, y, z, 0.5 + rnd()) : mkaabb(x, y, z, x + 0.5 + rnd(), y + 0.5 + rnd(), z + 0.5 + rnd());
-        v[i] = cl_v3((rnd() - 0.5) * 0.3, (rnd() - 0.5) * 0.3, (rnd() - 0.5) * 0.3);
-        ids[i] = cl_world_add(&w, &sh[i]);
-    }
+    moving_world(&w, sh, v, ids, 800, 50, 5, 2, 0.3);
     for (f = 0; f < 700; f++) {
         long bno = w.tree.bldno;
         int fill = w.tree.bld != NULL && w.qn2fit == bno, np;
