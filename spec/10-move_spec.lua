@@ -767,3 +767,25 @@ describe("free moves (nothing on the way)", function()
     assert.same({ 1e308 - 1.7e308, 1e308, 1e308, 1.5e308 - 1.7e308, 1.5e308, 1.5e308 }, { lone:shape("big"):bounds() })
   end)
 end)
+
+describe("move along a sloped OBB (review rev11)", function()
+  local collide = require "collide"
+  local function ramp(th)
+    local c, s = math.cos(th), math.sin(th)
+    local w = collide.World()
+    w:add("ramp", collide.OBB(2 * s, -2 * c, 0, 30, 2, 30, c, s, 0, -s, c, 0, 0, 0, 1))
+    return w, c, s
+  end
+
+  it("a sphere resting on a 20-degree OBB ramp, pushed into and along it, slides (the same face met twice is no crease)", function()
+    -- a sphere's sweep against an OBB's face reports a second contact with the same face at t = 0:
+    -- the crease rule (pn . nn = 1, not 0) took the crease line pn x nn = 0 and the move made
+    -- (0, 0, 0) (392 of 2,000 such moves; review rev11's F1)
+    local w = ramp(0.3490658503988659)
+    w:add("m", collide.Sphere(1.402387402526301, 1.0425161576674249, 0, 0.5))
+    local ax, ay, az, _, n = w:move("m", 1.7073706145320491, -2.7501914531921048, 0.49682970457375175)
+    -- the plain slide of d along the ramp is (0.6238, 0.2270, 0.4968)
+    assert.is_true(math.abs(ax - 0.62375169788062856) < 1e-9 and math.abs(ay - 0.22702705160155379) < 1e-9 and
+      math.abs(az - 0.49682970457375175) < 1e-9, ("made %.17g %.17g %.17g, %d collisions"):format(ax, ay, az, n))
+  end)
+end)
