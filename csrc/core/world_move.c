@@ -449,15 +449,19 @@ static int end_skippable(const cl_shape *cur, cl_vec3 rem) {
                       cl_maxabs3(rem.x, rem.y, rem.z)) <= 0x1p900;
 }
 
-/* 1 when slides along surfaces of unit normals pn then nn meet in a crease the slide rule must
- * handle: the surfaces at an angle, neither at right angles (cl_dot 0: slid one after the other,
- * exactly as ever) nor within 2^-20 of each other's plane (the same face met again, as a
- * sphere's sweep against an OBB's face reports a second contact at t = 0, or two faces parallel
- * to rounding, whose cross product is rounding noise: a crease line of zero or of noise stopped
- * the move dead; found by review rev11: 392 of 2,000 sphere moves on an OBB ramp). */
-static int crease_of(cl_vec3 pn, cl_vec3 nn) {
-    cl_vec3 e = cl_cross(pn, nn);
-    return cl_dot(pn, nn) != 0 && cl_dot(e, e) > 0x1p-40;
+/* When slides along surfaces of unit normals pn then nn meet in a crease the slide rule must
+ * handle, its line's direction pn x nn in *e and its squared length (> 2^-40), else 0: the
+ * surfaces at an angle, neither at right angles (cl_dot 0: slid one after the other, exactly as
+ * ever) nor within 2^-20 of each other's plane (the same face met again, as a sphere's sweep
+ * against an OBB's face reports a second contact at t = 0, or two faces parallel to rounding,
+ * whose cross product is rounding noise: a crease line of zero or of noise stopped the move
+ * dead; found by review rev11: 392 of 2,000 sphere moves on an OBB ramp). */
+static double crease_of(cl_vec3 pn, cl_vec3 nn, cl_vec3 *e) {
+    double ee;
+    if (cl_dot(pn, nn) == 0) return 0;
+    *e = cl_cross(pn, nn);
+    ee = cl_dot(*e, *e);
+    return ee > 0x1p-40 ? ee : 0;
 }
 
 /* cl_world_move's body; need (NULL: none) as cl_world_move_ends says. */
@@ -582,7 +586,8 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                 left = cl_v3(f * rem.x, f * rem.y, f * rem.z);
                 dn = left.x * nn.x + left.y * nn.y + left.z * nn.z;
                 if (resp == CL_RESP_SLIDE) {
-                    cl_vec3 raw = left;
+                    cl_vec3 raw = left, e = cl_v3(0, 0, 0);
+                    double ee = havepn ? crease_of(pn, nn, &e) : 0;
                     left.x -= dn * nn.x; left.y -= dn * nn.y; left.z -= dn * nn.z;
                     /* an axis normal leaves exactly nothing along that axis; only an exact
                      * one: a normal such as (-1, 1e-11, 0) also has -1 there, and zeroing x
@@ -591,7 +596,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                     if ((nn.x == 1 || nn.x == -1) && nn.y == 0 && nn.z == 0) left.x = 0;
                     if ((nn.y == 1 || nn.y == -1) && nn.x == 0 && nn.z == 0) left.y = 0;
                     if ((nn.z == 1 || nn.z == -1) && nn.x == 0 && nn.y == 0) left.z = 0;
-                    if (havepn && crease_of(pn, nn)) {
+                    if (ee > 0) {
                         /* sliding along the last leg's surface (normal pn) into one at an angle
                          * to it: a crease. This leg's motion already lies along pn, so sliding it
                          * along nn too could lift it off pn (a ramp meeting a wall: the mover
@@ -602,11 +607,10 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                          * when that keeps off pn, else along the crease line (pn x nn), the
                          * motion closest to it that enters neither: the same for orthogonal
                          * surfaces, whose slides keep their exact arithmetic above */
-                        cl_vec3 des = cl_mul(want, f), a = des, e = cl_cross(pn, nn);
-                        double an = cl_dot(des, nn), ee = cl_dot(e, e);
+                        cl_vec3 des = cl_mul(want, f), a = des;
+                        double an = cl_dot(des, nn);
                         if (an < 0) a = cl_sub(des, cl_mul(nn, an));
-                        if (cl_dot(a, pn) >= 0) left = a;
-                        else left = ee > 0 ? cl_mul(e, cl_dot(des, e) / ee) : cl_v3(0, 0, 0);
+                        left = cl_dot(a, pn) >= 0 ? a : cl_mul(e, cl_dot(des, e) / ee);
                         raw = des;
                     }
                     pn = nn;
