@@ -354,6 +354,17 @@ static int qsnap_opens(int s1, int s2) {
     return 0;
 }
 
+/* One step of qsnap_sizes at inner node i, its children's sizes known: size[i] gets the size of
+ * its open piece; returns how many of its children's pieces it cuts off (new pieces). */
+static int qsnap_size_at(const cl_tnode *nodes, int *size, int i) {
+    int a = nodes[i].child1, b = nodes[i].child2;
+    int s1 = nodes[a].child1 != CL_NULLNODE ? size[a] : 0;
+    int s2 = nodes[b].child1 != CL_NULLNODE ? size[b] : 0;
+    int m = qsnap_opens(s1, s2);
+    size[i] = 1 + (m & 1 ? s1 : 0) + (m & 2 ? s2 : 0);
+    return (s1 > 0 && !(m & 1)) + (s2 > 0 && !(m & 2));
+}
+
 /* The bottom-up pass of the snapshot build: size[i] gets the size of the open piece of every
  * inner node i of the tree (nodes 0..cap-1, root root; free nodes look like leaves); returns the
  * number of pieces (snapshot nodes: the root's and one per inner child left out of its parent's
@@ -364,14 +375,10 @@ static int qsnap_sizes(cl_world *w, const cl_tnode *nodes, int root, int cap, in
     cl_stack st;
     int count = 1, i;
     for (i = cap - 1; i >= 0; i--) {
-        int a = nodes[i].child1, b = nodes[i].child2, s1, s2, m;
+        int a = nodes[i].child1, b = nodes[i].child2;
         if (a == CL_NULLNODE) continue;
         if (a < i || b < i) break;
-        s1 = nodes[a].child1 != CL_NULLNODE ? size[a] : 0;
-        s2 = nodes[b].child1 != CL_NULLNODE ? size[b] : 0;
-        m = qsnap_opens(s1, s2);
-        count += (s1 > 0 && !(m & 1)) + (s2 > 0 && !(m & 2));     /* children cut: pieces */
-        size[i] = 1 + (m & 1 ? s1 : 0) + (m & 2 ? s2 : 0);
+        count += qsnap_size_at(nodes, size, i);
     }
     if (i < 0) return count;
     count = 1;
@@ -393,11 +400,7 @@ static int qsnap_sizes(cl_world *w, const cl_tnode *nodes, int root, int cap, in
                 return CL_ENOMEM;
             }
         } else {
-            int s1 = nodes[a].child1 != CL_NULLNODE ? size[a] : 0;
-            int s2 = nodes[b].child1 != CL_NULLNODE ? size[b] : 0;
-            int m = qsnap_opens(s1, s2);
-            count += (s1 > 0 && !(m & 1)) + (s2 > 0 && !(m & 2));
-            size[i] = 1 + (m & 1 ? s1 : 0) + (m & 2 ? s2 : 0);
+            count += qsnap_size_at(nodes, size, i);
         }
     }
     cl_stack_free(&w->tree, &st);
