@@ -115,6 +115,10 @@ cl_sweep cl_sweep_obb_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
             }
             if (j == i) rank++;
         }
+        /* a contact the motion does not close on by more than rounding (within 2^-40 of its
+         * plane) is a graze of the convex pair: none (sweep_point_rbox's rule; a box slid along an
+         * oriented ramp's face met it again at t = 0 every leg and stopped dead, review rev11's P3) */
+        if (lo >= 0 && lo < hi && !(v3dot(d, n) < -0x1p-40 * cl_len(d.x, d.y, d.z))) return separated();
     }
     return finish(lo, hi, n, rank);
 }
@@ -249,6 +253,12 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
         }
         /* the contact point on the box itself: against the motion (v is not zero here) */
         if (!unit_dir(q[0], q[1], q[2], &n)) (void)unit_dir(-v[0], -v[1], -v[2], &n);
+        /* a motion that does not close on the contact by more than rounding (within 2^-40 of its
+         * tangent plane) only grazes the convex rounded box: no contact (capsule.c's rule). A
+         * sphere slid along an oriented box's face keeps a motion a hair into it (the slide's
+         * rounding): met again at t = 0 with the same face every leg, it stopped dead (review
+         * rev11's P3: 33 of 2,000 moves along OBB ramps; a Character made nothing on 21 of 4,000) */
+        if (!(n.x * v[0] + n.y * v[1] + n.z * v[2] < -0x1p-40 * cl_len(v[0], v[1], v[2]))) return separated();
         /* the rank: the axes the contact point lies beyond (a sphere on the corner four tiles
          * share touches each one's face plane only: 1, as it does the merged floor) */
         k = (q[0] != 0) + (q[1] != 0) + (q[2] != 0);
@@ -324,6 +334,59 @@ cl_sweep cl_sweep_flip(cl_sweep r) {
     return r;
 }
 
+/* The face axes of s among which unit n has a component (a box's: as sweep_point_rbox ranks a
+ * contact by the axes its point lies beyond), 1 for a sphere; at least 1. */
+static int shallow_axes(const cl_shape *s, cl_vec3 n) {
+    int k = 0, i;
+    if (s->kind == CL_AABB) k = (fabs(n.x) > 1e-12) + (fabs(n.y) > 1e-12) + (fabs(n.z) > 1e-12);
+    else if (s->kind == CL_OBB)
+        for (i = 0; i < 3; i++) k += fabs(v3dot(n, s->u.obb.u[i])) > 1e-12;
+    return k > 1 ? k : 1;
+}
+
+/* A start overlap within rounding of touching, for the pairs whose start test rounds (an oriented
+ * box's projections, a sphere's offsets; capsule.c decides its pairs' starts itself, decide_at;
+ * AABB pairs and world-axis boxes are exact and keep their answer). r is the pair's sweep of a
+ * moved by d against b, OVERLAPPED. An overlap no deeper than 2^-42 of the pair's largest
+ * coordinate (a sphere put on an oriented ramp by a formula, a box resting on a slab: the
+ * rounding of where they were placed) is resting contact, not "inside": inside, a mover passes
+ * through what it starts in, so such a sphere or box fell into the ramp with no collision. It is
+ * a contact at 0 with the push's normal when d closes on it by more than 2^-40 (the capsule's
+ * grazing rule), else nothing (resting on it or leaving; the pair is convex, so a motion that
+ * does not close on it at the start never goes in deeper than rounding). When penetration finds
+ * no overlap (its arithmetic saw the pair touching or a hair apart), the normal is the push out
+ * of the mover probed one allowance along d; none there: d does not go in. */
+static cl_sweep shallow_start(const cl_shape *a, cl_vec3 d, const cl_shape *b, cl_sweep r) {
+    cl_aabb ba, bb;
+    cl_vec3 n;
+    double depth = 0, e, dl;
+    if (cl_shape_boxlike(a, &ba) && cl_shape_boxlike(b, &bb)) return r;
+    ba = cl_shape_aabb(a);
+    bb = cl_shape_aabb(b);
+    e = cl_maxabs3(cl_maxabs3(ba.min.x, ba.min.y, ba.min.z), cl_maxabs3(ba.max.x, ba.max.y, ba.max.z),
+                   cl_maxabs3(cl_maxabs3(bb.min.x, bb.min.y, bb.min.z), cl_maxabs3(bb.max.x, bb.max.y, bb.max.z),
+                              0));
+    if (!(e < 0x1p1000)) return r;     /* the probe's translation stays finite */
+    e = e * 0x1p-42;
+    if (cl_penetration(a, b, &depth, &n)) {
+        if (depth > e) return r;
+    } else {
+        cl_shape p = *a;
+        dl = cl_len(d.x, d.y, d.z);
+        if (!(dl > 0) || !(dl < DBL_MAX)) return separated();
+        cl_shape_translate(&p, cl_v3(d.x / dl * e, d.y / dl * e, d.z / dl * e));
+        if (!cl_penetration(&p, b, &depth, &n)) return separated();
+    }
+    dl = cl_len(d.x, d.y, d.z);
+    if (!(v3dot(d, n) < -0x1p-40 * dl)) return separated();
+    r.state = CL_TOI_TOUCHING;
+    r.t = 0;
+    r.n = n;
+    r.rank = a->kind == CL_SPHERE ? shallow_axes(b, n) : b->kind == CL_SPHERE ? shallow_axes(a, n)
+             : shallow_axes(a, n) < shallow_axes(b, n) ? shallow_axes(a, n) : shallow_axes(b, n);
+    return r;
+}
+
 /* Through the pair table (kinds.h). */
 cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
     /* a mesh item is static: the binding never moves one; a mesh moved against a shape is that
@@ -335,7 +398,11 @@ cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
         r.state = CL_TOI_SEPARATED; r.t = 1; r.n = cl_v3(0, 0, 0); r.rank = 0;
         return r;
     }
-    return cl_pair_sweep[a->kind][b->kind](&a->u, d, &b->u);
+    {
+        cl_sweep r = cl_pair_sweep[a->kind][b->kind](&a->u, d, &b->u);
+        if (r.state != CL_TOI_OVERLAPPED || a->kind == CL_CAPSULE || b->kind == CL_CAPSULE) return r;
+        return shallow_start(a, d, b, r);
+    }
 }
 
 int cl_interiors_overlap(const cl_shape *a, const cl_shape *b) {
