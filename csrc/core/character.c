@@ -377,6 +377,15 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
     wc.skip = -1;
     wc.last = CL_RESP_SLIDE;
     c->ncols = 0;
+    {
+        /* the move's sweeps of a mesh take their candidates from one walk of a box around their
+         * path (the same candidates: see cl_pmkeep_cache): the first sweep's box, its probe
+         * down, and a quarter of the displacement's length around them (room for a slide
+         * redirected up a slope: bench/walk.lua's capsule walk then walks once a move, 2,185
+         * walks in 2,200 moves, where 0 walked 3,684 times; 1 walks as often, a larger box) */
+        double plen = grounded && vy <= 0 ? cl_fmax(cl_fmax(c->snap, -vy), tol) : tol;
+        cl_pmkeep_cache(&w->mkeep, 1, cl_mul(u, -plen), 0.25 * sqrt(cl_dot(d, d)));
+    }
     if (grounded) {
         cl_vec3 cd = cl_sub(cl_shape_pos(cl_world_shape(w, c->ground, &tmp)), c->gref);
         if (!iszero(cd) && cl_vfinite(cd)) {
@@ -419,8 +428,10 @@ int cl_char_move(cl_char *c, cl_world *w, int id, cl_vec3 d, cl_respond respond,
         cl_vec3 p1 = cl_shape_pos(cl_world_shape(w, id, &tmp));
         *actual = cl_sub(p1, p0);
     }
+    cl_pmkeep_cache(&w->mkeep, 0, cl_v3(0, 0, 0), 0);
     return c->ncols;
 fail:
+    cl_pmkeep_cache(&w->mkeep, 0, cl_v3(0, 0, 0), 0);
     cl_world_update(w, id, &start);
     c->ncols = 0;
     return r;

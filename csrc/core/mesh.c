@@ -1273,18 +1273,41 @@ size_t cl_mesh_candidates(const cl_mesh *m, const cl_aabb *box, unsigned *out, s
     return n;
 }
 
+/* The walk of a box b inside box c visits a subsequence of c's nodes in the same order (a node
+ * that overlaps b overlaps c), so b's candidates appear in c's list in b's order; and a triangle
+ * of c's list not beyond a face of b is one of b's: its box overlaps b, so do the float boxes of
+ * its leaf and of that leaf's ancestors (rounded outward from its box), and b's walk meets it. */
+/* 1 when squery_make's scale for the box (an AABB query) is 1: its computation of it, without
+ * the copy of the box into a query. */
+static int box_unscaled(const cl_mesh *m, const cl_aabb *box)
+{
+    double mx = cl_maxabs3(box->min.x, box->min.y, box->min.z);
+    if (cl_maxabs3(box->max.x, box->max.y, box->max.z) > mx) mx = cl_maxabs3(box->max.x, box->max.y, box->max.z);
+    return scalefor(cl_fmax(mx, m->maxabs)) == 1;
+}
+
+size_t cl_mesh_candidates_in(const cl_mesh *m, const cl_aabb *box, const unsigned *list, size_t n, unsigned *out,
+                             size_t cap)
+{
+    size_t k, r = 0;
+    if (m->nprim == 0) return 0;
+    if (!box_unscaled(m, box)) return CL_MESH_UNSURE;
+    for (k = 0; k < n; k++) {
+        unsigned i = list[k];
+        if (tri_box_apart(vert(m, i, 0), vert(m, i, 1), vert(m, i, 2), box)) continue;
+        if (r < cap) out[r] = i;
+        r++;
+    }
+    return r;
+}
+
 size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *list, size_t n, cl_mesh_visit pre,
                           cl_mesh_visit post, void *ud)
 {
     size_t calls = 0, k;
-    cl_shape s;
-    squery q;
     int inr;
     if (m->nprim == 0) return 0;
-    s.kind = CL_AABB;
-    s.u.aabb = *box;
-    (void)squery_make(m, &s, &q);
-    if (q.sc != 1) return CL_MESH_UNSURE;
+    if (!box_unscaled(m, box)) return CL_MESH_UNSURE;
     inr = -1;       /* whether cl_tri_vertex_in may decide: found when first needed */
     /* cl_mesh_query_lazy's triangles: those of the list (every triangle of a leaf the walk of a
      * larger box met that is not beyond a face of it, in walk order) not beyond a face of box;

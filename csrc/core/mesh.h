@@ -103,6 +103,11 @@ CL_API size_t cl_mesh_candidates(const cl_mesh *m, const cl_aabb *box, unsigned 
 /// not made again.
 CL_API size_t cl_mesh_query_list(const cl_mesh *m, const cl_aabb *box, const unsigned *list, size_t n,
                                  cl_mesh_visit pre, cl_mesh_visit post, void *ud);
+/// cl_mesh_candidates(m, box, out, cap) from list[0..n-1], what cl_mesh_candidates returned for a
+/// box containing box (n of them, all written): the same triangles in the same order, the same
+/// count and CL_MESH_UNSURE, without a walk.
+CL_API size_t cl_mesh_candidates_in(const cl_mesh *m, const cl_aabb *box, const unsigned *list, size_t n,
+                                    unsigned *out, size_t cap);
 /// Writes the indices of the triangles overlapping the shape, ascending, into out[0..cap-1] and
 /// returns their number; when that exceeds cap, out holds an unspecified part of them.
 CL_API size_t cl_mesh_query(const cl_mesh *m, const cl_shape *s, unsigned *out, size_t cap);
@@ -113,6 +118,8 @@ CL_API int cl_mesh_overlaps_capsule(const cl_mesh *m, const cl_capsule *cp);
 CL_API size_t cl_mesh_query_capsule(const cl_mesh *m, const cl_capsule *cp, unsigned *out, size_t cap);
 /// Room for the candidate triangles a cl_pmkeep holds.
 #define CL_PMKEEP 96
+/// Room for the candidates of a cl_pmkeep's cache (cl_pmkeep_cache).
+#define CL_PMCACHE 128
 /// A placed mesh's sweep kept for the overlap checks at its end (cl_pmesh_sweep_keep): the
 /// candidate triangles of a box slightly larger than the sweep's (cl_mesh_candidates), when ok.
 typedef struct cl_pmkeep {
@@ -126,7 +133,24 @@ typedef struct cl_pmkeep {
     cl_vec3 d;          /* 0 when unknown) */
     double clr[CL_PMKEEP];
     double clr0[CL_PMKEEP]; /* and its clearance from the segment at the start (0: unknown) */
+    /* the cache (cl_pmkeep_cache): when con, the candidates of mesh cm for the box cbox (mesh's
+     * frame), cn of them (more than CL_PMCACHE, or CL_MESH_UNSURE: not usable); a sweep whose
+     * box is not inside cbox walks cbox again, made of its box and that box moved by the world
+     * vector cgv (in the mesh's frame), grown by cg */
+    int con;
+    const cl_mesh *cm;
+    cl_aabb cbox;
+    cl_vec3 cgv;
+    double cg;
+    size_t cn;
+    unsigned ctri[CL_PMCACHE];
 } cl_pmkeep;
+/// Turns the candidate cache of k on (on != 0) or off, empty either way: while it is on, the
+/// sweeps of cl_pmesh_sweep_keep take their candidates from the cache's list when their box is
+/// inside its box (the same candidates, only faster), else walk a box of theirs grown by the
+/// world vector gv and by g, for the sweeps that follow (a character's move: gv its probe down).
+/// The caller keeps every mesh swept alive and unchanged while it is on.
+CL_API void cl_pmkeep_cache(cl_pmkeep *k, int on, cl_vec3 gv, double g);
 /// cl_pmesh_sweep(pm, s, d, NULL), keeping its candidates in *k for cl_pmesh_overlaps_kept (k->ok
 /// is 0 when they are not kept: more than CL_PMKEEP, huge or tiny coordinates, a box mover).
 CL_API struct cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, cl_pmkeep *k);

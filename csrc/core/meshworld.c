@@ -583,6 +583,47 @@ static cl_aabb keep_box(const cl_aabb *q, const cl_shape *s)
     return r;
 }
 
+void cl_pmkeep_cache(cl_pmkeep *k, int on, cl_vec3 gv, double g)
+{
+    k->con = on;
+    k->cm = NULL;
+    k->cn = CL_MESH_UNSURE;
+    k->cgv = gv;
+    k->cg = g;
+}
+
+/* 1 if the box a lies inside the box b (0 with a NaN). */
+static int mw_inside(const cl_aabb *a, const cl_aabb *b)
+{
+    return a->min.x >= b->min.x && a->min.y >= b->min.y && a->min.z >= b->min.z && a->max.x <= b->max.x &&
+           a->max.y <= b->max.y && a->max.z <= b->max.z;
+}
+
+/* cl_mesh_candidates(pm->m, &k->wide, k->tri, CL_PMKEEP), from k's cache when it is on (see
+ * cl_mesh_candidates_in: the same answer); a box outside the cache's walks the cache's box
+ * again first, grown for the next sweeps. */
+static size_t mw_candidates(const cl_pmesh *pm, cl_pmkeep *k)
+{
+    if (k->con) {
+        if (k->cm != pm->m || !mw_inside(&k->wide, &k->cbox)) {
+            cl_vec3 v = dir_in(pm, k->cgv);
+            cl_aabb b = k->wide;
+            double g = k->cg;
+            if (v.x < 0) b.min.x += v.x; else b.max.x += v.x;
+            if (v.y < 0) b.min.y += v.y; else b.max.y += v.y;
+            if (v.z < 0) b.min.z += v.z; else b.max.z += v.z;
+            b.min = cl_v3(b.min.x - g, b.min.y - g, b.min.z - g);
+            b.max = cl_v3(b.max.x + g, b.max.y + g, b.max.z + g);
+            k->cm = pm->m;
+            k->cbox = b;
+            k->cn = cl_mesh_candidates(pm->m, &b, k->ctri, CL_PMCACHE);
+        }
+        if (k->cn <= CL_PMCACHE && mw_inside(&k->wide, &k->cbox))
+            return cl_mesh_candidates_in(pm->m, &k->wide, k->ctri, k->cn, k->tri, CL_PMKEEP);
+    }
+    return cl_mesh_candidates(pm->m, &k->wide, k->tri, CL_PMKEEP);
+}
+
 cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, cl_pmkeep *k)
 {
     msweep ms;
@@ -607,7 +648,7 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
     if (ms.known && ms.sphere == 2) cl_capmv_make(&ms.mv, &ms.cp, ms.d);
     q = swept_local(&l, ms.d);
     k->wide = keep_box(&q, s);
-    n = cl_mesh_candidates(pm->m, &k->wide, k->tri, CL_PMKEEP);
+    n = mw_candidates(pm, k);
     /* the sweep's own triangles from the kept ones (cl_mesh_query_list: the same calls as the
      * walk of cl_pmesh_sweep); at most n of them are visited (sweep_first's skip) */
     k->capsule = 0;
