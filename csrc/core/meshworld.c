@@ -293,6 +293,7 @@ typedef struct msweep {
     double climit;              /* a still check passes over kept triangles of clearance >= climit */
     double climit0;             /* or of start clearance >= climit0 */
     int known;                  /* in_range: the triangle sweeps' range and degeneracy tests known */
+    int mvlater;                /* known, a capsule, and mv not made yet (still_first makes it) */
     cl_capmv mv;                /* known and a capsule: the mover's values for its triangle sweeps */
     size_t tri;
     int found;
@@ -735,6 +736,10 @@ static int still_first(void *ud, size_t i)
     ms_triangle(ms->m, i, &a, &b, &c);
     if (ms->known) {
         double clr;
+        if (ms->mvlater) {
+            cl_capmv_make(&ms->mv, &ms->cp, ms->d);
+            ms->mvlater = 0;
+        }
         ms->pend = cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &clr, NULL);
     } else {
         ms->pend = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
@@ -768,7 +773,8 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
     ms.guessed = 0;
     ms.klist = NULL;
     ms.known = in_range(&ms);
-    if (ms.known && ms.sphere == 2) cl_capmv_make(&ms.mv, &ms.cp, ms.d);
+    /* the mover's values, made when a triangle is swept (the kept clearances pass over most) */
+    ms.mvlater = ms.known && ms.sphere == 2;
     q = swept_local(&l, ms.d);
     if (!(q.min.x >= k->wide.min.x && q.min.y >= k->wide.min.y && q.min.z >= k->wide.min.z &&
           q.max.x <= k->wide.max.x && q.max.y <= k->wide.max.y && q.max.z <= k->wide.max.z))
@@ -791,6 +797,7 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
             return r > 0;
         }
     }
+    if (ms.mvlater) cl_capmv_make(&ms.mv, &ms.cp, ms.d);
     r = cl_mesh_query_list(pm->m, &q, k->tri, k->n, sweep_first, visit_overlap, &ms);
     if (r == CL_MESH_UNSURE) return -1;
     return r > 0;
