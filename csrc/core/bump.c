@@ -364,7 +364,7 @@ static void bump_changed(cl_bump *b) {
     if (cl_tree_rebuild(&b->tree) != CL_OK) return;
     for (i = 0; i < b->tree.cap; i++) {
         const cl_tnode *nd = &b->tree.nodes[i];
-        if (b->tree.meta[i].height == 0 && nd->child1 == CL_NULLNODE) b->leaf[nd->child2] = i;
+        if (b->tree.hgt[i] == 0 && nd->child1 == CL_NULLNODE) b->leaf[nd->child2] = i;
     }
 }
 

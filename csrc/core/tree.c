@@ -7,7 +7,7 @@
 #include "tree.h"
 
 #define LEAF(t, i) ((t)->nodes[i].child1 == CL_NULLNODE)
-#define H(t, i) ((t)->meta[i].height)
+#define H(t, i) ((t)->hgt[i])
 
 /* Returns the float just below finite f. */
 static float f_prev(float f) {
@@ -111,6 +111,7 @@ static int fb_encloses(const cl_fbox *a, const cl_fbox *b) {
 void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->nodes = NULL;
     t->meta = NULL;
+    t->hgt = NULL;
     t->cap = 0;
     t->nfree = 0;
     t->freelist = CL_NULLNODE;
@@ -127,7 +128,7 @@ void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
 
 /* Returns the size in bytes of a pool block of cap nodes. */
 static size_t pool_bytes(int cap) {
-    return (size_t)cap * (sizeof(cl_tnode) + sizeof(cl_tmeta));
+    return (size_t)cap * CL_TREE_NODE_BYTES;
 }
 
 void cl_tree_free(cl_tree *t) {
@@ -139,11 +140,12 @@ void cl_tree_free(cl_tree *t) {
 }
 
 /* Grows the pool so that at least need nodes are free; CL_OK or CL_ENOMEM (pool unchanged).
- * The block holds the nodes then the metas, so it is copied into a fresh block. */
+ * The block holds the nodes, then the metas, then the heights, so it is copied into a fresh block. */
 static int tree_grow(cl_tree *t, int need) {
     int ncap, i;
     cl_tnode *p;
     cl_tmeta *m;
+    signed char *h;
     if (t->nfree >= need) return CL_OK;
     cl_tree_rebuild_cancel(t);      /* its pool has the old capacity */
     ncap = t->cap ? t->cap : 16;
@@ -154,14 +156,16 @@ static int tree_grow(cl_tree *t, int need) {
     p = (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(ncap));
     if (!p) return CL_ENOMEM;
     m = (cl_tmeta *)(void *)(p + ncap);
+    h = (signed char *)(void *)(m + ncap);
     for (i = 0; i < t->cap; i++) {
         p[i] = t->nodes[i];
         m[i] = t->meta[i];
+        h[i] = t->hgt[i];
     }
     if (t->nodes) t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
     /* link the new nodes in front of the free list, lowest index first */
     for (i = ncap - 1; i >= t->cap; i--) {
-        m[i].height = -1;
+        h[i] = -1;
         m[i].parent = t->freelist;
         p[i].child1 = p[i].child2 = CL_NULLNODE;
         t->freelist = i;
@@ -169,6 +173,7 @@ static int tree_grow(cl_tree *t, int need) {
     t->nfree += ncap - t->cap;
     t->nodes = p;
     t->meta = m;
+    t->hgt = h;
     t->cap = ncap;
     return CL_OK;
 }
@@ -201,14 +206,14 @@ static int node_alloc(cl_tree *t) {
     t->freelist = t->meta[i].parent;
     t->nfree--;
     t->meta[i].parent = CL_NULLNODE;
-    t->meta[i].height = 0;
+    t->hgt[i] = 0;
     t->nodes[i].child1 = t->nodes[i].child2 = CL_NULLNODE;
     return i;
 }
 
 /* Returns node i to the free list. */
 static void node_release(cl_tree *t, int i) {
-    t->meta[i].height = -1;
+    t->hgt[i] = -1;
     t->nodes[i].child1 = t->nodes[i].child2 = CL_NULLNODE;
     t->meta[i].parent = t->freelist;
     t->freelist = i;
@@ -220,7 +225,7 @@ static void node_refit(cl_tree *t, int i) {
     cl_tnode *n = &t->nodes[i];
     int a = n->child1, b = n->child2;
     n->box = fb_union(&t->nodes[a].box, &t->nodes[b].box);
-    t->meta[i].height = 1 + (H(t, a) > H(t, b) ? H(t, a) : H(t, b));
+    t->hgt[i] = (signed char)(1 + (H(t, a) > H(t, b) ? H(t, a) : H(t, b)));
 }
 
 /* Makes node c take a's place under a's parent (or as the root). */
@@ -661,9 +666,9 @@ typedef struct rsmall {
     unsigned rb[3][SAH_MIN];            /* rb[a][i]: 1 << (leaf i's rank on axis a) */
 } rsmall;
 
-/* Writes the subtree of the leaves ix[0..cnt-1] at node *k on, depth first, under parent; returns its root. Leaves get their box, payload and height
- * 0; internal nodes their children (boxes and heights are fitted afterwards, as for every built
- * node). */
+/* Writes the subtree of the leaves ix[0..cnt-1] at node *k on, depth first, under parent; returns its root. Leaves get their box and payload;
+ * internal nodes their children (boxes and heights, leaves' too, are set afterwards, as for every
+ * built node). */
 static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, int cnt,
                       cl_tnode *p, cl_tmeta *m, int *k, int parent) {
     int me = (*k)++;
@@ -673,7 +678,6 @@ static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, 
         p[me].box = f->box;
         p[me].child1 = CL_NULLNODE;
         p[me].child2 = f->data;
-        m[me].height = 0;
     } else {
         float best = -1, ext[3];
         unsigned char lx[SAH_MIN], rx[SAH_MIN];
@@ -945,7 +949,7 @@ static int build_run(rleaf *lv, cl_tnode *p, cl_tmeta *m, rtask *st, int *ns, in
 static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
     int i, nl = 0, lg = 0, n = t->leaves;
     for (i = 0; i < t->cap; i++)
-        if (t->meta[i].height == 0) {
+        if (t->hgt[i] == 0) {
             lv[nl].box = t->nodes[i].box;
             lv[nl].spare = 0;
             lv[nl++].data = byindex ? i : t->nodes[i].child2;
@@ -962,14 +966,18 @@ static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
 static void build_close(cl_tree *t, int k) {
     cl_tnode *p = t->nodes;
     cl_tmeta *m = t->meta;
+    signed char *h = t->hgt;
     double sum = 0, rc;
     int i;
     for (i = k - 1; i >= 0; i--) {
-        if (p[i].child1 == CL_NULLNODE) continue;
+        if (p[i].child1 == CL_NULLNODE) {
+            h[i] = 0;
+            continue;
+        }
         {
             int a = p[i].child1, b = p[i].child2;
             p[i].box = fb_union(&p[a].box, &p[b].box);
-            m[i].height = 1 + (m[a].height > m[b].height ? m[a].height : m[b].height);
+            h[i] = (signed char)(1 + (h[a] > h[b] ? h[a] : h[b]));
             sum += fb_cost(&p[i].box);
         }
     }
@@ -977,7 +985,7 @@ static void build_close(cl_tree *t, int k) {
     t->built_cost = rc > 0 ? sum / rc : 0;
     t->freelist = CL_NULLNODE;
     for (i = t->cap - 1; i >= k; i--) {
-        m[i].height = -1;
+        h[i] = -1;
         m[i].parent = t->freelist;
         p[i].child1 = p[i].child2 = CL_NULLNODE;
         t->freelist = i;
@@ -1025,6 +1033,7 @@ struct cl_tbuild {
     rleaf *lv;
     cl_tnode *p;
     cl_tmeta *m;
+    signed char *h;
     int n, cap, k, ns, root;
     int phase, sub, stale, freehead, nlog, logcap;
     size_t lvbytes;     /* lv's block: n records, or cap + logcap ints if more */
@@ -1076,6 +1085,7 @@ int cl_tree_rebuild_start(cl_tree *t) {
         return CL_ENOMEM;
     }
     b->m = (cl_tmeta *)(void *)(b->p + b->cap);
+    b->h = (signed char *)(void *)(b->m + b->cap);
     b->k = 0;
     b->ns = 1;
     b->root = CL_NULLNODE;
@@ -1152,6 +1162,7 @@ void cl_tree_rebuild_release(cl_tree *t) {
 static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
     cl_tnode *p = b->p;
     cl_tmeta *m = b->m;
+    signed char *h = b->h;
     int i;
     if (part == 0) {
         for (i = 0; i < b->k; i++)      /* leaves: the old node -> new map, the payloads */
@@ -1161,7 +1172,7 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
             }
         b->freehead = CL_NULLNODE;
         for (i = b->cap - 1; i >= b->k; i--) {
-            m[i].height = -1;
+            h[i] = -1;
             m[i].parent = b->freehead;
             p[i].child1 = p[i].child2 = CL_NULLNODE;
             b->freehead = i;
@@ -1170,8 +1181,10 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
         for (i = b->k - 1; i >= 0; i--)
             if (p[i].child1 != CL_NULLNODE) {
                 int x = p[i].child1, y = p[i].child2;
-                m[i].height = 1 + (m[x].height > m[y].height ? m[x].height : m[y].height);
+                h[i] = (signed char)(1 + (h[x] > h[y] ? h[x] : h[y]));
                 p[i].box = fb_union(&p[x].box, &p[y].box);
+            } else {
+                h[i] = 0;
             }
     }
 }
@@ -1195,7 +1208,7 @@ static void build_fit(const cl_tree *t, struct cl_tbuild *b, int part) {
         for (i = 0; i < b->nlog; i++) p[b->map[b->log[i]]].box = old[b->log[i]].box;
     } else if (part != 2) {
         for (i = 0; i < b->cap; i++)
-            if (t->meta[i].height == 0) p[b->map[i]].box = old[i].box;
+            if (t->hgt[i] == 0) p[b->map[i]].box = old[i].box;
     }
     if (part == 0) return;
     if (part != 2) {
@@ -1254,6 +1267,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     b->p = t->nodes;                /* the old pool, freed by cl_tree_rebuild_release */
     t->nodes = p;
     t->meta = m;
+    t->hgt = b->h;
     t->root = b->root;
     t->built_cost = b->cost;
     t->freelist = b->freehead;
@@ -1273,11 +1287,12 @@ int cl_tree_validate(const cl_tree *t) {
     for (i = 0; i < t->cap; i++) {
         const cl_tnode *n = &t->nodes[i];
         const cl_tmeta *m = &t->meta[i];
-        if (m->height < 0) { nfree++; continue; }
+        int mh = t->hgt[i];
+        if (mh < 0) { nfree++; continue; }
         used++;
         if (m->parent < CL_NULLNODE) {       /* pending leaf: its slot points back */
             int k = -2 - m->parent;
-            if (k >= t->npend || t->pend[k] != i || n->child1 != CL_NULLNODE || m->height != 0) return 0;
+            if (k >= t->npend || t->pend[k] != i || n->child1 != CL_NULLNODE || mh != 0) return 0;
             leaves++;
             continue;
         }
@@ -1288,12 +1303,12 @@ int cl_tree_validate(const cl_tree *t) {
             if (p->child1 != i && p->child2 != i) return 0;
         }
         if (n->child1 == CL_NULLNODE) {
-            if (m->height != 0) return 0;
+            if (mh != 0) return 0;
             leaves++;
         } else {
             int a = n->child1, b = n->child2;
             int h = 1 + (H(t, a) > H(t, b) ? H(t, a) : H(t, b));
-            if (t->meta[a].parent != i || t->meta[b].parent != i || m->height != h) return 0;
+            if (t->meta[a].parent != i || t->meta[b].parent != i || mh != h) return 0;
             if (!close_h(H(t, a), H(t, b))) return 0;
             if (!fb_encloses(&n->box, &t->nodes[a].box) || !fb_encloses(&n->box, &t->nodes[b].box))
                 return 0;
@@ -1310,7 +1325,7 @@ double cl_tree_cost(const cl_tree *t) {
     int i;
     if (t->leaves - t->npend < 2) return 0;
     for (i = 0; i < t->cap; i++)
-        if (t->meta[i].height > 0) sum += fb_cost(&t->nodes[i].box);
+        if (t->hgt[i] > 0) sum += fb_cost(&t->nodes[i].box);
     rc = fb_cost(&t->nodes[t->root].box);
     return rc > 0 ? sum / rc : 0;
 }

@@ -1211,7 +1211,7 @@ static void test_pending(void) {
             if (cl_tree_rebuild(&t) == CL_OK) {
                 if (t.npend != 0) bad++;
                 for (i = 0; i < t.cap; i++)
-                    if (t.meta[i].height == 0) leafof[t.nodes[i].child2] = i;
+                    if (t.hgt[i] == 0) leafof[t.nodes[i].child2] = i;
             }
             fail_after = -1;
         }
@@ -1349,7 +1349,7 @@ static void test_incremental(void) {
                 while ((1 << lg) < t.leaves) lg++;
                 if (t.bld || cl_tree_height(&t) > lg + 2) bad++;
                 for (i = 0; i < t.cap; i++)
-                    if (t.meta[i].height == 0) leafof[t.nodes[i].child2] = i;
+                    if (t.hgt[i] == 0) leafof[t.nodes[i].child2] = i;
             }
         }
         if (op % 101 == 0 || (k >= 0.65 && !t.bld)) {
