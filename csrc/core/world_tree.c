@@ -465,13 +465,11 @@ static int qsnap_walk(cl_world *w, const cl_tnode *nodes, cl_stack *st, int *kp,
             qn->b[0][j] = c->box.lo[0]; qn->b[1][j] = c->box.lo[1]; qn->b[2][j] = c->box.lo[2];
             qn->b[3][j] = c->box.hi[0]; qn->b[4][j] = c->box.hi[1]; qn->b[5][j] = c->box.hi[2];
             qn->child[j] = c->child1 == CL_NULLNODE ? ~c->child2 : 0;
-            qn->pad[j] = 0;
             qslot[sl[j]] = 4 * me + j;
         }
         for (; j < 4; j++) {
             qn->b[0][j] = qn->b[1][j] = qn->b[2][j] = qn->b[3][j] = qn->b[4][j] = qn->b[5][j] = (float)NAN;
             qn->child[j] = 0;
-            qn->pad[j] = 0;
         }
         for (j = ns - 1; j >= 0; j--)       /* the first inner slot is built next */
             if (qn->child[j] >= 0 && !SPUSH(t, st, sl[j], 4.0 * me + j)) return CL_ENOMEM;
