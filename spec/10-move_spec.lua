@@ -932,3 +932,43 @@ describe("move along a sloped OBB (review rev11)", function()
     assert.equal(0, stuck)
   end)
 end)
+
+-- Review rev12 (of 5fa8572): both tests failed at 5fa8572 (F1, F2), fixed in the next commit.
+describe("world:move: grazing and shallow starts (review rev12)", function()
+  it("a sphere resting on an AABB floor moved along it 5e-13 rad into it slides (rev12 F1)", function()
+    -- the sweep calls a motion closing on the floor by less than 2^-40 |d| a graze (no contact), but
+    -- the leg's end, 5e-12 deep, is past the end check's allowance (2^-42 of the coordinates, 2.3e-12):
+    -- leg_end backs off to the start and the move makes nothing, with no collision (06fc90f: slides)
+    local w = collide.World()
+    w:add("floor", collide.AABB(-10, -2, -10, 10, 0, 10))
+    w:add("m", collide.Sphere(0, 0.5, 0, 0.5))
+    local ax, ay, az = w:check("m", 10, -5e-12, 0)
+    assert.is_true(math.abs(ax - 10) < 1e-9 and math.abs(ay) < 1e-9 and az == 0,
+      ("made %.17g %.17g %.17g"):format(ax, ay, az))
+  end)
+  it("an AABB resting on an OBB ramp, moved along it 1e-6 rad into it, is a contact and slides (rev12 F2)", function()
+    -- the box's start overlaps the ramp by rounding (overlaps true) that cl_penetration does not see:
+    -- shallow_start probes the mover 2^-42 of the coordinates along d, where the depth (that times
+    -- 1e-6) is below penetration's rounding, and answers SEPARATED: world:sweep reports nothing for a
+    -- path that ends 1e-5 deep, and world:move's end check backs the leg off to its start (made
+    -- nothing, no collision). 06fc90f: a hit at t = 0 (starting inside) and the move sinks 1e-5 deep.
+    local floor = collide.OBB(1.052593185012668, -1.70060212479724, 0, 10, 2, 10, 0.85030106239862002,
+      0.52629659250633398, 0, -0.52629659250633398, 0.85030106239862002, 0, 0, 0, 1)
+    local box = collide.AABB(-0.46325394398708819, 0.33222070724448832, -5.3304247853891313,
+      0.53674605601291181, 1.3322207072444883, -4.3304247853891313)
+    local c, s, th, L = 0.85030106239862002, 0.52629659250633398, 1e-6, 10
+    local k = math.sqrt(0.5)
+    local dx, dy, dz = L * (c * k * math.cos(th) + s * math.sin(th)), L * (s * k * math.cos(th) - c * math.sin(th)),
+      L * k * math.cos(th)
+    local w = collide.World()
+    w:add("floor", floor)
+    local hit, t = w:sweep(box, dx, dy, dz)
+    assert.equal("floor", hit)
+    assert.equal(0, t)
+    w:add("m", box)
+    local ax, ay, az, _, n = w:move("m", dx, dy, dz)
+    assert.equal(1, n)
+    assert.is_true(math.sqrt(ax * ax + ay * ay + az * az) > 0.99 * L, ("made %.17g %.17g %.17g"):format(ax, ay, az))
+    assert.is_nil(w:shape("m"):penetration(floor))
+  end)
+end)

@@ -115,10 +115,6 @@ cl_sweep cl_sweep_obb_obb(const cl_obb *a, cl_vec3 d, const cl_obb *b) {
             }
             if (j == i) rank++;
         }
-        /* a contact the motion does not close on by more than rounding (within 2^-40 of its
-         * plane) is a graze of the convex pair: none (sweep_point_rbox's rule; a box slid along an
-         * oriented ramp's face met it again at t = 0 every leg and stopped dead, review rev11's P3) */
-        if (lo >= 0 && lo < hi && !(v3dot(d, n) < -0x1p-40 * cl_len(d.x, d.y, d.z))) return separated();
     }
     return finish(lo, hi, n, rank);
 }
@@ -253,12 +249,6 @@ static cl_sweep sweep_point_rbox(const double p[3], const double v[3], const dou
         }
         /* the contact point on the box itself: against the motion (v is not zero here) */
         if (!unit_dir(q[0], q[1], q[2], &n)) (void)unit_dir(-v[0], -v[1], -v[2], &n);
-        /* a motion that does not close on the contact by more than rounding (within 2^-40 of its
-         * tangent plane) only grazes the convex rounded box: no contact (capsule.c's rule). A
-         * sphere slid along an oriented box's face keeps a motion a hair into it (the slide's
-         * rounding): met again at t = 0 with the same face every leg, it stopped dead (review
-         * rev11's P3: 33 of 2,000 moves along OBB ramps; a Character made nothing on 21 of 4,000) */
-        if (!(n.x * v[0] + n.y * v[1] + n.z * v[2] < -0x1p-40 * cl_len(v[0], v[1], v[2]))) return separated();
         /* the rank: the axes the contact point lies beyond (a sphere on the corner four tiles
          * share touches each one's face plane only: 1, as it does the merged floor) */
         k = (q[0] != 0) + (q[1] != 0) + (q[2] != 0);
@@ -344,41 +334,173 @@ static int shallow_axes(const cl_shape *s, cl_vec3 n) {
     return k > 1 ? k : 1;
 }
 
-/* A start overlap within rounding of touching, for the pairs whose start test rounds (an oriented
- * box's projections, a sphere's offsets; capsule.c decides its pairs' starts itself, decide_at;
- * AABB pairs and world-axis boxes are exact and keep their answer). r is the pair's sweep of a
+/* The largest |coordinate| of the pair's boxes, mover a's moved by d (inf when that overflows). */
+static double pair_mag(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
+    cl_aabb ba = cl_shape_aabb(a), bb = cl_shape_aabb(b);
+    double ma = cl_maxabs3(cl_maxabs3(ba.min.x + d.x, ba.min.y + d.y, ba.min.z + d.z),
+                           cl_maxabs3(ba.max.x + d.x, ba.max.y + d.y, ba.max.z + d.z), 0);
+    double mb = cl_maxabs3(cl_maxabs3(bb.min.x, bb.min.y, bb.min.z), cl_maxabs3(bb.max.x, bb.max.y, bb.max.z), 0);
+    return ma > mb ? ma : mb;
+}
+
+/* s as an OBB (an AABB as the box with the world axes). */
+static cl_obb as_obb(const cl_shape *s) { return s->kind == CL_OBB ? s->u.obb : cl_obb_from_aabb(&s->u.aabb); }
+
+/* Sets *n to v / |v| after scaling v by a power of two to magnitude about 1, so the same v at any
+ * power-of-two scale gets the same bits (unit_dir rounds differently beyond 1e+-150); 0 when v
+ * is zero or not finite. */
+static int unit_scaled(double x, double y, double z, cl_vec3 *n) {
+    double k = cl_maxabs3(x, y, z), len;
+    int e;
+    if (!(k > 0 && k <= DBL_MAX)) return 0;
+    e = -cl_exp2of(k);
+    x = cl_scale2(x, e); y = cl_scale2(y, e); z = cl_scale2(z, e);
+    len = sqrt(x * x + y * y + z * z);
+    *n = cl_v3(x / len + 0.0, y / len + 0.0, z / len + 0.0);
+    return 1;
+}
+
+/* The signed separation of sphere (c, r) from box o (> 0 apart, < 0 the overlap's depth), the
+ * unit normal out of the box at the nearest point; in the box's frame, as point_box. */
+static double sep_sphere_box(cl_vec3 c, double r, const cl_obb *o, cl_vec3 *n) {
+    cl_vec3 m = v3sub(c, o->c);
+    double p[3], h[3], q[3], len, best = HUGE_VAL;
+    int i, bi = 0, bs = 1;
+    h[0] = o->h.x; h[1] = o->h.y; h[2] = o->h.z;
+    for (i = 0; i < 3; i++) {
+        p[i] = v3dot(m, o->u[i]);
+        q[i] = p[i] - (p[i] < -h[i] ? -h[i] : p[i] > h[i] ? h[i] : p[i]);
+    }
+    if (q[0] != 0 || q[1] != 0 || q[2] != 0) {
+        cl_vec3 l;
+        len = cl_len(q[0], q[1], q[2]);
+        (void)unit_scaled(q[0], q[1], q[2], &l);
+        *n = cl_v3(l.x * o->u[0].x + l.y * o->u[1].x + l.z * o->u[2].x,
+                   l.x * o->u[0].y + l.y * o->u[1].y + l.z * o->u[2].y,
+                   l.x * o->u[0].z + l.y * o->u[1].z + l.z * o->u[2].z);
+        return len - r;
+    }
+    for (i = 0; i < 3; i++) {   /* centre inside: out through the nearest face */
+        if (r == 0 && h[i] == 0) continue;  /* a point in a flat box: no way out there (point_box) */
+        if (h[i] - p[i] < best) { best = h[i] - p[i]; bi = i; bs = 1; }
+        if (p[i] + h[i] < best) { best = p[i] + h[i]; bi = i; bs = -1; }
+    }
+    *n = cl_v3(bs * o->u[bi].x, bs * o->u[bi].y, bs * o->u[bi].z);
+    return -(r + best);     /* -inf when no axis is a way out: inside */
+}
+
+/* The signed separation of boxes a and b over the separating axes (the largest; > 0 apart, < 0
+ * the overlap's depth; -inf when no axis is a way out) and its unit axis pointing from b toward a.
+ * Cross axes of near-parallel edges are left out, as cl_sweep_obb_obb leaves them out. */
+static double sep_box_box(const cl_obb *a, const cl_obb *b, cl_vec3 *n) {
+    cl_vec3 axes[15], dc = v3sub(a->c, b->c);
+    double best = -HUGE_VAL;
+    int na = 0, i, j;
+    for (i = 0; i < 3; i++) axes[na++] = a->u[i];
+    for (i = 0; i < 3; i++) axes[na++] = b->u[i];
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            cl_vec3 L = v3cross(a->u[i], b->u[j]);
+            if (v3dot(L, L) > 1e-12 && unit_scaled(L.x, L.y, L.z, &L)) axes[na++] = L;
+        }
+    *n = cl_v3(0, 1, 0);
+    for (i = 0; i < na; i++) {
+        cl_vec3 L = axes[i];
+        double dl = v3dot(dc, L);
+        double ra = a->h.x * fabs(v3dot(a->u[0], L)) + a->h.y * fabs(v3dot(a->u[1], L)) + a->h.z * fabs(v3dot(a->u[2], L));
+        double rb = b->h.x * fabs(v3dot(b->u[0], L)) + b->h.y * fabs(v3dot(b->u[1], L)) + b->h.z * fabs(v3dot(b->u[2], L));
+        double sp = fabs(dl) - (ra + rb);
+        if (ra == 0 && rb == 0 && dl == 0) continue;    /* flat, in one plane: no way out (obb_sat) */
+        if (sp > best) { best = sp; *n = dl < 0 ? cl_v3(-L.x, -L.y, -L.z) : L; }
+    }
+    return best;
+}
+
+/* The signed separation of a from b (AABB, OBB, Sphere; > 0 apart, < 0 overlapping that deep) and
+ * the unit normal out of b toward a at the nearest features: the separating axis that separates
+ * most for boxes, the nearest point's offset for spheres. */
+static double pair_sep(const cl_shape *a, const cl_shape *b, cl_vec3 *n) {
+    if (a->kind == CL_SPHERE && b->kind == CL_SPHERE) {
+        cl_vec3 m = v3sub(a->u.sphere.c, b->u.sphere.c);
+        if (!unit_scaled(m.x, m.y, m.z, n)) *n = cl_v3(1, 0, 0);
+        return cl_len(m.x, m.y, m.z) - (a->u.sphere.r + b->u.sphere.r);
+    }
+    if (a->kind == CL_SPHERE) {
+        cl_obb o = as_obb(b);
+        return sep_sphere_box(a->u.sphere.c, a->u.sphere.r, &o, n);
+    }
+    if (b->kind == CL_SPHERE) {
+        cl_obb o = as_obb(a);
+        double sp = sep_sphere_box(b->u.sphere.c, b->u.sphere.r, &o, n);
+        *n = cl_v3(-n->x + 0.0, -n->y + 0.0, -n->z + 0.0);
+        return sp;
+    }
+    {
+        cl_obb oa = as_obb(a), ob = as_obb(b);
+        return sep_box_box(&oa, &ob, n);
+    }
+}
+
+/* s scaled by 2^-8 about the origin (exact unless subnormal). */
+static cl_shape scaled_down(const cl_shape *s) {
+    cl_shape t = *s;
+    const double k = 0x1p-8;
+    if (t.kind == CL_AABB) {
+        t.u.aabb.min = cl_v3(t.u.aabb.min.x * k, t.u.aabb.min.y * k, t.u.aabb.min.z * k);
+        t.u.aabb.max = cl_v3(t.u.aabb.max.x * k, t.u.aabb.max.y * k, t.u.aabb.max.z * k);
+    } else if (t.kind == CL_OBB) {
+        t.u.obb.c = cl_v3(t.u.obb.c.x * k, t.u.obb.c.y * k, t.u.obb.c.z * k);
+        t.u.obb.h = cl_v3(t.u.obb.h.x * k, t.u.obb.h.y * k, t.u.obb.h.z * k);
+    } else {
+        t.u.sphere.c = cl_v3(t.u.sphere.c.x * k, t.u.sphere.c.y * k, t.u.sphere.c.z * k);
+        t.u.sphere.r *= k;
+    }
+    return t;
+}
+
+/* 1 for the pairs whose sweep rounds and gets the rules below: no capsule (capsule.c has its
+ * own, decide_at and accept), not two box-like shapes (AABB pairs and world-axis boxes are exact:
+ * the World's inline box sweep must stay bit for bit sweep_aabb). Meshes never come here. */
+static int rounded_pair(const cl_shape *a, const cl_shape *b) {
+    cl_aabb x;
+    if (a->kind == CL_CAPSULE || b->kind == CL_CAPSULE) return 0;
+    return !(cl_shape_boxlike(a, &x) && cl_shape_boxlike(b, &x));
+}
+
+/* How far a motion may close on a contact and still only graze it: 2^-44 of the pair's largest
+ * coordinate with the mover at the end of d, a quarter of the allowance shallow_start gives that
+ * end (so a grazing motion never ends inside what it grazed); 0 when that overflows. */
+static double graze_tol(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
+    double m = pair_mag(a, d, b);
+    return m < DBL_MAX ? m * 0x1p-44 : 0;
+}
+
+/* A start overlap within rounding of touching, for a rounded_pair. r is the pair's sweep of a
  * moved by d against b, OVERLAPPED. An overlap no deeper than 2^-42 of the pair's largest
  * coordinate (a sphere put on an oriented ramp by a formula, a box resting on a slab: the
- * rounding of where they were placed) is resting contact, not "inside": inside, a mover passes
- * through what it starts in, so such a sphere or box fell into the ramp with no collision. It is
- * a contact at 0 with the push's normal when d closes on it by more than 2^-40 (the capsule's
- * grazing rule), else nothing (resting on it or leaving; the pair is convex, so a motion that
- * does not close on it at the start never goes in deeper than rounding). When penetration finds
- * no overlap (its arithmetic saw the pair touching or a hair apart), the normal is the push out
- * of the mover probed one allowance along d; none there: d does not go in. */
+ * rounding of where they were placed; the allowance mesh triangles and capsules have) is resting
+ * contact, not "inside": inside, a mover passes through what it starts in, so such a sphere or box
+ * fell into the ramp with no collision (review rev11's P1). The contact is at t = 0 with the
+ * normal of the pair's nearest features (the separating axis that separates most, the nearest
+ * point's offset for a sphere: the pair's own geometry, not a probe along d, whose depth a motion
+ * at a small angle to the face never made measurable, review rev12's F2) when d closes on it by
+ * more than graze_tol; else nothing (resting on it, grazing it or leaving: the pair is convex, so
+ * a motion that does not close on the nearest features never goes in deeper than that). Data
+ * beyond 2^1000 is worked on at 2^-8 scale (exact), so the rule holds at every scale. */
 static cl_sweep shallow_start(const cl_shape *a, cl_vec3 d, const cl_shape *b, cl_sweep r) {
-    cl_aabb ba, bb;
     cl_vec3 n;
-    double depth = 0, e, dl;
-    if (cl_shape_boxlike(a, &ba) && cl_shape_boxlike(b, &bb)) return r;
-    ba = cl_shape_aabb(a);
-    bb = cl_shape_aabb(b);
-    e = cl_maxabs3(cl_maxabs3(ba.min.x, ba.min.y, ba.min.z), cl_maxabs3(ba.max.x, ba.max.y, ba.max.z),
-                   cl_maxabs3(cl_maxabs3(bb.min.x, bb.min.y, bb.min.z), cl_maxabs3(bb.max.x, bb.max.y, bb.max.z),
-                              0));
-    if (!(e < 0x1p1000)) return r;     /* the probe's translation stays finite */
-    e = e * 0x1p-42;
-    if (cl_penetration(a, b, &depth, &n)) {
-        if (depth > e) return r;
+    double m = pair_mag(a, cl_v3(0, 0, 0), b), sp, c;
+    if (!(m < DBL_MAX)) return r;
+    if (m > 0x1p1000) {
+        cl_shape sa = scaled_down(a), sb = scaled_down(b);
+        sp = pair_sep(&sa, &sb, &n);
+        m *= 0x1p-8;
     } else {
-        cl_shape p = *a;
-        dl = cl_len(d.x, d.y, d.z);
-        if (!(dl > 0) || !(dl < DBL_MAX)) return separated();
-        cl_shape_translate(&p, cl_v3(d.x / dl * e, d.y / dl * e, d.z / dl * e));
-        if (!cl_penetration(&p, b, &depth, &n)) return separated();
+        sp = pair_sep(a, b, &n);
     }
-    dl = cl_len(d.x, d.y, d.z);
-    if (!(v3dot(d, n) < -0x1p-40 * dl)) return separated();
+    if (sp < -m * 0x1p-42) return r;
+    c = -v3dot(d, n);
+    if (!(c > graze_tol(a, d, b))) return separated();
     r.state = CL_TOI_TOUCHING;
     r.t = 0;
     r.n = n;
@@ -400,8 +522,16 @@ cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
     }
     {
         cl_sweep r = cl_pair_sweep[a->kind][b->kind](&a->u, d, &b->u);
-        if (r.state != CL_TOI_OVERLAPPED || a->kind == CL_CAPSULE || b->kind == CL_CAPSULE) return r;
-        return shallow_start(a, d, b, r);
+        if (r.state == CL_TOI_SEPARATED || !rounded_pair(a, b)) return r;
+        if (r.state == CL_TOI_OVERLAPPED) return shallow_start(a, d, b, r);
+        /* a contact the motion closes on by no more than graze_tol is a graze of the convex pair:
+         * none (capsule.c's rule, in absolute terms). A sphere or box slid along an oriented box's
+         * face keeps a motion a hair into it (the slide's rounding): met again at t = 0 every leg,
+         * it stopped dead (review rev11's P3: 33 of 2,000 sphere moves along OBB ramps, a Character
+         * on one made nothing on 21 of 4,000). The bound is absolute, a quarter of the end's
+         * allowance: one relative to |d| let a long move end inside (review rev12's F1). */
+        if (!(-v3dot(d, r.n) > graze_tol(a, d, b))) return separated();
+        return r;
     }
 }
 

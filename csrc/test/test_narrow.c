@@ -283,12 +283,15 @@ static void dump(const char *name, const cl_shape *s)
 }
 
 /* sweep.c's shallow_start: for the pairs without a capsule (capsule.c's decide_at has its own), an
- * overlap no deeper than 2^-42 of the pair's largest coordinate is touching, not an interior overlap. */
+ * overlap no deeper than 2^-42 of the pair's largest coordinate is touching, not an interior overlap
+ * (two box-like shapes, AABB or world-axis OBB, are exact and have no allowance). */
 static double shallow_allowance(const cl_shape *a, const cl_shape *b)
 {
     cl_aabb ba = cl_shape_aabb(a), bb = cl_shape_aabb(b);
     double m = fmax(fmax(cl_maxabs3(ba.min.x, ba.min.y, ba.min.z), cl_maxabs3(ba.max.x, ba.max.y, ba.max.z)),
                     fmax(cl_maxabs3(bb.min.x, bb.min.y, bb.min.z), cl_maxabs3(bb.max.x, bb.max.y, bb.max.z)));
+    cl_aabb x;
+    if (cl_shape_boxlike(a, &x) && cl_shape_boxlike(b, &x)) return 0;   /* exact pairs: none */
     return a->kind == CL_CAPSULE || b->kind == CL_CAPSULE ? 0 : m * 0x1p-42;
 }
 
