@@ -154,6 +154,9 @@ CL_API void cl_pmkeep_cache(cl_pmkeep *k, int on, cl_vec3 gv, double g);
 /// cl_pmesh_sweep(pm, s, d, NULL), keeping its candidates in *k for cl_pmesh_overlaps_kept (k->ok
 /// is 0 when they are not kept: more than CL_PMKEEP, huge or tiny coordinates, a box mover).
 CL_API struct cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, cl_pmkeep *k);
+/// cl_pmesh_sweep_keep with sb = cl_shape_aabb(s), the caller's (read for a sphere or capsule).
+CL_API struct cl_sweep cl_pmesh_sweep_keep_box(const cl_pmesh *pm, const cl_shape *s, const cl_aabb *sb, cl_vec3 d,
+                                               cl_pmkeep *k);
 /// Whether the interiors of s and the placed mesh overlap, as cl_interiors_overlap(s, mesh)
 /// answers it, from the candidates kept by a sweep of the same placed mesh: 1 or 0, or -1 when
 /// they cannot tell (s not a sphere or capsule, or its box not inside the kept one).

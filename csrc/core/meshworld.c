@@ -527,13 +527,26 @@ static void first_guess(msweep *ms, const cl_aabb *q, const unsigned *list, size
 
 /* Returns the box of shape l (in the mesh's frame) at its place and moved by d, widened by a
  * relative 2^-40 for the rounding of the frame change and the triangle tests. */
+/* cl_shape_aabb(s), a sphere's or capsule's (the sweeps' movers) by its kind's own function: the
+ * same call cl_shape_aabb makes through the kinds table, without the table. */
+static cl_aabb mw_box(const cl_shape *s)
+{
+    if (s->kind == CL_CAPSULE) return cl_capsule_aabb(&s->u.capsule);
+    if (s->kind == CL_SPHERE) return cl_sphere_aabb(&s->u.sphere);
+    return cl_shape_aabb(s);
+}
+
 static cl_aabb swept_local(const cl_shape *l, cl_vec3 d)
 {
-    cl_aabb b = cl_shape_aabb(l), e = b, r;
-    double m;
-    e.min = cl_add(e.min, d);
-    e.max = cl_add(e.max, d);
-    r = cl_aabb_merge(&b, &e);
+    cl_aabb b = mw_box(l), r;
+    double m, v;
+    /* cl_aabb_merge of b and b moved by d (cl_add's sums), its comparisons inline */
+    v = b.min.x + d.x; r.min.x = b.min.x < v ? b.min.x : v;
+    v = b.min.y + d.y; r.min.y = b.min.y < v ? b.min.y : v;
+    v = b.min.z + d.z; r.min.z = b.min.z < v ? b.min.z : v;
+    v = b.max.x + d.x; r.max.x = b.max.x > v ? b.max.x : v;
+    v = b.max.y + d.y; r.max.y = b.max.y > v ? b.max.y : v;
+    v = b.max.z + d.z; r.max.z = b.max.z > v ? b.max.z : v;
     m = cl_fmax(cl_maxabs3(r.min.x, r.min.y, r.min.z), cl_maxabs3(r.max.x, r.max.y, r.max.z));
     m = m * 0x1p-40 + 1e-300;           /* ldexp(m, -40): one rounding of the same exact value */
     r.min = cl_v3(r.min.x - m, r.min.y - m, r.min.z - m);
@@ -573,9 +586,9 @@ cl_sweep cl_pmesh_sweep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, size_t
  * mesh's frame) of shape s (in the world): q grown by 2^-36 of the largest coordinate of either,
  * room for the ends of a World leg (the gap kept off a contact and its push out of a graze, a
  * few 2^-40 of the mover's world coordinates) and for their own query boxes. */
-static cl_aabb keep_box(const cl_aabb *q, const cl_shape *s)
+static cl_aabb keep_box(const cl_aabb *q, const cl_aabb *sb)
 {
-    cl_aabb b = cl_shape_aabb(s), r = *q;
+    cl_aabb b = *sb, r = *q;
     double m = cl_fmax(cl_fmax(cl_maxabs3(q->min.x, q->min.y, q->min.z), cl_maxabs3(q->max.x, q->max.y, q->max.z)),
                        cl_fmax(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z)));
     m = m * 0x1p-36 + 1e-299;           /* ldexp(m, -36), as swept_local's */
@@ -627,6 +640,13 @@ static size_t mw_candidates(const cl_pmesh *pm, cl_pmkeep *k)
 
 cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, cl_pmkeep *k)
 {
+    cl_aabb sb;
+    if (s->kind == CL_SPHERE || s->kind == CL_CAPSULE) sb = mw_box(s);
+    return cl_pmesh_sweep_keep_box(pm, s, &sb, d, k);
+}
+
+cl_sweep cl_pmesh_sweep_keep_box(const cl_pmesh *pm, const cl_shape *s, const cl_aabb *sb, cl_vec3 d, cl_pmkeep *k)
+{
     msweep ms;
     cl_shape l;
     cl_aabb q;
@@ -648,7 +668,7 @@ cl_sweep cl_pmesh_sweep_keep(const cl_pmesh *pm, const cl_shape *s, cl_vec3 d, c
     ms.known = in_range(&ms);
     if (ms.known && ms.sphere == 2) cl_capmv_make(&ms.mv, &ms.cp, ms.d);
     q = swept_local(&l, ms.d);
-    k->wide = keep_box(&q, s);
+    k->wide = keep_box(&q, sb);
     n = mw_candidates(pm, k);
     /* the sweep's own triangles from the kept ones (cl_mesh_query_list: the same calls as the
      * walk of cl_pmesh_sweep); at most n of them are visited (sweep_first's skip) */

@@ -89,7 +89,7 @@ WINLINE int end_overlap(const cl_world *w, const cl_shape *next, int o) {
 
 /* Returns the box enclosing shape s at its place and moved by d, widened for rounding (inline:
  * once or twice per move, the call and the struct copies cost about a third of it). */
-WINLINE cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
+WINLINE cl_aabb swept_box_of(const cl_shape *s, const cl_aabb *sb, cl_vec3 d) {
     cl_aabb b, e;
     if (s->kind == CL_AABB) {
         /* the usual mover, inline: the same sums, cl_aabb_merge's comparisons and allowance
@@ -107,12 +107,19 @@ WINLINE cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
         b.max.x += v; b.max.y += v; b.max.z += v;
         return b;
     }
-    b = cl_shape_aabb(s);
+    b = *sb;
     e = b;
     e.min.x += d.x; e.min.y += d.y; e.min.z += d.z;
     e.max.x += d.x; e.max.y += d.y; e.max.z += d.z;
     b = cl_aabb_merge(&b, &e);
     return widen(&b, 0, shape_tol(s, &b));
+}
+
+/* swept_box_of with s's own box (read only when s is not an AABB). */
+WINLINE cl_aabb swept_box(const cl_shape *s, cl_vec3 d) {
+    cl_aabb b;
+    if (s->kind != CL_AABB) b = cl_shape_aabb(s);
+    return swept_box_of(s, s->kind == CL_AABB ? &s->u.aabb : &b, d);
 }
 
 int cl_world_sweep(cl_world *w, const cl_shape *s, cl_vec3 d, int skip, double aftert,
@@ -242,8 +249,8 @@ static int snap_out(cl_aabb *nb, const cl_aabb *cb, cl_vec3 rem, const cl_aabb *
  * a leg's end, backed off by it, stays inside the box whose items were the leg's candidates.
  * (It was 2^-40 of the largest |coordinate| plus 1: a sphere of radius 1e-49 moving 1e-48 into
  * another backed off 9e-13, outside that box, into an item no test had seen; fuzz_world.) */
-static double move_gap(const cl_shape *s) {
-    cl_aabb b = cl_shape_aabb(s);
+static double move_gap(const cl_aabb *sb) {
+    const cl_aabb b = *sb;              /* cl_shape_aabb(s), the caller's */
     double m = cl_maxabs3(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z), 0);
     return m * 0x1p-40 + 1e-300;        /* ldexp(m, -40): one rounding of the same exact value */
 }
@@ -332,7 +339,7 @@ static int end_clear(const cl_world *w, const cl_shape *next, int nt, int base, 
  * ones by t, ties by add order), then the others (the non-touching ones of w->mc[base..base+k),
  * which cl_world_move leaves in query order: they are sorted by add order here, only when next
  * meets one of them, the only case where the order can matter: snap_out changes next). */
-static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int blk, int nt,
+static void leg_end(cl_world *w, const cl_shape *cur, const cl_aabb *cb, cl_vec3 rem, double t, int blk, int nt,
                     int base, int k, cl_shape *next) {
     double tt = t, delta = 0;
     double gap = 0;
@@ -343,7 +350,7 @@ static void leg_end(cl_world *w, const cl_shape *cur, cl_vec3 rem, double t, int
     if (blk >= 0) {
         const cl_shape *o = clw_shape(w, &w->items[w->mc[blk].item], &sh_);
         n = w->mc[blk].s.n;
-        if (!(cur->kind == CL_AABB && cl_shape_boxlike(o, &ob))) gap = move_gap(cur);
+        if (!(cur->kind == CL_AABB && cl_shape_boxlike(o, &ob))) gap = move_gap(cb);
     }
     for (iter = 0; iter < 80; iter++) {
         int bad = 0;
@@ -438,13 +445,20 @@ static int move_near(const cl_world *w, int o, const cl_aabb *q) {
            tb.max.y >= q->min.y && tb.min.z <= q->max.z && tb.max.z >= q->min.z;
 }
 
+/* Sets *b to cl_shape_aabb(s) (an AABB is its own box, without the call): made once for each
+ * shape a move's mover takes, and read by everything that wanted it (the leg's swept box, the
+ * mesh sweep's kept box, move_gap, end_skippable, the item's box at the end). */
+static void cur_box(const cl_shape *s, cl_aabb *b) {
+    *b = s->kind == CL_AABB ? s->u.aabb : cl_shape_aabb(s);
+}
+
 /* 1 when a last leg's end may be left uncomputed (need answered 0): the end, its start moved by
  * at most the leg plus a few gaps, is then certainly finite (coordinates and leg under 2^900), so
  * the leg's collision is pushed as when leg_end runs. */
-static int end_skippable(const cl_shape *cur, cl_vec3 rem) {
+static int end_skippable(const cl_shape *cur, const cl_aabb *cb, cl_vec3 rem) {
     cl_aabb b;
     if (cur->kind == CL_MESH) return 0;
-    b = cl_shape_aabb(cur);
+    b = *cb;                            /* cl_shape_aabb(cur), the caller's */
     return cl_maxabs3(cl_maxabs3(b.min.x, b.min.y, b.min.z), cl_maxabs3(b.max.x, b.max.y, b.max.z),
                       cl_maxabs3(rem.x, rem.y, rem.z)) <= 0x1p900;
 }
@@ -471,6 +485,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
     cl_shape sh[2], *cur = &sh[0], *nxt = &sh[1], sh_;
     cl_vec3 rem = d, p0, p1;
     cl_aabb qb = w->items[id].box;      /* set by the first query (nq < 0 until then) */
+    cl_aabb cb;                         /* cl_shape_aabb(cur), made once a shape (cur_box) */
     int leg, nq = -1, ncross = 0;      /* ncross: candidates crossed so far (was_crossed) */
     /* the crease rule (below): the normal of the last leg's slide (havepn) and what that leg
      * wanted to make before its slide took the part along that normal out (want) */
@@ -478,6 +493,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
     int havepn = 0;
     w->ncols = 0;
     sh[0] = sh[1] = *clw_shape(w, &w->items[id], &sh_);
+    cur_box(cur, &cb);
     for (leg = 0; leg < MAX_LEGS; leg++) {
         cl_aabb q;
         int n, i, j, k = 0, nt = 0, blk = -1, reuse = 0;
@@ -485,7 +501,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
         double tb = 1;
         if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
         w->mkeep.ok = 0;
-        q = swept_box(cur, rem);
+        q = swept_box_of(cur, &cb, rem);
         {   /* room for leg_end's push out of a graze (its comment) */
             double e = 3 * box_tol(&q);
             q.min.x -= e; q.min.y -= e; q.min.z -= e;
@@ -523,7 +539,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
             m->flags = 0;
             if (w->items[o].kind == CL_MESH && (cur->kind == CL_CAPSULE || cur->kind == CL_SPHERE)) {
                 /* the same sweep, its candidate triangles kept for the end checks (end_overlap) */
-                m->s = cl_pmesh_sweep_keep(&w->xs[w->items[o].xs].s.u.mesh, cur, rem, &w->mkeep);
+                m->s = cl_pmesh_sweep_keep_box(&w->xs[w->items[o].xs].s.u.mesh, cur, &cb, rem, &w->mkeep);
                 w->mkeepitem = o;
             } else {
                 sweep_pair(cur, rem, clw_shape(w, &w->items[o], &sh_), &m->s);
@@ -554,7 +570,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
         }
         if (blk >= 0) tb = w->mc[blk].s.t;
         if (need && (blk < 0 || resp == CL_RESP_TOUCH) &&
-            !need(nctx, cur, rem, tb, blk >= 0 ? &w->mc[blk].s.n : NULL) && end_skippable(cur, rem)) {
+            !need(nctx, cur, rem, tb, blk >= 0 ? &w->mc[blk].s.n : NULL) && end_skippable(cur, &cb, rem)) {
             /* the last leg (nothing left after a touch or no block), its end not wanted: the
              * collision as below, the end and *actual left at the leg's start */
             if (blk >= 0 && push_col(w, w->mc[blk].item, resp, tb, w->mc[blk].s.n) != CL_OK)
@@ -573,7 +589,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                 nxt->u.aabb.max = cl_v3(c->max.x + rem.x, c->max.y + rem.y, c->max.z + rem.z);
                 if (!placed_finite(nxt)) break;
             } else {
-                leg_end(w, cur, rem, tb, blk, nt, nq, k, nxt);
+                leg_end(w, cur, &cb, rem, tb, blk, nt, nq, k, nxt);
                 /* coordinates near DBL_MAX: a leg (or a bounce's reflection below) can overflow;
                  * the move then ends where it is, so an item never gets an infinite or NaN shape
                  * (found with moves of 1.7e308 from 1e308: inf and NaN end positions) */
@@ -624,6 +640,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                 }
             }
             tmp = cur; cur = nxt; nxt = tmp;
+            cur_box(cur, &cb);
             rem = vfin(left) ? left : cl_v3(0, 0, 0);
         }
     }
@@ -632,7 +649,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
     *actual = cl_v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
     w->mend = *cur;
     /* cl_world_update(w, id, cur); an AABB is its own box (cl_shape_aabb) */
-    if (commit) clw_update_to(w, id, cur, cur->kind == CL_AABB ? cur->u.aabb : cl_shape_aabb(cur));
+    if (commit) clw_update_to(w, id, cur, cb);
     return w->ncols;
 }
 
