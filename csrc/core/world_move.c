@@ -493,7 +493,12 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
     int havepn = 0;
     w->ncols = 0;
     sh[0] = sh[1] = *clw_shape(w, &w->items[id], &sh_);
-    cur_box(cur, &cb);
+    /* a sphere's or capsule's item box is cl_shape_aabb of its stored shape: every writer of the
+     * two (cl_world_add, clw_update_to's callers: cl_world_update, cl_world_translate, the end of
+     * this function) stores the shape and that function's box of it together (a mesh item's box
+     * is its mesh's, which is not stored with it: computed) */
+    if (cur->kind == CL_SPHERE || cur->kind == CL_CAPSULE) cb = w->items[id].box;
+    else cur_box(cur, &cb);
     for (leg = 0; leg < MAX_LEGS; leg++) {
         cl_aabb q;
         int n, i, j, k = 0, nt = 0, blk = -1, reuse = 0;
