@@ -73,8 +73,7 @@ int cl_world_reserve(cl_world *w) {
             w->items[i].onlist = 0;
             w->items[i].mon = 0;
             w->items[i].kind = CL_AABB;
-            w->items[i].xs = -1;
-            w->items[i].next = w->freelist;
+            w->items[i].xs = w->freelist;  /* free: the link (see cl_item) */
             w->freelist = i;
         }
     }
@@ -90,7 +89,8 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     if (cl_world_reserve(w) != CL_OK) return CL_ENOMEM;
     id = w->freelist;
     it = &w->items[id];
-    w->freelist = it->next;
+    w->freelist = it->xs;
+    it->xs = -1;
     it->kind = (unsigned char)s->kind;
     if (s->kind != CL_AABB) {           /* a slot is free after the reserve */
         it->xs = w->xsfree;
@@ -131,14 +131,29 @@ void cl_world_remove(cl_world *w, int id) {
     if (it->kind != CL_AABB) {
         w->xs[it->xs].next = w->xsfree;
         w->xsfree = it->xs;
-        it->xs = -1;
         it->kind = CL_AABB;
     }
-    it->next = w->freelist;
+    it->xs = w->freelist;               /* a free slot is an AABB: xs is the free-list link */
     it->dirty = 0;
     w->freelist = id;
     w->count--;
     w->ppurge = 1;
+}
+
+/* 1 when fat box fat (as doubles; it encloses lo..hi, box b widened by its rounding allowance)
+ * is not too loose (clw_fat_snug). The usual case is decided here at the cost of the limits the
+ * item once stored: every side's slack within 4 + PRED_MAX margins, the least any axis's limit
+ * can be (pred_cap is at least PRED_MAX margins when the margin is positive; the limit's sum
+ * rounds monotonically and the terms added to it are positive), so the answer is clw_fat_snug's.
+ * A moving item's sides stay within it: it leaves its fat box before its trailing side drifts
+ * that far. */
+WINLINE int world_snug(const cl_world *w, const cl_aabb *b, const cl_aabb *fat, cl_vec3 lo, cl_vec3 hi) {
+    double l = 4 * w->margin + PRED_MAX * w->margin;
+    if ((w->margin > 0) & (lo.x - fat->min.x <= l) & (lo.y - fat->min.y <= l) &
+        (lo.z - fat->min.z <= l) & (fat->max.x - hi.x <= l) & (fat->max.y - hi.y <= l) &
+        (fat->max.z - hi.z <= l))
+        return 1;
+    return clw_fat_snug(w, b, fat, lo, hi);
 }
 
 /* The tail of cl_world_update: item id now has shape *s (its stored shape may be s) with box b;
@@ -177,10 +192,8 @@ int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     lo = cl_v3(b.min.x - t, b.min.y - t, b.min.z - t);
     hi = cl_v3(b.max.x + t, b.max.y + t, b.max.z + t);
     if ((fat.min.x <= lo.x) & (fat.min.y <= lo.y) & (fat.min.z <= lo.z) &
-        (fat.max.x >= hi.x) & (fat.max.y >= hi.y) & (fat.max.z >= hi.z) &
-        (lo.x - fat.min.x <= it->kslack[0]) & (lo.y - fat.min.y <= it->kslack[1]) &
-        (lo.z - fat.min.z <= it->kslack[2]) & (fat.max.x - hi.x <= it->kslack[0]) &
-        (fat.max.y - hi.y <= it->kslack[1]) & (fat.max.z - hi.z <= it->kslack[2]))
+        (fat.max.x >= hi.x) & (fat.max.y >= hi.y) & (fat.max.z >= hi.z) &&
+        world_snug(w, &b, &fat, lo, hi))
         return CL_OK;
     /* the leaf is refitted on the next tree traversal (pairs do not need the tree) */
     it->dirty = 1;

@@ -18,9 +18,14 @@ typedef struct cl_item {
     /* the fields a ray or query test reads first (order, stale flag, slot state, kind, box) lead,
      * so a leaf test usually touches the item's first cache line only. An AABB item's shape is
      * its box; the other kinds keep their shape in the world's side array (cl_world.xs, index
-     * xs), so the slot is 128 bytes (two cache lines), not the 264 a whole cl_shape in it needed.
-     * Bookkeeping that only steers tree upkeep (never an answer) is kept small: flags in bytes,
-     * floats for the predictive velocity and the looseness limits. No list of live items is
+     * xs), so the slot is 112 bytes, not the 264 a whole cl_shape in it needed. The fat-box copy
+     * stays (reading the leaf's box from the tree instead made each update a random load: the
+     * moving-boxes frame doubled). Bookkeeping that only steers tree upkeep (never an answer) is
+     * kept small: flags in bytes, floats for the predictive velocity; the looseness limits are
+     * not stored but worked out from the box and the fat box when an update needs them
+     * (clw_update_to), and a free slot's link lives in xs (a free slot is an AABB, whose xs
+     * nothing reads), since dnext and mnext may still be in use: a removed item can stay on the
+     * dirty list and the changed list until they are next drained. No list of live items is
      * kept (the pairs' full rebuild walks the slots) and no generation counter: a cached pair
      * is checked against the low 32 bits of its items' add orders (seq), which every add renews */
     double seq;                 /* add order: 1, 2, 3, ... (exact integers in a double) */
@@ -31,12 +36,11 @@ typedef struct cl_item {
     unsigned char kind;         /* the shape's cl_kind */
     cl_aabb box;                /* tight box of the shape: the shape itself for an AABB item */
     cl_fbox fat;                /* copy of the tree leaf's box (fat box) */
-    int xs;                     /* the shape's index in cl_world.xs (not an AABB), else -1 */
-    float kslack[3];            /* most slack kept per side on each axis (set_fat; rounded up) */
+    int xs;                     /* live: the shape's index in cl_world.xs (not an AABB), else -1;
+                                   free slot: free-list link */
     float vel[3];               /* displacement of the last update (predictive fattening) */
     int dnext;                  /* dirty list link */
     int mnext;                  /* changed-fat-box list link */
-    int next;                   /* free slot: free-list link */
 } cl_item;
 
 /* internal: a slot of the side array of shapes that are not AABBs (next: free-list link) */

@@ -262,8 +262,11 @@ WINLINE cl_fbox fbox_of(const cl_aabb *b) {
 /* world.c: the tail of cl_world_update: item id now has shape *s (its stored shape may be s), box
  * b; CL_OK, or CL_ENOMEM (unchanged) when an AABB item gets another kind and no slot is free. */
 CL_API int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b);
-/* world_tree.c: sets item it's fat box (a copy of its leaf's box fb) and its looseness limits. */
+/* world_tree.c: sets item it's fat box (a copy of its leaf's box fb). */
 CL_API void clw_set_fat(const cl_world *w, cl_item *it, const cl_fbox *fb);
+/* world_tree.c: 1 when fat box fat, which encloses lo..hi (box b with its rounding allowance), is
+ * not too loose for box b (clw_update_to keeps the leaf then). */
+CL_API int clw_fat_snug(const cl_world *w, const cl_aabb *b, const cl_aabb *fat, cl_vec3 lo, cl_vec3 hi);
 /* world_tree.c: rebuilds the tree, re-reads leaf indices (refits instead when memory runs out). */
 CL_API void clw_tree_rebuild(cl_world *w);
 /* world_tree.c: starts an incremental rebuild (or rebuilds at once after many changes). */
