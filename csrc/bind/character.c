@@ -182,6 +182,10 @@ static int ch_move(lua_State *L) {
     lw->lock--;
     if (st != 0) {
         lw->redo = 0;
+        /* the filter's error left cl_char_move without its exit: turn off the mesh candidate cache
+         * it turned on (keyed by the mesh's address: left on, a later world:move took a new mesh
+         * made at a collected one's address for it, review rev13's F1) */
+        if (lw->alive) cl_pmkeep_cache(&lw->w.mkeep, 0, cl_v3(0, 0, 0), 0);
         if (lw->alive && lw->w.items[id].proxy != CL_NULLNODE && lw->w.items[id].seq == seq) {
             cl_world_update(&lw->w, id, &start);
             lw->gen++;
