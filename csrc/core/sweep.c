@@ -504,8 +504,10 @@ static cl_sweep shallow_start(const cl_shape *a, cl_vec3 d, const cl_shape *b, c
     r.state = CL_TOI_TOUCHING;
     r.t = 0;
     r.n = n;
-    r.rank = a->kind == CL_SPHERE ? shallow_axes(b, n) : b->kind == CL_SPHERE ? shallow_axes(a, n)
-             : shallow_axes(a, n) < shallow_axes(b, n) ? shallow_axes(a, n) : shallow_axes(b, n);
+    {   /* the rank by the box's axes (a sphere's are none): the lower of two boxes' */
+        int ka = shallow_axes(a, n), kb = shallow_axes(b, n);
+        r.rank = a->kind == CL_SPHERE ? kb : b->kind == CL_SPHERE ? ka : ka < kb ? ka : kb;
+    }
     return r;
 }
 
