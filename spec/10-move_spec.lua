@@ -972,3 +972,91 @@ describe("world:move: grazing and shallow starts (review rev12)", function()
     assert.is_nil(w:shape("m"):penetration(floor))
   end)
 end)
+
+-- Review rev12's F6 and F5: a mover resting a hair inside one tile of a tiled floor met the next
+-- tile's side at the seam and stopped there, where the same floor as one box let it slide. Both
+-- tests failed before hair_contact (sweep.c).
+describe("world:move over tiled floors: resting a hair inside a tile (review rev12 F5, F6)", function()
+  it("a yawed OBB 1e-13 inside a floor of 2x2 AABB tiles crosses the seam as on the merged floor", function()
+    local c, s = math.cos(0.3), math.sin(0.3)
+    local function run(tiled)
+      local w = collide.World()
+      if tiled then
+        w:add("t0_0", collide.AABB(-8, -2, -8, 0, 0, 0)); w:add("t0_1", collide.AABB(-8, -2, 0, 0, 0, 8))
+        w:add("t1_0", collide.AABB(0, -2, -8, 8, 0, 0)); w:add("t1_1", collide.AABB(0, -2, 0, 8, 0, 8))
+      else
+        w:add("floor", collide.AABB(-8, -2, -8, 8, 0, 8))
+      end
+      w:add("m", collide.OBB(-0.88950075605280321, 0.29999999999990001, -0.83173663777382201, 0.5, 0.3, 0.4,
+        c, 0, s, 0, 1, 0, -s, 0, c))
+      local out = {}
+      for _ = 1, 2 do
+        local ax, ay, az, cols, n = w:move("m", -1.2221388033001155, -1.4550918828284127, 1.2780821387468735)
+        out[#out + 1] = { ax, ay, az, n, n > 0 and cols[1].ny or 0 }
+      end
+      return out
+    end
+    local a, b = run(true), run(false)
+    for i = 1, 2 do
+      -- the merged floor: one contact (the floor's top, at t = 0), the whole horizontal motion made
+      assert.equal(1, b[i][4])
+      assert.equal(1, b[i][5])
+      assert.is_true(math.abs(b[i][3] - 1.2780821387468735) < 1e-9)
+      for k = 1, 4 do assert.is_true(math.abs(a[i][k] - b[i][k]) <= 1e-9, ("move %d: tiled %.17g, merged %.17g"):format(i, a[i][k], b[i][k])) end
+    end
+  end)
+  it("boxes and OBBs on tiled rotated OBB ramps move as on the whole ramp (placed on it or a hair inside)", function()
+    local R = math.random
+    local cases, mism = 0, 0
+    for seed = 1, os.getenv("COLLIDE_QUICK") and 25 or 60 do
+      math.randomseed(seed)
+      local a = math.rad(5 + R() * 40)
+      local yaw = R() * 6.283
+      local ca, sa, cy, sy = math.cos(a), math.sin(a), math.cos(yaw), math.sin(yaw)
+      local function yw(x, y, z) return x * cy + z * sy, y, -x * sy + z * cy end
+      local ux, uy, uz = yw(ca, sa, 0)
+      local vx, vy, vz = yw(-sa, ca, 0)
+      local wx, wy, wz = yw(0, 0, 1)
+      local K, H, T, Z = R(2, 4), 8, 1, 8
+      local cx, cyy, cz = -vx * T, -vy * T, -vz * T
+      local function box(x, y, z, hx, hy, hz) return collide.OBB(x, y, z, hx, hy, hz, ux, uy, uz, vx, vy, vz, wx, wy, wz) end
+      local tiled, whole = collide.World(), collide.World()
+      whole:add("floor", box(cx, cyy, cz, H, T, Z))
+      for i = 0, K - 1 do for j = 0, K - 1 do
+        local fu, fw = -H + (2 * i + 1) * H / K, -Z + (2 * j + 1) * Z / K
+        tiled:add(i .. "_" .. j, box(cx + ux * fu + wx * fw, cyy + uy * fu + wy * fw, cz + uz * fu + wz * fw, H / K, T, Z / K))
+      end end
+      for _ = 1, 20 do
+        local kind = R(2, 4)
+        local pu = R() < 0.4 and (-H + 2 * H / K * R(1, K - 1)) or (R() - 0.5) * 10
+        local pw = R() < 0.4 and (-Z + 2 * Z / K * R(1, K - 1)) or (R() - 0.5) * 10
+        local lift = ({ 0, 0, -1e-15, -1e-13 })[R(4)]
+        local px, py, pz = ux * pu + wx * pw, uy * pu + wy * pw, uz * pu + wz * pw
+        local m
+        if kind == 2 then       -- an AABB resting on its lowest corner or edge
+          local h = 0.5
+          local q = h * (math.abs(vx) + math.abs(vy) + math.abs(vz)) + lift
+          local x, y, z = px + vx * q, py + vy * q, pz + vz * q
+          m = collide.AABB(x - h, y - h, z - h, x + h, y + h, z + h)
+        else                    -- an OBB face down on the ramp, turned about its normal by 0 or 0.3
+          local t = kind == 3 and 0 or 0.3
+          local c3, s3 = math.cos(t), math.sin(t)
+          m = collide.OBB(px + vx * (0.3 + lift), py + vy * (0.3 + lift), pz + vz * (0.3 + lift), 0.5, 0.3, 0.4,
+            ux * c3 + wx * s3, uy * c3 + wy * s3, uz * c3 + wz * s3, vx, vy, vz,
+            -ux * s3 + wx * c3, -uy * s3 + wy * c3, -uz * s3 + wz * c3)
+        end
+        local dx, dy, dz = (R() - 0.5) * 3, R() < 0.3 and 0 or -R() * 2, (R() - 0.5) * 3
+        tiled:add("m", m); whole:add("m", m)
+        for _ = 1, 3 do
+          local ax, ay, az, _, n1 = tiled:move("m", dx, dy, dz)
+          local bx, by, bz, _, n2 = whole:move("m", dx, dy, dz)
+          cases = cases + 1
+          if math.max(math.abs(ax - bx), math.abs(ay - by), math.abs(az - bz)) > 1e-9 or n1 ~= n2 then mism = mism + 1 end
+        end
+        tiled:remove("m"); whole:remove("m")
+      end
+    end
+    assert.is_true(cases >= 1500)
+    assert.equal(0, mism)
+  end)
+end)

@@ -511,6 +511,46 @@ static cl_sweep shallow_start(const cl_shape *a, cl_vec3 d, const cl_shape *b, c
     return r;
 }
 
+/* s shrunk by e on every side (an axis, or a radius, no larger than e kept: flat and point-like
+ * shapes as they are); s is an AABB, OBB or Sphere. */
+static cl_shape shrunk(const cl_shape *s, double e) {
+    cl_shape t = *s;
+    if (t.kind == CL_AABB) {
+        cl_aabb *b = &t.u.aabb;
+        if (b->max.x - b->min.x > 2 * e) { b->min.x += e; b->max.x -= e; }
+        if (b->max.y - b->min.y > 2 * e) { b->min.y += e; b->max.y -= e; }
+        if (b->max.z - b->min.z > 2 * e) { b->min.z += e; b->max.z -= e; }
+    } else if (t.kind == CL_OBB) {
+        cl_vec3 *h = &t.u.obb.h;
+        if (h->x > e) h->x -= e;
+        if (h->y > e) h->y -= e;
+        if (h->z > e) h->z -= e;
+    } else if (t.u.sphere.r > e) {
+        t.u.sphere.r -= e;
+    }
+    return t;
+}
+
+/* 1 when the contact r (TOUCHING) of a rounded_pair is a hair contact: the mover a shrunk by 2^-43
+ * of the pair's largest coordinate (at the start and at the end of d, the lesser: at most half the
+ * allowance shallow_start gives either) meets nothing along d. The path then never goes deeper into
+ * b than that anywhere, which is resting on b (as the triangle sweeps' shrunk hull and sphere): a
+ * box or sphere resting a hair inside one tile of a tiled floor (placed there: rounding) met the
+ * next tile's side at the seam, 1e-13 below its top, and stopped (review rev12's F6), where the
+ * same floor as one box let it slide. Its end, at most that deep in b, is resting contact there. */
+static int hair_contact(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
+    double m0 = pair_mag(a, cl_v3(0, 0, 0), b), m1 = pair_mag(a, d, b), e;
+    cl_shape sa;
+    cl_sweep s;
+    m0 = m0 < m1 ? m0 : m1;
+    if (!(m0 < DBL_MAX)) return 0;
+    e = m0 * 0x1p-43;
+    if (!(e > 0)) return 0;
+    sa = shrunk(a, e);
+    s = cl_pair_sweep[sa.kind][b->kind](&sa.u, d, &b->u);
+    return s.state == CL_TOI_SEPARATED;
+}
+
 /* Through the pair table (kinds.h). */
 cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
     /* a mesh item is static: the binding never moves one; a mesh moved against a shape is that
@@ -532,7 +572,7 @@ cl_sweep cl_sweep_shapes(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
          * it stopped dead (review rev11's P3: 33 of 2,000 sphere moves along OBB ramps, a Character
          * on one made nothing on 21 of 4,000). The bound is absolute, a quarter of the end's
          * allowance: one relative to |d| let a long move end inside (review rev12's F1). */
-        if (!(-v3dot(d, r.n) > graze_tol(a, d, b))) return separated();
+        if (!(-v3dot(d, r.n) > graze_tol(a, d, b)) || hair_contact(a, d, b)) return separated();
         return r;
     }
 }
