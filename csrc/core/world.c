@@ -122,8 +122,22 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
     return id;
 }
 
+/* Item it, a mesh item, leaves the World or takes another shape: its mesh may be freed after this,
+ * and another built at its address, which the move's mesh candidate cache (keyed by that address,
+ * cl_pmkeep_cache) and its kept sweep must not take for it. They forget it (the cache stays on or
+ * off as it was: a Character's move keeps it on; one whose filter raised an error left it on). */
+static void world_mesh_gone(cl_world *w, const cl_item *it) {
+    if (it->kind != CL_MESH) return;
+    if (w->mkeep.cm == w->xs[it->xs].s.u.mesh.m) {
+        w->mkeep.cm = NULL;
+        w->mkeep.cn = CL_MESH_UNSURE;
+    }
+    w->mkeep.ok = 0;
+}
+
 void cl_world_remove(cl_world *w, int id) {
     cl_item *it = &w->items[id];
+    world_mesh_gone(w, it);
     cl_tree_remove(&w->tree, it->proxy);
     w->tchg += 8;
     w->tver++;
@@ -163,6 +177,8 @@ int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     cl_aabb fat;
     cl_vec3 lo, hi;
     double t;
+    if (it->kind == CL_MESH && !(s->kind == CL_MESH && s->u.mesh.m == w->xs[it->xs].s.u.mesh.m))
+        world_mesh_gone(w, it);
     if (s->kind != CL_AABB) {
         if (it->kind == CL_AABB) {
             cl_shape c = *s;            /* (s may lie in the array the reserve moves) */

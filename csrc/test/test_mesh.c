@@ -1126,6 +1126,68 @@ static void test_raywalk(void)
     free(idx);
 }
 
+/* A World's mesh candidate cache (cl_pmkeep_cache: on during a Character's move) is keyed by the
+ * mesh's address. A mesh item removed (or updated to another shape) lets its mesh be freed, and a
+ * new mesh can then be built at that address: the cache must not hand the old mesh's triangles to
+ * the new one (a filter's error once left the cache on after a move, and a stale list read past
+ * the new mesh's arrays: review rev13's F1). The World forgets the cache's mesh when a mesh item
+ * goes; the cache is left on here, as that error left it. */
+static void test_cache_reuse(void)
+{
+    int pass;
+    for (pass = 0; pass < 2; pass++) {
+        cl_mesh m;
+        cl_world w;
+        double *v, quad[12] = { 0, 0, 0, 40, 0, 0, 40, 0, 40, 0, 0, 40 };
+        unsigned *idx, qidx[6] = { 0, 1, 2, 0, 2, 3 };
+        size_t nv, nt;
+        cl_shape s;
+        cl_vec3 act;
+        int mi, si;
+        grid(40, 1.0, 0, &v, &nv, &idx, &nt);
+        ENSURE(mkmesh(&m, v, nv, idx, nt) == CL_OK, "cache reuse: the first mesh builds");
+        cl_world_init(&w, 0.1, talloc, NULL);
+        s.kind = CL_MESH;
+        s.u.mesh.m = &m;
+        s.u.mesh.c = cl_v3(0, 0, 0);
+        s.u.mesh.u[0] = cl_v3(1, 0, 0); s.u.mesh.u[1] = cl_v3(0, 1, 0); s.u.mesh.u[2] = cl_v3(0, 0, 1);
+        mi = cl_world_add(&w, &s);
+        s.kind = CL_SPHERE;
+        s.u.sphere.c = cl_v3(20.3, 0.51, 20.3);
+        s.u.sphere.r = 0.5;
+        si = cl_world_add(&w, &s);
+        cl_pmkeep_cache(&w.mkeep, 1, cl_v3(0, -1, 0), 1.0);
+        cl_world_move(&w, si, cl_v3(0.2, -0.05, 0.1), NULL, NULL, 1, &act);
+        CHECK(w.mkeep.cm == &m && w.mkeep.cn > 8 && w.mkeep.cn <= CL_PMCACHE,
+              "cache reuse: the move filled the cache", "%lu candidates", (unsigned long)w.mkeep.cn);
+        if (pass == 0) {
+            cl_world_remove(&w, mi);
+        } else {
+            s.kind = CL_AABB;
+            s.u.aabb = mkbox(cl_v3(100, 100, 100), cl_v3(101, 101, 101));
+            cl_world_update(&w, mi, &s);
+        }
+        cl_mesh_free(&m);
+        /* the new mesh, two triangles, in the same struct: the same address */
+        ENSURE(mkmesh(&m, quad, 4, qidx, 2) == CL_OK, "cache reuse: the second mesh builds");
+        s.kind = CL_MESH;
+        s.u.mesh.m = &m;
+        s.u.mesh.c = cl_v3(0, 0, 0);
+        s.u.mesh.u[0] = cl_v3(1, 0, 0); s.u.mesh.u[1] = cl_v3(0, 1, 0); s.u.mesh.u[2] = cl_v3(0, 0, 1);
+        if (pass == 0) mi = cl_world_add(&w, &s);
+        else cl_world_update(&w, mi, &s);
+        cl_world_move(&w, si, cl_v3(0.1, -1, 0), NULL, NULL, 1, &act);
+        CHECK(fabs(act.y) < 1e-9 && fabs(act.x - 0.1) < 1e-9,
+              "cache reuse: the sphere lands on the new mesh", "%s: made %.17g %.17g %.17g",
+              pass ? "update" : "remove", act.x, act.y, act.z);
+        cl_pmkeep_cache(&w.mkeep, 0, cl_v3(0, 0, 0), 0);
+        cl_world_free(&w);
+        cl_mesh_free(&m);
+        free(v);
+        free(idx);
+    }
+}
+
 int main(void)
 {
     quick = getenv("COLLIDE_QUICK") != NULL;
@@ -1139,6 +1201,7 @@ int main(void)
     test_vertex_in_box();
     test_memory();
     test_raywalk();
+    test_cache_reuse();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
