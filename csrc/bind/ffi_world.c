@@ -49,6 +49,9 @@
 
 /* character.c: the character whose userdata payload is ud (its tag checked), else NULL. */
 CL_API cl_char *lw_fastchar(void *ud);
+/* world_move.c (declared in the core's world_internal.h): cl_world_move without responses that
+ * commits only a move that met nothing (n = 0). */
+CL_API int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual);
 
 /* 1 if x, y and z are all finite (as cl_checkvec). */
 static int fin3w(double x, double y, double z) { return (x - x) + (y - y) + (z - z) == 0; }
@@ -171,13 +174,12 @@ static int fw_move(void *ud, double did, double dx, double dy, double dz, double
     id = (int)did;
     if ((double)id != did || !liveid(lw, id) || cl_world_kind(&lw->w, id) == CL_MESH) return -1;
     lw->gen++;
-    n = cl_world_move(&lw->w, id, cl_v3(dx, dy, dz), NULL, NULL, 0, &a);
+    n = clw_move_commitfree(&lw->w, id, cl_v3(dx, dy, dz), &a);   /* n = 0: committed */
     if (n < 0) return -1;
     out[0] = a.x;
     out[1] = a.y;
     out[2] = a.z;
     if (n == 0) {
-        cl_world_update(&lw->w, id, &lw->w.mend);
         lw->gen++;
         return 0;
     }

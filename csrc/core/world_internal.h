@@ -259,6 +259,12 @@ WINLINE cl_fbox fbox_of(const cl_aabb *b) {
 
 /* ---- functions shared between the World's files (hidden in the shared object: CL_API) ---- */
 
+/* world_move.c: cl_world_move(w, id, d, NULL, NULL, commit, actual) that commits the end only when
+ * the move met nothing (the same n, *actual, w->cols and w->mend): the FFI fast path's
+ * world:move (csrc/bind/ffi_world.c, which declares it too), whose free moves then skip
+ * cl_world_update's second cl_shape_aabb and call, and whose moves with collisions are
+ * committed after their tables are built. */
+CL_API int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual);
 /* world.c: the tail of cl_world_update: item id now has shape *s (its stored shape may be s), box
  * b; CL_OK, or CL_ENOMEM (unchanged) when an AABB item gets another kind and no slot is free. */
 CL_API int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b);

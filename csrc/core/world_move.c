@@ -653,14 +653,19 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
     p1 = cl_shape_pos(cur);
     *actual = cl_v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
     w->mend = *cur;
-    /* cl_world_update(w, id, cur); an AABB is its own box (cl_shape_aabb) */
-    if (commit) clw_update_to(w, id, cur, cb);
+    /* cl_world_update(w, id, cur); an AABB is its own box (cl_shape_aabb). commit 2: only a move
+     * that met nothing (clw_move_commitfree) */
+    if (commit == 1 || (commit == 2 && w->ncols == 0)) clw_update_to(w, id, cur, cb);
     return w->ncols;
 }
 
 int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
                   cl_vec3 *actual) {
     return move_legs(w, id, d, respond, ctx, commit, NULL, NULL, actual);
+}
+
+int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual) {
+    return move_legs(w, id, d, NULL, NULL, 2, NULL, NULL, actual);
 }
 
 int cl_world_move_ends(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
