@@ -107,8 +107,11 @@ typedef struct lworld {
      * the value U holds (for strings, an equal string may be another object: it just misses).
      * With FM_ONLY (Lua 5.4+) a number item that has an fm slot when it is added is kept in fm
      * alone, not in U[0] (fm is then its only item -> id entry: an fm entry is cleared only by
-     * the item's remove, and fm only grows), which saves U[0] its 16 bytes a slot there. */
-    int *fm; int fmcap;
+     * the item's remove, and fm only grows), which saves U[0] its 16 bytes a slot there.
+     * fm's block holds fmall ints (grown by half), of which only the first fmcap are written
+     * (zeroed as the numbers added reach them): the rest stays untouched, out of the process's
+     * RSS (up to 2 bytes per item when the items are the numbers 1 to n). */
+    int *fm; int fmcap, fmall;
     pslot *pc; int pcmask;
     /* translatemany scratch (allocated like the core's memory, kept for the next batch) */
     bitem *bi; int bicap;

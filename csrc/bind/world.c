@@ -129,7 +129,7 @@ static int w_new(lua_State *L) {
     lw->bi = NULL; lw->bm = NULL; lw->bs = NULL;
     lw->bicap = lw->bmcap = lw->bscap = lw->bstamp = 0;
     lw->redo = 0;
-    lw->fm = NULL; lw->fmcap = 0;
+    lw->fm = NULL; lw->fmcap = lw->fmall = 0;
     lw->pc = NULL; lw->pcmask = 0;
     lw->npool = 0;
     lw->nhpool = 0;

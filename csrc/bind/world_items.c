@@ -64,9 +64,9 @@ void lw_fastput(lua_State *L, lworld *lw, int u, int id, int clear) {
 }
 /* Frees the fast maps (the world is being freed). */
 void lw_freefast(lworld *lw) {
-    if (lw->fm) lw->w.alloc(lw->w.ud, lw->fm, (size_t)lw->fmcap * sizeof(int), 0);
+    if (lw->fm) lw->w.alloc(lw->w.ud, lw->fm, (size_t)lw->fmall * sizeof(int), 0);
     if (lw->pc) lw->w.alloc(lw->w.ud, lw->pc, (size_t)(lw->pcmask + 1) * sizeof(pslot), 0);
-    lw->fm = NULL; lw->fmcap = 0;
+    lw->fm = NULL; lw->fmcap = lw->fmall = 0;
     lw->pc = NULL; lw->pcmask = 0;
 }
 
@@ -80,14 +80,18 @@ int lw_fastgrow(lua_State *L, lworld *lw, int arg) {
         int bound = count < (0x7fffffff - 1024) / 8 ? 4 * count + 1024 : 0x7fffffff / 2;
         int k = w_numslot(L, arg, bound);
         if (k >= lw->fmcap) {
-            size_t ncap = (size_t)k + (size_t)k / 2 + 64;
-            int *nf;
-            if (ncap > (size_t)bound) ncap = (size_t)bound;
-            nf = (int *)lw->w.alloc(lw->w.ud, lw->fm, (size_t)lw->fmcap * sizeof(int), ncap * sizeof(int));
-            if (nf == NULL) return -1;
-            memset(nf + lw->fmcap, 0, (ncap - (size_t)lw->fmcap) * sizeof(int));
-            lw->fm = nf;
-            lw->fmcap = (int)ncap;
+            if (k >= lw->fmall) {
+                size_t ncap = (size_t)k + (size_t)k / 2 + 64;
+                int *nf;
+                if (ncap > (size_t)bound) ncap = (size_t)bound;
+                nf = (int *)lw->w.alloc(lw->w.ud, lw->fm, (size_t)lw->fmall * sizeof(int), ncap * sizeof(int));
+                if (nf == NULL) return -1;
+                lw->fm = nf;
+                lw->fmall = (int)ncap;
+            }
+            /* write the block only up to k (see lworld.fmall) */
+            memset(lw->fm + lw->fmcap, 0, (size_t)(k + 1 - lw->fmcap) * sizeof(int));
+            lw->fmcap = k + 1;
         }
     } else if (haspointer(type) && count < 0x7fffffff / 8 &&
                (lw->pc == NULL || lw->pcmask + 1 < 2 * (count + 1))) {

@@ -29,7 +29,7 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
 
 void cl_world_free(cl_world *w) {
     cl_tree_free(&w->tree);
-    free_buf(w, w->items, w->cap, sizeof(cl_item));
+    free_buf(w, w->items, w->acap, sizeof(cl_item));
     free_buf(w, w->xs, w->xscap, sizeof(cl_xshape));
     free_buf(w, w->res, w->rescap, sizeof(int));
     free_buf(w, w->tmp, w->tmpcap, sizeof(int));
@@ -65,17 +65,19 @@ static int xs_reserve(cl_world *w) {
 int cl_world_reserve(cl_world *w) {
     if (xs_reserve(w) != CL_OK) return CL_ENOMEM;
     if (w->freelist < 0) {
-        int old = w->cap, i;
-        ENSURE(w->items, w->cap, old + 1);
-        for (i = w->cap - 1; i >= old; i--) {
-            w->items[i].proxy = CL_NULLNODE;
-            w->items[i].dirty = 0;
-            w->items[i].onlist = 0;
-            w->items[i].mon = 0;
-            w->items[i].kind = CL_AABB;
-            w->items[i].xs = w->freelist;  /* free: the link (see cl_item) */
-            w->freelist = i;
-        }
+        /* the next slot of the block, set up only now (see cl_world.acap): the ids come out in
+         * the order the doubling block's free list used to give them (its fresh slots were
+         * always at the bottom of the list, below every slot freed since) */
+        cl_item *it;
+        ENSURE(w->items, w->acap, w->cap + 1);
+        it = &w->items[w->cap];
+        it->proxy = CL_NULLNODE;
+        it->dirty = 0;
+        it->onlist = 0;
+        it->mon = 0;
+        it->kind = CL_AABB;
+        it->xs = -1;                    /* free: the link (see cl_item) */
+        w->freelist = w->cap++;
     }
     return cl_tree_reserve(&w->tree, 1);
 }

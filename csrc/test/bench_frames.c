@@ -866,7 +866,7 @@ static void bench_memory(int n) {
         double k = 1.0 / n;
         fprintf(stderr, "n %d: items %.1f tree %.1f qn %.1f qslot %.1f (%s) cp %.1f ph %.1f pr %.1f kp %.1f "
                 "res %.1f tmp %.1f hits %d found %d\n", n,
-                w.cap * sizeof(cl_item) * k, w.tree.cap * CL_TREE_NODE_BYTES * k,
+                w.acap * sizeof(cl_item) * k, w.tree.cap * CL_TREE_NODE_BYTES * k,
                 w.qncap * sizeof(cl_qnode) * k, w.qslotcap * sizeof(int) * k,
                 w.qn && w.qnver == w.tver ? "valid" : "stale", w.cpcap * sizeof(cl_cpair) * k,
                 w.phcap * sizeof(int) * k, w.prcap * sizeof(cl_wpair) * k, w.kpcap * sizeof(cl_kpair) * k,
