@@ -1,4 +1,4 @@
--- Review rev14 (of 0565f9e): cases that FAIL on a real bug, not fixed here (see /tmp/rev14/REPORT.md).
+-- Review rev14 (of 0565f9e): both tests failed on real bugs (F1 on 0565f9e; F2 on 3feb533 too), fixed by deep_end (sweep.c).
 local collide = require "collide"
 local AABB, OBB, World = collide.AABB, collide.OBB, collide.World
 
