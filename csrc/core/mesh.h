@@ -120,6 +120,8 @@ CL_API size_t cl_mesh_query_capsule(const cl_mesh *m, const cl_capsule *cp, unsi
 #define CL_PMKEEP 96
 /// Room for the candidates of a cl_pmkeep's cache (cl_pmkeep_cache).
 #define CL_PMCACHE 128
+/// Room for the triangles' own values a cl_pmkeep's cache keeps (a power of 2).
+#define CL_PMTRI 32
 /// A placed mesh's sweep kept for the overlap checks at its end (cl_pmesh_sweep_keep): the
 /// candidate triangles of a box slightly larger than the sweep's (cl_mesh_candidates), when ok.
 typedef struct cl_pmkeep {
@@ -144,6 +146,11 @@ typedef struct cl_pmkeep {
     double cg;
     size_t cn;
     unsigned ctri[CL_PMCACHE];
+    /* while con, a capsule's triangle sweeps keep each triangle's own values (cl_tridata) in
+     * slot mw_tslot(i) of td (meshworld.c), kept from move to move (empty: have 0, as the
+     * world's zeroed memory holds it); a slot serves only the triangle whose vertices it holds,
+     * bit for bit, whatever mesh it came from, so no stale slot can change an answer */
+    cl_tridata td[CL_PMTRI];
 } cl_pmkeep;
 /// Turns the candidate cache of k on (on != 0) or off, empty either way: while it is on, the
 /// sweeps of cl_pmesh_sweep_keep take their candidates from the cache's list when their box is

@@ -6,6 +6,7 @@
  * when its projection meets the triangle's on every axis at once. Coordinates up to 2^200 (the
  * products of dot products stay finite), as tri.c. */
 #include <math.h>
+#include <string.h>
 #include "vec.h"
 
 /* fmax and fmin without the library call (same values: NaN gives the other one; the callers never
@@ -290,7 +291,7 @@ static int cut_tri(cl_vec3 t[3], const cl_vec3 *pt, int np, double r, double *ex
 static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
                            int known);
 static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double mt, double extra,
-                            double tmax, double *clear, double *clear0, int known);
+                            double tmax, double *clear, double *clear0, int known, cl_tridata *td);
 
 /* The largest |coordinate| of the n points p (finite: plain comparisons, no NaN case). */
 static inline double pts_max(const cl_vec3 *p, int n)
@@ -381,7 +382,7 @@ static inline double tri_max(cl_vec3 a, cl_vec3 b, cl_vec3 c)
 /* cl_sweep_capsule_tri_clear's work on data in range (k == 0); known: abc is not degenerate as
  * given and the data is finite (then pts_max of the triangle is tri_max). */
 static inline cl_sweep capsule_in_range(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
-                                        double *clear, double *clear0, int known)
+                                        double *clear, double *clear0, int known, cl_tridata *td)
 {
     cl_vec3 t[3];
     double extra, mt;
@@ -394,9 +395,10 @@ static inline cl_sweep capsule_in_range(const cl_capmv *mv, cl_vec3 a, cl_vec3 b
             s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
             return s;
         }
-        return capsule_tri(mv, t[0], t[1], t[2], -1, extra, tmax, NULL, NULL, 0);
+        return capsule_tri(mv, t[0], t[1], t[2], -1, extra, tmax, NULL, NULL, 0, NULL);
     }
-    return capsule_tri(mv, t[0], t[1], t[2], known ? mt : -1, extra, tmax, clear, clear0, known);
+    /* t is abc as given here: td's key */
+    return capsule_tri(mv, t[0], t[1], t[2], known ? mt : -1, extra, tmax, clear, clear0, known, td);
 }
 
 cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
@@ -415,7 +417,7 @@ cl_sweep cl_sweep_capsule_tri_clear(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, 
                                           tmax);
     }
     cl_capmv_make(&mv, cp, d);
-    return capsule_in_range(&mv, a, b, c, tmax, clear, NULL, 0);
+    return capsule_in_range(&mv, a, b, c, tmax, clear, NULL, 0, NULL);
 }
 
 cl_sweep cl_sweep_capsule_tri_known(const cl_capsule *cp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
@@ -431,7 +433,15 @@ cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_ve
 {
     *clear = 0;
     if (clear0) *clear0 = 0;
-    return capsule_in_range(mv, a, b, c, tmax, clear, clear0, 1);
+    return capsule_in_range(mv, a, b, c, tmax, clear, clear0, 1, NULL);
+}
+
+cl_sweep cl_sweep_capsule_tri_mvd(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax, double *clear,
+                                  double *clear0, cl_tridata *td)
+{
+    *clear = 0;
+    if (clear0) *clear0 = 0;
+    return capsule_in_range(mv, a, b, c, tmax, clear, clear0, 1, td);
 }
 
 /* A contact of normal *n (unit) with a triangle of unit normal nu met along the face's plane: *n
@@ -607,23 +617,43 @@ static double plane_after(double x0, double x1, double x2, double x3, double nl,
  * x[i] = (k[i] - a) . n, kk the largest |component| of the k[i] - a and ee that of ab and ac. The
  * callers' maxima and minima over these are order-free (maxd/mind of finite values; NaN ones are
  * left out whatever the order; only a zero's sign can depend on it, which no comparison sees). */
-typedef struct tsplane { cl_vec3 ab, ac, n; double nl, ql, x[4], kk, ee; } tsplane;
+/* The triangle's own part (ab, ac, n, nl, ql, ee) is in t (a cl_tridata: ts_tri_make, made once
+ * for a triangle a mesh sweep keeps, or kept from an earlier sweep of it), the corners' (x, kk)
+ * here. */
+typedef struct tsplane { cl_tridata *t; double x[4], kk; } tsplane;
 
-static CL_INLINE void tp_make(tsplane *p, const cl_vec3 *k, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+/* The triangle's part of tsplane into td, its key set to a, b, c and the other values (frame, edge
+ * normals) marked not made. */
+static void ts_tri_make(cl_tridata *td, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    double kx;
+    td->f.v[0] = a; td->f.v[1] = b; td->f.v[2] = c;
+    td->ab = cl_sub(b, a); td->ac = cl_sub(c, a); td->n = cl_cross(td->ab, td->ac);
+    kx = cl_maxabs3(td->n.x, td->n.y, td->n.z);
+    td->ql = sqrt(cl_dot(td->n, td->n));
+    td->nl = kx >= 0x1p-480 && kx <= 0x1p480 ? td->ql : cl_len(td->n.x, td->n.y, td->n.z);   /* ts_len */
+    td->ee = maxd(cl_maxabs3(td->ab.x, td->ab.y, td->ab.z), cl_maxabs3(td->ac.x, td->ac.y, td->ac.z));
+    td->have = 1;
+}
+
+/* 1 when td holds the values of the triangle a, b, c: made, and its key the same bits (a NaN or a
+ * zero's sign included, so every value made of them is the same too) */
+static CL_INLINE int ts_tri_is(const cl_tridata *td, cl_vec3 a, cl_vec3 b, cl_vec3 c)
+{
+    return td->have && memcmp(&td->f.v[0], &a, sizeof a) == 0 && memcmp(&td->f.v[1], &b, sizeof b) == 0 &&
+           memcmp(&td->f.v[2], &c, sizeof c) == 0;
+}
+
+static CL_INLINE void tp_make(tsplane *p, const cl_vec3 *k, cl_tridata *td, cl_vec3 a)
 {
     int i;
-    double kx;
-    p->ab = cl_sub(b, a); p->ac = cl_sub(c, a); p->n = cl_cross(p->ab, p->ac);
-    kx = cl_maxabs3(p->n.x, p->n.y, p->n.z);
-    p->ql = sqrt(cl_dot(p->n, p->n));
-    p->nl = kx >= 0x1p-480 && kx <= 0x1p480 ? p->ql : cl_len(p->n.x, p->n.y, p->n.z);   /* ts_len */
+    p->t = td;
     p->kk = 0;
     for (i = 0; i < 4; i++) {
         cl_vec3 y = cl_sub(k[i], a);
         p->kk = maxd(p->kk, cl_maxabs3(y.x, y.y, y.z));
-        p->x[i] = cl_dot(y, p->n);
+        p->x[i] = cl_dot(y, td->n);
     }
-    p->ee = maxd(cl_maxabs3(p->ab.x, p->ab.y, p->ab.z), cl_maxabs3(p->ac.x, p->ac.y, p->ac.z));
 }
 
 static int plane_apart(const tsplane *tp, double r, double s, double tmax, double slack, double *clear)
@@ -632,7 +662,7 @@ static int plane_apart(const tsplane *tp, double r, double s, double tmax, doubl
     const double *x = tp->x;
     int i;
     if (!(s > 0x1p-250 && s < 0x1p250)) return 0;
-    nl = tp->nl;
+    nl = tp->t->nl;
     for (i = 0; i < 4; i++) {
         lo = mind(lo, x[i]);
         hi = maxd(hi, x[i]);
@@ -644,7 +674,7 @@ static int plane_apart(const tsplane *tp, double r, double s, double tmax, doubl
      * ulps of which r nl's factor covers the relative part; m = 2^-43 (K + r) E^2 is 1024 ulps
      * of it, about 18 times what these add up to. Edges under 2^-240 (their squares near the
      * underflow) keep the margin of the coordinates' scale, 2^-36 s^3, which bounds it anyway. */
-    ee = tp->ee;
+    ee = tp->t->ee;
     m = ee > 0x1p-240 ? (kk + r) * ee * ee * 0x1p-43 : s * s * s * 0x1p-36;
     lim = r * nl * (1 + 0x1p-40) + m;
     if (lo > lim || hi < -lim) {
@@ -666,10 +696,30 @@ static int plane_apart(const tsplane *tp, double r, double s, double tmax, doubl
  * same ones, so are the margins), or 0. *side is 1 when the corners' computed dot products with n
  * (those of cl_tri_segment_crosses(a, b, c, k[i], k[j]): the same operations) all are > 0 or all
  * < 0 (NaN ones left out, which no crossing test passes either). */
+/* tri_quad_gap's values of the triangle's edges, made once into td (have & 4): for edge j (from
+ * v[j] to the next vertex: e, ab for j = 0), its normal mj = e x n across the triangle's normal,
+ * ml = |mj|, tx the largest of 0 and the third vertex's (x: its difference from v[j], ac for
+ * j = 0) dot product with mj, pe the largest |component| of e and x. */
+static void ts_edges(cl_tridata *td)
+{
+    const cl_vec3 *v = td->f.v;
+    int j;
+    if (td->have & 4) return;
+    for (j = 0; j < 3; j++) {
+        cl_vec3 e = j == 0 ? td->ab : cl_sub(v[j == 2 ? 0 : j + 1], v[j]), mj = cl_cross(e, td->n),
+                x = j == 0 ? td->ac : cl_sub(v[j == 0 ? 2 : j - 1], v[j]);
+        td->mj[j] = mj;
+        td->ml[j] = sqrt(cl_dot(mj, mj));
+        td->pe[j] = maxd(cl_maxabs3(e.x, e.y, e.z), cl_maxabs3(x.x, x.y, x.z));
+        td->tx[j] = maxd(0, cl_dot(x, mj));
+    }
+    td->have |= 4;
+}
+
 static double tri_quad_gap(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc, double *seg2,
                            int *side)
 {
-    cl_vec3 v[3], n, x;
+    cl_vec3 v[3];
     double nl, h1 = 0, h2 = 0, h, l, pm, lo = HUGE_VAL, hi = -HUGE_VAL, m, g1 = 0, g2 = 0, slo = HUGE_VAL,
            shi = -HUGE_VAL;
     int i, j;
@@ -679,10 +729,9 @@ static double tri_quad_gap(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, c
     v[0] = a; v[1] = b; v[2] = c;
     /* tp's n, ql (sqrt(n . n)), ee (the edges' largest |component|), kk (the corners') and dot
      * products: k is mv->q, the corners tp has in the order 0, 1, 3, 2 */
-    n = tp->n;
-    nl = tp->ql;
+    nl = tp->t->ql;
     if (!(nl >= 0x1p-400)) return 0;
-    l = tp->ee;
+    l = tp->t->ee;
     pm = tp->kk;
     for (i = 0; i < 4; i++) {
         double y = tp->x[i < 2 ? i : 5 - i];
@@ -696,23 +745,17 @@ static double tri_quad_gap(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, c
     else if (-hi - m > 0) h1 = (-hi - m) / nl * (1 - 0x1p-44);
     if (slo - m > 0) g1 = (slo - m) / nl * (1 - 0x1p-44);
     else if (-shi - m > 0) g1 = (-shi - m) / nl * (1 - 0x1p-44);
+    ts_edges(tp->t);
     for (j = 0; j < 3; j++) {
-        cl_vec3 e = j == 0 ? tp->ab : cl_sub(v[j == 2 ? 0 : j + 1], v[j]), mj = cl_cross(e, n);
-        double ml = sqrt(cl_dot(mj, mj)), smin = HUGE_VAL, ssmin = HUGE_VAL, tmax, sep;
-        /* edge ab (j == 0): e and x are tp's ab and ac, and pm's maxd chain over the |components|
-         * of e, x and the k[i] - a is tp's maxd(ee, kk): a maxd chain is the largest of its non-NaN
-         * values in any order (NaN ones left out) once it has one, and ee (e's, then x's) is one */
-        int quick = j == 0 && tp->ee >= 0;
+        cl_vec3 mj = tp->t->mj[j];
+        double ml = tp->t->ml[j], smin = HUGE_VAL, ssmin = HUGE_VAL, tmax, sep;
+        /* edge ab (j == 0): pm's maxd chain over the |components| of e, x and the k[i] - a is tp's
+         * maxd(ee, kk): a maxd chain is the largest of its non-NaN values in any order (NaN ones
+         * left out) once it has one, and ee (e's, then x's) is one */
+        int quick = j == 0 && tp->t->ee >= 0;
         if (!(ml >= 0x1p-400)) continue;
-        if (quick) {
-            x = tp->ac;
-            pm = maxd(tp->ee, tp->kk);
-        } else {
-            pm = cl_maxabs3(e.x, e.y, e.z);
-            x = cl_sub(v[j == 0 ? 2 : j - 1], v[j]);
-            pm = maxd(pm, cl_maxabs3(x.x, x.y, x.z));
-        }
-        tmax = maxd(0, cl_dot(x, mj));
+        pm = quick ? maxd(tp->t->ee, tp->kk) : tp->t->pe[j];
+        tmax = tp->t->tx[j];
         for (i = 0; i < 4; i++) {
             cl_vec3 y = cl_sub(k[i], v[j]);
             if (!quick) pm = maxd(pm, cl_maxabs3(y.x, y.y, y.z));
@@ -746,8 +789,8 @@ static double ts_axis_sep(cl_vec3 u, const tsplane *tp, const cl_vec3 *y, double
     double ml = sqrt(cl_dot(u, u)), tb, tc, tlo, thi, klo = HUGE_VAL, khi = -HUGE_VAL, x, sep;
     int i;
     if (!(ml >= 0x1p-400 && pm >= 0x1p-400)) return 0;
-    tb = cl_dot(tp->ab, u);
-    tc = cl_dot(tp->ac, u);
+    tb = cl_dot(tp->t->ab, u);
+    tc = cl_dot(tp->t->ac, u);
     tlo = mind(0, mind(tb, tc));
     thi = maxd(0, maxd(tb, tc));
     for (i = 0; i < 4; i++) {
@@ -772,12 +815,12 @@ static double ts_edge_far(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, co
                           double sc, double lim2)
 {
     cl_vec3 y[4], bc = cl_sub(c, b);
-    double pm = maxd(maxd(tp->ee, tp->kk), cl_maxabs3(bc.x, bc.y, bc.z)), h, best = 0;
+    double pm = maxd(maxd(tp->t->ee, tp->kk), cl_maxabs3(bc.x, bc.y, bc.z)), h, best = 0;
     int i, j;
     if (!(sc >= 0x1p-300 && sc <= 0x1p200)) return 0;
     for (i = 0; i < 4; i++) y[i] = cl_sub(k[i], a);
     for (j = 0; j < 3; j++) {
-        h = ts_axis_sep(cl_cross(j == 0 ? tp->ab : j == 1 ? tp->ac : bc, d), tp, y, pm);
+        h = ts_axis_sep(cl_cross(j == 0 ? tp->t->ab : j == 1 ? tp->t->ac : bc, d), tp, y, pm);
         h = h * (1 - 0x1p-44) - sc * 0x1p-43;
         if (h > 0 && h * h * (1 - 0x1p-44) >= lim2 && h * h * (1 - 0x1p-44) > best) best = h * h * (1 - 0x1p-44);
     }
@@ -849,7 +892,7 @@ static int quad_crosses(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, cons
         for (k = 0; k < 4; k++) x[k] = tp->x[k < 2 ? k : 5 - k];
         for (k = 0; k < 4; k++) {
             int i = ek[k], j = (ek[k] + 1) % 4;
-            if (ts_crosses(&v[0], &v[1], &v[2], &q[i], &q[j], &tp->n, x[i], x[j])) return 1;
+            if (ts_crosses(&v[0], &v[1], &v[2], &q[i], &q[j], &tp->t->n, x[i], x[j])) return 1;
         }
     }
     s1 = one_side(q[0], q[1], q[2], v, &n1, t1);
@@ -866,7 +909,7 @@ static int quad_crosses(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, cons
 
 /* The face's frame: its unit normal n0 (abc turns anticlockwise about it) and its edges' inward
  * normals in the plane m[i] = n0 x (v[i+1] - v[i]), of lengths ml[i]; ok: every ml[i] > 0. */
-typedef struct faceframe { cl_vec3 v[3], n0, m[3]; double ml[3]; int ok; } faceframe;
+typedef cl_triframe faceframe;
 
 /* n: (b - a) x (c - a), nl: ts_len of it (tp_make's; n0 is unit(n)) */
 static void frame_of(faceframe *f, cl_vec3 a, cl_vec3 b, cl_vec3 c, cl_vec3 n, double nl)
@@ -1004,7 +1047,7 @@ static int face_start(const faceframe *f, const cl_capsule *cp, cl_vec3 d, doubl
  * triangle and the segment at the start (tri_quad_gap's, less 2^-48 of it), whatever the answer,
  * else left as it is. */
 static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double mt, double extra,
-                            double tmax, double *clear, double *clear0, int known)
+                            double tmax, double *clear, double *clear0, int known, cl_tridata *td)
 {
     cl_sweep s;
     cl_vec3 ontri, onseg, w, nu, sg, v[3], u[3], n = cl_v3(0, 0, 0), d = mv->d;
@@ -1012,8 +1055,9 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     const cl_capsule *cp = &mv->cp;
     cl_ray ray;
     cl_aabb pb;
-    faceframe ff;
+    faceframe *ff;
     tsplane tp;
+    cl_tridata own;
     double r = cp->r, e, in2, d2, len, g, bt = HUGE_VAL;
     int i, rank = 0, far, deep;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
@@ -1022,7 +1066,10 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     if (!(mt >= 0)) mt = tri_max(a, b, c);
     e = (maxd(mt, mv->me) + r) * 0x1p-42 + extra;
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
-    tp_make(&tp, mv->pt, a, b, c);
+    /* the triangle's own values: td's when it holds them (the same bits), else made there */
+    if (!td) td = &own, td->have = 0;
+    if (!ts_tri_is(td, a, b, c)) ts_tri_make(td, a, b, c);
+    tp_make(&tp, mv->pt, td, a);
     if (plane_apart(&tp, r, maxd(mt, mv->ms), tmax, e * 0x1p18, clear)) return s;
     in2 = (r - e) * (r - e);
     if (d.x == 0 && d.y == 0 && d.z == 0) {
@@ -1054,8 +1101,12 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
          * skip, would find the crossing); *clear from it as from tri_quad_gap's. Not tried when
          * end_deep finds the path certainly near (then no bound reaches in2, and the grazing
          * check below is passed whatever quad_near says) */
-        frame_of(&ff, a, b, c, tp.n, tp.nl);
-        deep = !far && end_deep(&ff, q[3], r - e, e * 16);
+        if (!(td->have & 2)) {
+            frame_of(&td->f, a, b, c, td->n, td->nl);
+            td->have |= 2;
+        }
+        ff = &td->f;
+        deep = !far && end_deep(ff, q[3], r - e, e * 16);
         if (!far && !deep && (g2 = ts_edge_far(&tp, a, b, c, q, d, sc, in2)) > 0) {
             far = 1;
             if (!quad_crosses(&tp, a, b, c, q, side)) {
@@ -1064,7 +1115,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
             }
         }
     }
-    if (known && face_start(&ff, cp, d, r, e, tmax, maxd(mt, mv->mq), len)) {
+    if (known && face_start(ff, cp, d, r, e, tmax, maxd(mt, mv->mq), len)) {
         /* the start distance's three tests below certainly pass, and d2 > r^2 (face_start) */
         d2 = HUGE_VAL;
         w = cl_v3(0, 0, 0);
@@ -1090,7 +1141,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0;
         s.n = w;
-        s.rank = ts_face_snap(&s.n, ff.n0, d) ? 1 : 2;    /* ff.n0: the face's unit normal (frame_of) */
+        s.rank = ts_face_snap(&s.n, ff->n0, d) ? 1 : 2;    /* ff->n0: the face's unit normal (frame_of) */
         return s;
     }
     if (!cl_ray_make(&ray, cp->a, d)) return s;
@@ -1107,7 +1158,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     g = r + e * 0x1p14;
     if (near_path(&pb, v, 3, g)) offset_hits(&ray, len, d, a, b, c, r, 1, &bt, &n, &rank);
     /* a hit on the face well inside it, the rest of the prism behind: the other pieces come later */
-    if (!(rank == 1 && face_first(&ff, &ray, bt, sg, r, g - r, e * 16 + bt * 0x1p-38))) {
+    if (!(rank == 1 && face_first(ff, &ray, bt, sg, r, g - r, e * 16 + bt * 0x1p-38))) {
         if (near_path(&pb, u, 3, g)) offset_hits(&ray, len, d, u[0], u[1], u[2], r, 1, &bt, &n, &rank);
         for (i = 0; i < 3; i++) {
             int j = (i + 1) % 3;
@@ -1123,7 +1174,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         }
     }
     if (rank == 0) return s;
-    nu = ff.n0;     /* unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), frame_of's */
+    nu = ff->n0;     /* unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), frame_of's */
     /* met along the face's plane (lying on it, or where two tiles meet): a face contact */
     if (rank > 1 && ts_face_snap(&n, nu, d)) rank = 1;
     bt /= len;
