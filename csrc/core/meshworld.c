@@ -450,8 +450,8 @@ static CL_INLINE unsigned mw_tslot(size_t i)
 
 /* cl_sweep_capsule_tri_mv of triangle i (a, b, c), its own values kept in ms->tds when there (the
  * same answer: a slot serves only the triangle whose vertices it holds, bit for bit) */
-static cl_sweep mw_capsule_tri(msweep *ms, size_t i, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax, double *clr,
-                               double *clr0)
+static CL_INLINE cl_sweep mw_capsule_tri(msweep *ms, size_t i, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax, double *clr,
+                                         double *clr0)
 {
     if (ms->tds) return cl_sweep_capsule_tri_mvd(&ms->mv, a, b, c, tmax, clr, clr0, &ms->tds[mw_tslot(i)]);
     return cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, tmax, clr, clr0);
