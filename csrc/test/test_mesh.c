@@ -897,6 +897,7 @@ static void test_lazy(void)
                 cl_sweep a, b;
                 cl_pmkeep keep;
                 double t;
+                memset(&keep, 0, sizeof keep);      /* as a World's (zeroed): the cache off, no kept values */
                 if (q % 2) { mv.kind = CL_SPHERE; mv.u.sphere.c = p; mv.u.sphere.r = urand(0.05, 1); }
                 else { mv.kind = CL_CAPSULE; mv.u.capsule.a = p; mv.u.capsule.b = vadd(p, rvec(-1, 1)); mv.u.capsule.r = urand(0.05, 1); }
                 a = cl_pmesh_sweep(&pm, &mv, d, NULL);
