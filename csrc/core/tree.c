@@ -115,6 +115,8 @@ void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->cap = 0;
     t->nfree = 0;
     t->freelist = CL_NULLNODE;
+    t->lazy = 0;
+    t->lazynext = CL_NULLNODE;
     t->root = CL_NULLNODE;
     t->leaves = 0;
     t->pend = NULL;
@@ -139,8 +141,29 @@ void cl_tree_free(cl_tree *t) {
     cl_tree_init(t, t->alloc, t->ud);
 }
 
+/* Writes the free-list links of the untouched nodes lazy..cap-1 (as the pool's growth and the
+ * rebuilds once did at once), in their place in the free list: before a growth, which puts a
+ * new untouched region in front of the list, so that the list has one such region at most. */
+static void tree_unlazy(cl_tree *t) {
+    int i, j = CL_NULLNODE, next = t->lazynext;
+    if (t->lazy >= t->cap) return;
+    if (t->freelist != CL_TREE_LAZY)        /* the node released last before the region's turn */
+        for (j = t->freelist; t->meta[j].parent != CL_TREE_LAZY; j = t->meta[j].parent) {}
+    for (i = t->cap - 1; i >= t->lazy; i--) {
+        t->meta[i].parent = next;
+        t->nodes[i].child1 = t->nodes[i].child2 = CL_NULLNODE;
+        next = i;
+    }
+    if (j == CL_NULLNODE) t->freelist = next;
+    else t->meta[j].parent = next;
+    t->lazy = t->cap;
+}
+
 /* Grows the pool so that at least need nodes are free; CL_OK or CL_ENOMEM (pool unchanged).
- * The block holds the nodes, then the metas, then the heights, so it is copied into a fresh block. */
+ * The block holds the nodes, then the metas, then the heights, so it is copied into a fresh block.
+ * The new nodes go in front of the free list, lowest index first, as an untouched region (only
+ * their heights are written): a pool that doubled for a few more nodes keeps the rest of its
+ * new half out of memory until the nodes are handed out. */
 static int tree_grow(cl_tree *t, int need) {
     int ncap, i;
     cl_tnode *p;
@@ -157,19 +180,17 @@ static int tree_grow(cl_tree *t, int need) {
     if (!p) return CL_ENOMEM;
     m = (cl_tmeta *)(void *)(p + ncap);
     h = (signed char *)(void *)(m + ncap);
+    tree_unlazy(t);
     for (i = 0; i < t->cap; i++) {
         p[i] = t->nodes[i];
         m[i] = t->meta[i];
         h[i] = t->hgt[i];
     }
     if (t->nodes) t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
-    /* link the new nodes in front of the free list, lowest index first */
-    for (i = ncap - 1; i >= t->cap; i--) {
-        h[i] = -1;
-        m[i].parent = t->freelist;
-        p[i].child1 = p[i].child2 = CL_NULLNODE;
-        t->freelist = i;
-    }
+    for (i = t->cap; i < ncap; i++) h[i] = -1;
+    t->lazynext = t->freelist;
+    t->freelist = CL_TREE_LAZY;
+    t->lazy = t->cap;
     t->nfree += ncap - t->cap;
     t->nodes = p;
     t->meta = m;
@@ -203,7 +224,12 @@ int cl_tree_reserve(cl_tree *t, int nleaves) {
 /* Takes a node off the free list (the caller made sure one is there); returns its index. */
 static int node_alloc(cl_tree *t) {
     int i = t->freelist;
-    t->freelist = t->meta[i].parent;
+    if (i == CL_TREE_LAZY) {        /* the next untouched node, set up now */
+        i = t->lazy++;
+        t->freelist = t->lazy < t->cap ? CL_TREE_LAZY : t->lazynext;
+    } else {
+        t->freelist = t->meta[i].parent;
+    }
     t->nfree--;
     t->meta[i].parent = CL_NULLNODE;
     t->hgt[i] = 0;
@@ -965,7 +991,6 @@ static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
  * k..cap-1 into t's free list, and clears the pending list. */
 static void build_close(cl_tree *t, int k) {
     cl_tnode *p = t->nodes;
-    cl_tmeta *m = t->meta;
     signed char *h = t->hgt;
     double sum = 0, rc;
     int i;
@@ -983,13 +1008,10 @@ static void build_close(cl_tree *t, int k) {
     }
     rc = fb_cost(&p[0].box);
     t->built_cost = rc > 0 ? sum / rc : 0;
-    t->freelist = CL_NULLNODE;
-    for (i = t->cap - 1; i >= k; i--) {
-        h[i] = -1;
-        m[i].parent = t->freelist;
-        p[i].child1 = p[i].child2 = CL_NULLNODE;
-        t->freelist = i;
-    }
+    for (i = k; i < t->cap; i++) h[i] = -1;     /* the rest: free, untouched (tree_grow) */
+    t->lazy = k;
+    t->lazynext = CL_NULLNODE;
+    t->freelist = k < t->cap ? CL_TREE_LAZY : CL_NULLNODE;
     t->nfree = t->cap - k;
     pend_clear(t);
 }
@@ -1035,7 +1057,7 @@ struct cl_tbuild {
     cl_tmeta *m;
     signed char *h;
     int n, cap, k, ns, root;
-    int phase, sub, stale, freehead, nlog, logcap;
+    int phase, sub, stale, nlog, logcap;
     size_t lvbytes;     /* lv's block: n records, or cap + logcap ints if more */
     int *map, *log;
     double cost;
@@ -1090,7 +1112,6 @@ int cl_tree_rebuild_start(cl_tree *t) {
     b->ns = 1;
     b->root = CL_NULLNODE;
     b->phase = b->sub = b->stale = b->nlog = 0;
-    b->freehead = CL_NULLNODE;
     b->map = (int *)(void *)b->lv;
     b->log = b->map + b->cap;
     b->cost = 0;
@@ -1105,10 +1126,11 @@ static int build_fitted(const cl_tree *t) {
 }
 static void build_stale(cl_tree *t) { t->bld->stale = 1; }
 
-const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap) {
+const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap, int *used) {
     if (t->bld == NULL || t->bld->phase != 1 || t->bld->sub != 0) return NULL;
     *root = t->bld->root;
     *cap = t->bld->cap;
+    *used = t->bld->k;
     return t->bld->p;
 }
 
@@ -1161,7 +1183,6 @@ void cl_tree_rebuild_release(cl_tree *t) {
  * call. */
 static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
     cl_tnode *p = b->p;
-    cl_tmeta *m = b->m;
     signed char *h = b->h;
     int i;
     if (part == 0) {
@@ -1170,13 +1191,7 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
                 b->map[p[i].child2] = i;
                 p[i].child2 = t->nodes[p[i].child2].child2;
             }
-        b->freehead = CL_NULLNODE;
-        for (i = b->cap - 1; i >= b->k; i--) {
-            h[i] = -1;
-            m[i].parent = b->freehead;
-            p[i].child1 = p[i].child2 = CL_NULLNODE;
-            b->freehead = i;
-        }
+        for (i = b->k; i < b->cap; i++) h[i] = -1;  /* free, untouched (tree_grow) */
     } else {
         for (i = b->k - 1; i >= 0; i--)
             if (p[i].child1 != CL_NULLNODE) {
@@ -1270,7 +1285,9 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     t->hgt = b->h;
     t->root = b->root;
     t->built_cost = b->cost;
-    t->freelist = b->freehead;
+    t->lazy = b->k;
+    t->lazynext = CL_NULLNODE;
+    t->freelist = b->k < b->cap ? CL_TREE_LAZY : CL_NULLNODE;
     t->nfree = b->cap - b->k;
     t->bld = NULL;
     t->old = b;
@@ -1314,7 +1331,16 @@ int cl_tree_validate(const cl_tree *t) {
                 return 0;
         }
     }
-    for (i = t->freelist; i != CL_NULLNODE; i = t->meta[i].parent) nfree--;
+    for (i = t->freelist; i != CL_NULLNODE; ) {
+        if (i == CL_TREE_LAZY) {
+            if (t->lazy < 0 || t->lazy >= t->cap) return 0;
+            nfree -= t->cap - t->lazy;
+            i = t->lazynext;
+        } else {
+            nfree--;
+            i = t->meta[i].parent;
+        }
+    }
     return nfree == 0 && leaves == t->leaves && used == t->cap - t->nfree &&
            (t->leaves == t->npend ? t->root == CL_NULLNODE : used == 2 * (t->leaves - t->npend) - 1 + t->npend) &&
            t->nfree >= t->npend;

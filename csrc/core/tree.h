@@ -28,6 +28,8 @@ typedef void *(*cl_alloc)(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /// "No node" index.
 #define CL_NULLNODE (-1)
+/// Free-list link standing for the untouched nodes lazy..cap-1 of a pool (cl_tree).
+#define CL_TREE_LAZY 0x7fffffff
 
 /// Largest allowed height difference between the two children of a node.
 #define CL_TREE_SLACK 4
@@ -63,7 +65,10 @@ typedef struct cl_tree {
     signed char *hgt;
     int cap;            /* nodes allocated */
     int nfree;          /* nodes on the free list */
-    int freelist;
+    int freelist;       /* first free node, or CL_TREE_LAZY: take node lazy next */
+    int lazy;           /* nodes lazy..cap-1 are free and never written but their heights (-1):
+                         * they follow CL_TREE_LAZY in the free list, in index order, then lazynext */
+    int lazynext;
     int root;
     int leaves;         /* every leaf, pending ones included */
     int *pend;          /* pending leaves (cl_tree_insert_lazy): allocated, not yet linked */
@@ -157,12 +162,13 @@ CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// tree, else 0. Never allocates or fails. The old pool and the build's buffers are freed by
 /// cl_tree_rebuild_release (or the next start, cl_tree_free), not by the install.
 CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
-/// Returns the rebuild's new tree (its pool's nodes; *root, *cap) between the end of its
+/// Returns the rebuild's new tree (its pool's nodes; *root, *cap, and *used: nodes used..cap-1
+/// are free and unwritten, see cl_tree's lazy) between the end of its
 /// structure and the first call that fits it to the leaves' boxes of then (four calls before
 /// its install), else
 /// NULL. Its structure, node indices and payloads are those the install will take; its boxes
 /// are those of the build's start (the fit and the install change them, not the structure).
-CL_API const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap);
+CL_API const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap, int *used);
 /// Once the rebuild's new tree is fitted (cl_tree_rebuild_step's next call installs it): gives
 /// its leaves changed since the fit their present boxes (their ancestors grown as
 /// cl_tree_enlarge does) and returns it (its pool's nodes), else NULL (also when the install is

@@ -114,7 +114,9 @@ typedef struct cl_mcand {
 } cl_mcand;
 
 typedef struct cl_world {
-    cl_tree tree;
+    cl_tree tree;       /* its pool's nodes are written as they are handed out (cl_tree's lazy):
+                         * the unused part of a doubled pool stays out of RSS, 3.5 bytes per item
+                         * at 1,000,000 AABB items (2^21 nodes for 2M - 1 used) */
     cl_item *items;
     /* item slots: ids below cap have been handed out once (each is live or on the free list);
      * the block holds acap slots (doubling), and the ones from cap on are not written until an

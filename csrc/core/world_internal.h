@@ -288,10 +288,11 @@ CL_API void clw_link_tree(cl_world *w);
 CL_API void clw_flush_tree(cl_world *w);
 /* world_tree.c: builds the box-query snapshot; CL_OK or CL_ENOMEM. Needs at least two leaves. */
 CL_API int clw_qsnap_build(cl_world *w);
-/* world_tree.c: builds the box-query snapshot of the tree given by nodes (root, cap nodes; the
+/* world_tree.c: builds the box-query snapshot of the tree given by nodes (root, cap nodes, of
+ * which nodes used..cap-1 are free and may never have been written (cl_tree's lazy); the
  * World's leaf count) into the buffers given (array, its block and capacity, node -> slot map
  * and its capacity); CL_OK or CL_ENOMEM. */
-CL_API int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qnode **qnp,
+CL_API int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, cl_qnode **qnp,
                           void **blk, int *qncap, int **qslotp, int *qslotcap);
 /* world_query.c: collects into w->tmp the items whose leaf overlaps *qp; count or CL_ENOMEM. */
 CL_API int clw_collect_fbox(cl_world *w, const cl_fbox *qp);

@@ -141,7 +141,7 @@ void clw_tree_upkeep(cl_world *w) {
 static void qsnap_refit(cl_world *w);
 static void qsnap_path(cl_world *w, int leaf);
 static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int n);
-static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, long bno);
+static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, long bno);
 
 /* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
  * takes the new tree when that installed it. While a box-query snapshot is in use, calls
@@ -155,11 +155,11 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
 void clw_tree_step(cl_world *w) {
     cl_tree *t = &w->tree;
     long n = t->leaves, bno = t->bldno;
-    int lg = 0, root, cap;
+    int lg = 0, root, cap, used;
     const cl_tnode *nodes;
     if (w->qn != NULL && w->qn2bld != bno && w->qn2bld != -bno &&
-        (nodes = cl_tree_rebuild_fitted(t, &root, &cap)) != NULL) {
-        int r = qsnap_spare_step(w, nodes, root, cap, bno);
+        (nodes = cl_tree_rebuild_fitted(t, &root, &cap, &used)) != NULL) {
+        int r = qsnap_spare_step(w, nodes, root, cap, used, bno);
         if (r != 0) w->qn2bld = r > 0 ? bno : -bno;
         return;
     }
@@ -362,7 +362,7 @@ static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, 
  * sized to the count. Which leaves a query finds does not depend on the grouping (every box
  * encloses its subtree's), only the order it finds them in, which no result depends on. */
 int clw_qsnap_build(cl_world *w) {
-    int r = clw_qsnap_into(w, w->tree.nodes, w->tree.root, w->tree.cap, &w->qn, &w->qnblock, &w->qncap,
+    int r = clw_qsnap_into(w, w->tree.nodes, w->tree.root, w->tree.cap, w->tree.lazy, &w->qn, &w->qnblock, &w->qncap,
                            &w->qslot, &w->qslotcap);
     if (r == CL_OK) w->qnver = w->tver;
     return r;
@@ -393,15 +393,16 @@ static int qsnap_size_at(const cl_tnode *nodes, int *size, int i) {
 }
 
 /* The bottom-up pass of the snapshot build: size[i] gets the size of the open piece of every
- * inner node i of the tree (nodes 0..cap-1, root root; free nodes look like leaves); returns the
+ * inner node i of the tree (nodes 0..used-1, root root; free nodes look like leaves; nodes
+ * used..cap-1 are free and unwritten, cl_tree's lazy, so not read); returns the
  * number of pieces (snapshot nodes: the root's and one per inner child left out of its parent's
  * piece), or CL_ENOMEM. A tree fresh from a rebuild has every child after its parent in the
  * pool, so one backward pass over it sees children first (sequential reads, no stack); a tree
  * changed since (reinserted leaves take free nodes anywhere) is walked in post-order instead. */
-static int qsnap_sizes(cl_world *w, const cl_tnode *nodes, int root, int cap, int *size) {
+static int qsnap_sizes(cl_world *w, const cl_tnode *nodes, int root, int used, int *size) {
     cl_stack st;
     int count = 1, i;
-    for (i = cap - 1; i >= 0; i--) {
+    for (i = used - 1; i >= 0; i--) {
         int a = nodes[i].child1, b = nodes[i].child2;
         if (a == CL_NULLNODE) continue;
         if (a < i || b < i) break;
@@ -438,7 +439,7 @@ static int qsnap_sizes(cl_world *w, const cl_tnode *nodes, int root, int cap, in
  * piece sizes of the inner nodes under root, which the walk reads and replaces; the nodes'
  * block sized to the pieces: kept while it holds them and is not an eighth larger); CL_OK or
  * CL_ENOMEM. */
-static int qsnap_blocks(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qnode **qnp, void **blk,
+static int qsnap_blocks(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, cl_qnode **qnp, void **blk,
                         int *qncap, int **qslotp, int *qslotcap) {
     int need, k;
     if (cap > *qslotcap) {                  /* the slot of every tree node (qsnap_path) */
@@ -449,7 +450,7 @@ static int qsnap_blocks(cl_world *w, const cl_tnode *nodes, int root, int cap, c
         *qslotcap = cap;
     }
     for (k = 0; k < *qslotcap; k++) (*qslotp)[k] = -1;
-    need = qsnap_sizes(w, nodes, root, cap, *qslotp);
+    need = qsnap_sizes(w, nodes, root, used, *qslotp);
     if (need < 0) return CL_ENOMEM;
     if (*qncap > need + need / 8) {         /* much larger than needed: a fresh block */
         w->alloc(w->ud, *blk, (size_t)*qncap * sizeof(cl_qnode) + 64, 0);
@@ -505,11 +506,11 @@ static int qsnap_walk(cl_world *w, const cl_tnode *nodes, cl_stack *st, int *kp,
     return CL_OK;
 }
 
-int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qnode **qnp, void **blk,
+int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, cl_qnode **qnp, void **blk,
                    int *qncap, int **qslotp, int *qslotcap) {
     cl_stack st;
     int k = 0, r;
-    if (qsnap_blocks(w, nodes, root, cap, qnp, blk, qncap, qslotp, qslotcap) != CL_OK) return CL_ENOMEM;
+    if (qsnap_blocks(w, nodes, root, cap, used, qnp, blk, qncap, qslotp, qslotcap) != CL_OK) return CL_ENOMEM;
     cl_stack_init(&st);
     st.p[st.n].node = root;
     st.p[st.n].t = -1;
@@ -525,7 +526,7 @@ int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, cl_qno
  * fewest pieces), so mostly three calls; the walk's stack kept
  * in w->qss between them; the new tree does not change meanwhile: the rebuild waits for this
  * build): 1 when built, 0 when paused, -1 on CL_ENOMEM (the rebuild then goes on without). */
-static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, long bno) {
+static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, long bno) {
     cl_stack st;
     int k = 0, r, i;
     long budget = w->tree.leaves / 5 + 1;
@@ -533,7 +534,7 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
     if (w->qsres != bno) {                  /* a fresh build */
         budget = w->tree.leaves / 8 + 1;
         w->qsres = 0;
-        if (qsnap_blocks(w, nodes, root, cap, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2, &w->qslot2cap) != CL_OK)
+        if (qsnap_blocks(w, nodes, root, cap, used, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2, &w->qslot2cap) != CL_OK)
             return -1;
         st.p[st.n].node = root;
         st.p[st.n].t = -1;
