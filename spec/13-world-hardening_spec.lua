@@ -245,7 +245,17 @@ describe("world:move near the limits of doubles", function()
       1, -2.6852393904475555e-36, 1.745405603790911e-35,
       2.6852393904475555e-36, 1, -1.745405603790911e-35,
       -1.745405603790911e-35, 1.745405603790911e-35, 1))
-    local ax, ay, az, cols, n = w:move("s", -9.2816481113184947e+27, 2, -8)
+    -- the sphere (radius 6.5) touches the box's bottom face, far within the rounding allowance at
+    -- these coordinates (2^-42 of 1.9e28: 4e15): moving 2 up along it grazes it (no collision since
+    -- the hair-contact rule, sweep.c); moving 1e20 up into it is a collision
+    local ax, ay, az, cols, n = w:check("s", -9.2816481113184947e+27, 2, -8)
+    assert.is_true(finite(ax, ay, az))
+    for i = 1, n do
+      local c = cols[i]
+      assert.is_true(finite(c.t, c.nx, c.ny, c.nz))
+      assert.near(1, c.nx * c.nx + c.ny * c.ny + c.nz * c.nz, 1e-9)
+    end
+    ax, ay, az, cols, n = w:move("s", -9.2816481113184947e+27, 1e20, -8)
     assert.is_true(finite(ax, ay, az))
     assert.is_true(n >= 1)
     for i = 1, n do

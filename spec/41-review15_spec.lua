@@ -1,7 +1,6 @@
--- Review rev15 (of 4c8ea2e): FAILS on a real bug, not fixed (3feb533 and 0565f9e fail it too). deep_end keeps a
--- graze only when its end is deeper than half the allowance AND deeper than the start plus 2^-48 of the
--- coordinates, so slides closing by less than 2^-48 (1/64 of the allowance) each still sink without limit:
--- past the allowance the end check backs the move off to nothing, with no collision.
+-- Review rev15 (of 4c8ea2e): failed on a real bug (3feb533 and 0565f9e too): deep_end bounded a graze by the start
+-- depth plus 2^-48 of the coordinates, so slides closing by 1/100 of the allowance each sank to it and the 101st made
+-- nothing, with no collision. Fixed: the bound is the start depth plus 2^-47 of the motion (its rounding).
 local collide = require "collide"
 local AABB, OBB, World = collide.AABB, collide.OBB, collide.World
 

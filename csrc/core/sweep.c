@@ -477,18 +477,20 @@ static double graze_tol(const cl_shape *a, cl_vec3 d, const cl_shape *b) {
 
 /* 1 when a moved by d (d not zero) overlaps b deeper than half the allowance shallow_start gives
  * that end (2^-43 of the pair's largest coordinate there) and deeper than d0 (the start's depth,
- * 0 when apart) plus 2^-48 of that coordinate (worked on at 2^-8 beyond 2^1000, as shallow_start):
- * a contact the rules below would drop (a graze, a hair contact) is then kept. So dropped contacts
- * never take the mover past half the allowance, nor deeper than it started beyond a slide's
- * rounding (a mover placed deeper than that, its slides closing on the face by rounding only, is
- * not met again at t = 0 every leg), and grazes no longer add up past the allowance: six grazing
+ * 0 when apart) plus 2^-47 of d's largest component (worked on at 2^-8 beyond 2^1000, as
+ * shallow_start): a contact the rules below would drop (a graze, a hair contact) is then kept.
+ * So dropped contacts take the mover past half the allowance only by the rounding of the motion
+ * (a mover placed deeper than that, whose slides close on the face by their rounding, is not met
+ * again at t = 0 every leg: 16-leg stalls), and grazes do not add up to the allowance: six grazing
  * slides along an OBB, each sinking a quarter of it, made the fifth end inside and world:move
- * backed it off to nothing (review rev14's F2), and a graze after a hair contact did the same (a
- * box's corner can go 0.87 of the allowance into a face that its shrunk copy misses, rev14's F1). */
+ * backed it off to nothing (review rev14's F2); a graze after a hair contact did the same (a box's
+ * corner can go 0.87 of the allowance into a face that its shrunk copy misses, rev14's F1); and
+ * with a bound of the start's depth plus 2^-48 of the coordinates, slides closing by 1/100 of the
+ * allowance each sank to it, the 101st making nothing (rev15's F1). */
 static int deep_end(const cl_shape *a, cl_vec3 d, const cl_shape *b, double d0) {
     cl_shape e = *a, sb = *b;
     cl_vec3 n;
-    double m, lim;
+    double m, lim, k = cl_maxabs3(d.x, d.y, d.z);
     if (d.x == 0 && d.y == 0 && d.z == 0) return 0;
     cl_shape_translate(&e, d);
     m = pair_mag(&e, cl_v3(0, 0, 0), b);
@@ -498,9 +500,10 @@ static int deep_end(const cl_shape *a, cl_vec3 d, const cl_shape *b, double d0) 
         sb = scaled_down(b);
         m *= 0x1p-8;
         d0 *= 0x1p-8;
+        k *= 0x1p-8;
     }
     lim = m * 0x1p-43;
-    if (d0 + m * 0x1p-48 > lim) lim = d0 + m * 0x1p-48;
+    if (d0 + k * 0x1p-47 > lim) lim = d0 + k * 0x1p-47;
     return pair_sep(&e, &sb, &n) < -lim;
 }
 
