@@ -1,4 +1,5 @@
--- Review rev14 (of 0565f9e): both tests failed on real bugs (F1 on 0565f9e; F2 on 3feb533 too), fixed by deep_end (sweep.c).
+-- Review rev14 (of 0565f9e): its two tests failed on real bugs (F1 on 0565f9e; F2 on 3feb533 too), fixed by deep_end
+-- (sweep.c); review rev15 (of 4c8ea2e): its test failed on a real bug (3feb533 and 0565f9e too), fixed in the next commit.
 local collide = require "collide"
 local AABB, OBB, World = collide.AABB, collide.OBB, collide.World
 
@@ -39,6 +40,25 @@ describe("review rev14", function()
       local ax, ay, az, _, n = w:move("M", dx, dy, dz)
       assert.is_true(n > 0 or (ax * u[1] + ay * u[2]) > 0.0999,
         ("slide %d made %.17g %.17g %.17g of 0.1 along the face with %d collisions"):format(k, ax, ay, az, n))
+    end
+  end)
+
+  -- rev15's F1: deep_end bounded a graze by the start's depth plus 2^-48 of the coordinates, so slides
+  -- closing by 1/100 of the allowance each sank to it and the 101st made nothing, with no collision
+  it("slides closing 1/100 of the allowance each along a face do not sink to a dead stop (rev15 F1)", function()
+    local w = scene()
+    local n = {0.48375985805596916, 0.68198449800167993, 0.54851941097746515}
+    local function mag(sh)
+      local a, b, c, d, e, f = sh:aabb():bounds()
+      return math.max(math.abs(a), math.abs(b), math.abs(c), math.abs(d), math.abs(e), math.abs(f))
+    end
+    for k = 1, 130 do
+      local A = math.max(mag(w:shape("M")), mag(w:shape("T"))) * 2^-42
+      local L = 0.1
+      local ax, ay, az, _, nc = w:move("M", u[1] * L - n[1] * 0.01 * A, u[2] * L - n[2] * 0.01 * A,
+        u[3] * L - n[3] * 0.01 * A)
+      assert.is_true(nc > 0 or (ax * u[1] + ay * u[2] + az * u[3]) > 0.0999,
+        ("slide %d made %.17g %.17g %.17g of 0.1 along the face with %d collisions"):format(k, ax, ay, az, nc))
     end
   end)
 end)
