@@ -1018,3 +1018,118 @@ describe("a capsule sliding into the wall's corner with the floor", function()
     assert.is_true(math.abs(first[1] - 0.6476 * 1.5) < 1e-3 and first[4] == 1)
   end)
 end)
+
+describe("a sphere or capsule sliding along a tilted mesh quad", function()
+  it("does not sink into it by slides that each close a little on it, nor stop there for good", function()
+    -- 400 slides of 0.05 along the face, each closing 1/100 of the triangles' rounding allowance
+    -- (2^-42 of the coordinates; a start deeper than it is inside). A path going no deeper than the
+    -- allowance had no contact: the mover sank to it, then a sphere met the triangle at t = 0 on
+    -- every leg (16 collisions, nothing made) for good and a capsule made nothing; now a path going
+    -- deeper than half of it is a contact (as sweep.c's deep_end for the other kinds)
+    local n = { 0.48375985805596916, 0.68198449800167993, 0.54851941097746515 }
+    local u = { 0.81563646666503031, -0.57856473643507267, 0 }
+    local v = { n[2] * u[3] - n[3] * u[2], n[3] * u[1] - n[1] * u[3], n[1] * u[2] - n[2] * u[1] }
+    local function P(a, b) return 3 + a * u[1] + b * v[1], 3 + a * u[2] + b * v[2], 3 + a * u[3] + b * v[3] end
+    local vs = {}
+    for _, ab in ipairs { { -50, -50 }, { 50, -50 }, { 50, 50 }, { -50, 50 } } do
+      local x, y, z = P(ab[1], ab[2])
+      vs[#vs + 1], vs[#vs + 2], vs[#vs + 3] = x, y, z
+    end
+    local mesh = collide.Mesh(vs, { 1, 2, 3, 1, 3, 4 })
+    local A = 60.1 * 2 ^ -42            -- the allowance: the triangles reach 59.6 out, the radius 0.5
+    for _, kind in ipairs { "sphere", "capsule" } do
+      local w = collide.World()
+      w:add("floor", mesh)
+      local cx, cy, cz = P(0.3, 0.2)
+      cx, cy, cz = cx + n[1] * 0.5, cy + n[2] * 0.5, cz + n[3] * 0.5
+      if kind == "sphere" then
+        w:add("m", collide.Sphere(cx, cy, cz, 0.5))
+      else
+        w:add("m", collide.Capsule(cx - u[1] * 0.3, cy - u[2] * 0.3, cz - u[3] * 0.3,
+                                   cx + u[1] * 0.3, cy + u[2] * 0.3, cz + u[3] * 0.3, 0.5))
+      end
+      local function depth()
+        local a, b, c, d, e, f = w:shape("m"):aabb():bounds()
+        return 0.5 - (((a + d) / 2 - 3) * n[1] + ((b + e) / 2 - 3) * n[2] + ((c + f) / 2 - 3) * n[3])
+      end
+      local deepest = -math.huge
+      for k = 1, 400 do
+        local ax, ay, az = w:move("m", u[1] * 0.05 - n[1] * A / 100, u[2] * 0.05 - n[2] * A / 100, u[3] * 0.05 - n[3] * A / 100)
+        local made = (ax * u[1] + ay * u[2] + az * u[3]) / 0.05
+        assert.is_true(made > 0.999, ("%s, slide %d: made %.6f of it"):format(kind, k, made))
+        deepest = math.max(deepest, depth())
+      end
+      assert.is_true(deepest < 0.6 * A, ("%s: %.3f of the allowance deep"):format(kind, deepest / A))
+      local _, _, _, cols, nc = w:move("m", -n[1], -n[2], -n[3])
+      assert.are.equal(1, nc)
+      assert.are.equal("floor", cols[1].other)
+    end
+  end)
+end)
+
+describe("spheres and capsules resting on random tilted mesh quads and tiled floors", function()
+  it("slide along them by slides each closing on them a little, never short and never through", function()
+    -- the floor at scales 1..3e5 as one quad or 4 x 4 tiles; the mover placed 0..0.9 of the allowance
+    -- (2^-42 of its coordinates, at most every triangle's) deep; 200 slides along the face (turning
+    -- back every 50), each closing C allowances on it (C of 0..1, or lifting); then a push into it
+    -- must meet it. Before ts_sink: 1,680 short slides in 400 seeds (16-leg stalls, moves backed off to nothing)
+    local seeds = os.getenv("COLLIDE_QUICK") and 20 or 60
+    for seed = 1, seeds do
+      local rng = require("support.gen").new(3450 + seed)
+      local function R(a, b) return a + (b - a) * rng:float() end
+      local function norm(x, y, z) local l = math.sqrt(x * x + y * y + z * z); return x / l, y / l, z / l end
+      local nx, ny, nz = norm(R(-1, 1), R(0.3, 1), R(-1, 1))
+      local ux, uy, uz = norm(ny, -nx, 0)
+      if R(0, 1) < 0.5 then
+        local k = nx
+        ux, uy, uz = norm(1 - k * nx, -k * ny, -k * nz)
+      end
+      local vx, vy, vz = ny * uz - nz * uy, nz * ux - nx * uz, nx * uy - ny * ux
+      local S = ({ 1, 8, 60, 1000, 3e5 })[1 + math.floor(R(0, 5))]
+      local ox, oy, oz = R(-S, S), R(-S, S), R(-S, S)
+      local H = R(0, 1) < 0.5 and 5 or 50
+      local k = R(0, 1) < 0.5 and 4 or 1
+      local vs, idx = {}, {}
+      for j = 0, k do
+        for i = 0, k do
+          local a, b = -H + 2 * H * i / k, -H + 2 * H * j / k
+          vs[#vs + 1], vs[#vs + 2], vs[#vs + 3] = ox + a * ux + b * vx, oy + a * uy + b * vy, oz + a * uz + b * vz
+        end
+      end
+      for j = 0, k - 1 do
+        for i = 0, k - 1 do
+          local a, b = j * (k + 1) + i + 1, j * (k + 1) + i + 2
+          for _, x in ipairs { a, b, b + k + 1, a, b + k + 1, a + k + 1 } do idx[#idx + 1] = x end
+        end
+      end
+      local r = R(0.2, 1)
+      local p0, q0 = R(-H * 0.3, H * 0.3), R(-H * 0.3, H * 0.3)
+      local px, py, pz = ox + p0 * ux + q0 * vx + nx * r, oy + p0 * uy + q0 * vy + ny * r, oz + p0 * uz + q0 * vz + nz * r
+      local A = (math.max(math.abs(px), math.abs(py), math.abs(pz)) + r) * 2 ^ -42
+      local dep = R(0, 0.9) * A
+      local cx, cy, cz = px - nx * dep, py - ny * dep, pz - nz * dep
+      local w = collide.World()
+      w:add("floor", collide.Mesh(vs, idx))
+      local capsule = R(0, 1) < 0.5
+      if capsule then
+        local hl = R(0.1, 1)
+        w:add("m", collide.Capsule(cx - ux * hl, cy - uy * hl, cz - uz * hl, cx + ux * hl, cy + uy * hl, cz + uz * hl, r))
+      else
+        w:add("m", collide.Sphere(cx, cy, cz, r))
+      end
+      local al, be = R(-1, 1), R(-1, 1)
+      local dx, dy, dz = norm(al * ux + be * vx, al * uy + be * vy, al * uz + be * vz)
+      local C = ({ 0, 0.01, 0.05, 0.3, 1, -0.01 })[1 + math.floor(R(0, 6))]
+      local L = H / 400
+      local what = ("seed %d, %s, %d x %d tiles, scale %g, closing %g"):format(seed, capsule and "capsule" or "sphere", k, k, S, C)
+      for s = 1, 200 do
+        local sg = math.floor((s - 1) / 50) % 2 == 0 and 1 or -1
+        local ax, ay, az = w:move("m", sg * dx * L - nx * C * A, sg * dy * L - ny * C * A, sg * dz * L - nz * C * A)
+        local made = sg * (ax * dx + ay * dy + az * dz) / L
+        assert.is_true(made > 0.999, ("%s: slide %d made %.6f of it"):format(what, s, made))
+      end
+      local _, _, _, _, n = w:move("m", -nx * r, -ny * r, -nz * r)
+      assert.is_true(n >= 1, what .. ": pushed through")
+    end
+  end)
+end)

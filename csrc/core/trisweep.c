@@ -471,6 +471,33 @@ static int ts_face_snap(cl_vec3 *n, cl_vec3 nu, cl_vec3 d)
     return 1;
 }
 
+/* r less the depth a sphere or capsule of radius r may go into a triangle along a path d with no
+ * contact (ts_sink2: its square); e is the allowance (a start deeper than e is inside:
+ * OVERLAPPED), d2 the start's squared distance. Half the allowance, or, for a start deeper than
+ * that, the start's depth plus the rounding of the motion (2^-47 of d's largest component) and of
+ * the distances (2^-8 of the allowance: 2^-50 of the coordinates; without it a sphere met the
+ * triangle again at t = 0 on every leg of a slide), at most e. With e itself, slides each closing
+ * 1/100 of the allowance on a tilted mesh quad sank to it, then a sphere met the triangle at t = 0
+ * on every leg (16 collisions, nothing made) for good and a capsule made nothing (sweep.c's
+ * deep_end is the same rule for the other kinds; the start's depth term lets a mover placed
+ * deeper than half the allowance slide, its slides closing on the face by their rounding). */
+static double ts_sink(double r, double e, double d2, cl_vec3 d)
+{
+    double lim = e * 0.5;
+    if (d2 < r * r) {
+        double dep = r - sqrt(d2) + cl_maxabs3(d.x, d.y, d.z) * 0x1p-47 + e * 0x1p-8;
+        if (dep > lim) lim = dep < e ? dep : e;
+    }
+    return r - lim;
+}
+
+/* ts_sink squared. */
+static double ts_sink2(double r, double e, double d2, cl_vec3 d)
+{
+    double k = ts_sink(r, e, d2, d);
+    return k * k;
+}
+
 /* The sweep of cl_sweep_sphere_tri, the allowance raised by extra (cut_tri). */
 static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b, cl_vec3 c, double extra,
                            int known)
@@ -493,9 +520,9 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
     d2 = cl_dot(w, w);
     if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
     if (d.x == 0 && d.y == 0 && d.z == 0) return s;
-    /* a path that never comes closer than that does not enter (a sphere sliding on the triangle
-     * or past its edges) */
-    if (!cl_tri_segment_below(a, b, c, sp->c, cl_add(sp->c, d), in2)) return s;
+    /* a path that never goes deeper than ts_sink allows does not enter (a sphere sliding on the
+     * triangle or past its edges) */
+    if (!cl_tri_segment_below(a, b, c, sp->c, cl_add(sp->c, d), ts_sink2(r, e, d2, d))) return s;
     if (d2 <= r * r) {
         /* touching at the start and moving in */
         s.state = CL_TOI_TOUCHING; s.t = 0;
@@ -526,7 +553,16 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
             rank = edge_rank(cl_ray_at(&ray, h.t), cp.a, cp.b);
         }
     }
-    if (rank == 0) return s;
+    if (rank == 0 && !(d2 <= (r + e) * (r + e))) return s;
+    if (rank == 0) {
+        /* the path goes deeper than ts_sink allows, yet no piece is met: a start within rounding
+         * of touching (the ray starts behind the moved faces, which are as far off as the rounding
+         * of the coordinates), the touching start's contact */
+        s.state = CL_TOI_TOUCHING; s.t = 0;
+        s.n = unit(w);
+        s.rank = ts_face_snap(&s.n, nu, d) ? 1 : 2;
+        return s;
+    }
     /* an edge's capsule met on its side that continues the face (the ray slipped between the
      * moved faces of two tiles, which rounding leaves apart): a face contact */
     if (rank > 1 && ts_face_snap(&s.n, nu, d)) rank = 1;
@@ -1058,7 +1094,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     faceframe *ff;
     tsplane tp;
     cl_tridata own;
-    double r = cp->r, e, in2, d2, len, g, bt = HUGE_VAL;
+    double r = cp->r, e, in2, inh2, d2, len, g, bt = HUGE_VAL;
     int i, rank = 0, far, deep;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (!known && cl_tri_degenerate(a, b, c)) return s;
@@ -1072,6 +1108,9 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     tp_make(&tp, mv->pt, td, a);
     if (plane_apart(&tp, r, maxd(mt, mv->ms), tmax, e * 0x1p18, clear)) return s;
     in2 = (r - e) * (r - e);
+    /* (r less the least depth ts_sink allows, half the allowance, squared: a path never that
+     * near does not enter, whatever the start) */
+    inh2 = (r - e * 0.5) * (r - e * 0.5);
     if (d.x == 0 && d.y == 0 && d.z == 0) {
         if (cl_tri_segment_below(a, b, c, cp->a, cp->b, in2)) { s.state = CL_TOI_OVERLAPPED; s.t = 0; }
         return s;
@@ -1086,7 +1125,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         double gs2, g2 = tri_quad_gap(&tp, a, b, c, q, sc, &gs2, &side);
         /* the start segment's clearance (cl_sweep_capsule_tri_mv) */
         if (clear0 && gs2 > 0) *clear0 = sqrt(gs2) * (1 - 0x1p-48);
-        far = g2 >= in2;
+        far = g2 >= inh2;
         if (far && !quad_crosses(&tp, a, b, c, q, side)) {
             if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
             return s;
@@ -1107,7 +1146,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         }
         ff = &td->f;
         deep = !far && end_deep(ff, q[3], r - e, e * 16);
-        if (!far && !deep && (g2 = ts_edge_far(&tp, a, b, c, q, d, sc, in2)) > 0) {
+        if (!far && !deep && (g2 = ts_edge_far(&tp, a, b, c, q, d, sc, inh2)) > 0) {
             far = 1;
             if (!quad_crosses(&tp, a, b, c, q, side)) {
                 if (clear) *clear = sqrt(g2) * (1 - 0x1p-48);
@@ -1123,10 +1162,14 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         d2 = cl_tri_segment(a, b, c, cp->a, cp->b, &ontri, &onseg);
         if (d2 < in2) { s.state = CL_TOI_OVERLAPPED; s.t = 0; return s; }
         /* the distance between the moving capsule's segment and the triangle is convex in t: a
-         * start that does not approach (to rounding) never enters (a capsule sliding on the
-         * triangle) */
+         * start that does not approach (to rounding, 2^-40 of the motion) stays at least its
+         * distance less that, so it never goes deeper than ts_sink allows (a capsule sliding on the
+         * triangle) when that is enough. (It returned SEPARATED whatever the depth: a capsule
+         * slid 0.12 at a time, each slide closing 9e-14 on a floor at coordinates near 54, sank to
+         * the allowance and made nothing from then on.) */
         w = unit(cl_sub(onseg, ontri));
-        if (!(cl_dot(w, d) < -(len * 0x1p-40))) return s;
+        if (!(cl_dot(w, d) < -(len * 0x1p-40)) &&
+            sqrt(d2) - len * 0x1p-40 >= ts_sink(r, e, d2, d)) return s;
         /* the segment's distance to the triangle falls by at most len per unit of t: no contact
          * comes before (sqrt(d2) - r) / len. The margin, 2^18 allowances (2^-24 of the
          * coordinates), is far above the rounding of d2 and of the t the ray pieces below compute
@@ -1137,7 +1180,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
      * only at the end): the distance between the triangle and the parallelogram the segment
      * sweeps, from its edges against the triangle and the triangle's edges against it (the
      * first distance under the allowance decides) */
-    if (!far && !deep && !quad_near(a, b, c, q, in2, 0)) return s;
+    if (!far && !deep && !quad_near(a, b, c, q, ts_sink2(r, e, d2, d), 0)) return s;
     if (d2 <= r * r) {
         s.state = CL_TOI_TOUCHING; s.t = 0;
         s.n = w;
@@ -1173,7 +1216,17 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
             if (near_path(&pb, k, 2, g)) capsule_hits(&ray, len, d, v[i], u[i], r, 2, &bt, &n, &rank);
         }
     }
-    if (rank == 0) return s;
+    if (rank == 0 && !(d2 <= (r + e) * (r + e))) return s;    /* (d2 is HUGE_VAL after face_start) */
+    if (rank == 0) {
+        /* the path goes deeper than ts_sink allows, yet no piece is met: a start within rounding
+         * of touching (sphere_tri's case; a capsule 7e-13 off a triangle at coordinates near
+         * 3e5, moved 6.5e-8 into it, met nothing and ended inside it), the touching start's
+         * contact */
+        s.state = CL_TOI_TOUCHING; s.t = 0;
+        s.n = w;
+        s.rank = ts_face_snap(&s.n, ff->n0, d) ? 1 : 2;
+        return s;
+    }
     nu = ff->n0;     /* unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), frame_of's */
     /* met along the face's plane (lying on it, or where two tiles meet): a face contact */
     if (rank > 1 && ts_face_snap(&n, nu, d)) rank = 1;
