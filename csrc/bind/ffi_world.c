@@ -9,9 +9,11 @@
  * method by a Lua wrapper that LuaJIT compiles into a direct call.
  *
  * What C cannot do, the wrapper does in Lua: items are arbitrary Lua values, so the wrapper maps an
- * item to its id through the World's own item -> id table U[0] and ids back to items through U
- * (U[id + 1]), the user value of the World (read once per world with debug.getfenv, taken when
- * collide is loaded, and cached in a weak table); it builds the result tables exactly as the
+ * item to its id (a number item first through the World's number map lworld.fm, which alone holds
+ * the number items it has a slot for (FM_ONLY): the fast function looks it up; any other item, or
+ * a number fm does not know, through the World's own item -> id table U[0]) and ids back to items
+ * through U (U[id + 1]), the user value of the World (read once per world with debug.getfenv,
+ * taken when collide is loaded, and cached in a weak table); it builds the result tables exactly as the
  * classic functions do (world_results.c, world_move.c: raw sets, out tables cleared past the
  * results, the spare collision tables of move's out tables through lworld.npool, read and written
  * through the FFI at its offset). Filters are Lua functions that the classic path calls with the
@@ -32,7 +34,7 @@
  * A Character (character.c) is a userdata tagged like the World (its payload starts with
  * &char_key) whose user value is {world, item}: its wrappers read that table at every call (a
  * user value replaced through the debug library is seen: the classic path then raises), map the
- * item to its id through the World's U[0] and run cl_char_move as the classic path does
+ * item to its id as world:move's wrapper does and run cl_char_move as the classic path does
  * (world_move.c's lw_charmove): a move with collisions is put back at its start while the tables
  * are built and committed by fw_commit, as world:move's.
  *
@@ -61,6 +63,17 @@ static int fin3w(double x, double y, double z) { return (x - x) + (y - y) + (z -
 static lworld *liveworld(void *ud) {
     lworld *lw = (lworld *)ud;
     return lw != NULL && lw->tag == &lw_world_key && lw->alive ? lw : NULL;
+}
+
+/* The id of the item that is the number x through the fast map lworld.fm (as lworld.h's fastid:
+ * the double tests of w_numslot on 5.1 and LuaJIT, -0.0 in slot 0, NaN out of range), or -1 when
+ * fm has no live entry for it (the wrapper then asks U[0], where the classic lookup goes too). */
+static int fw_numid(const lworld *lw, double x) {
+    int k;
+    if (!(x >= 0 && x < (double)lw->fmcap)) return -1;
+    k = (int)x;
+    if ((double)k != x || !liveid(lw, lw->fm[k] - 1)) return -1;
+    return lw->fm[k] - 1;
 }
 
 /* Copies the shape of any kind at the shape userdata payload sud into *s; 0 if it is not one. */
@@ -158,21 +171,28 @@ static void putcols(const cl_col *c, int n, double *cols) {
     }
 }
 
-/* world:move(item, dx, dy, dz) for the item's id did, without a filter: the collision count n
- * with ax, ay, az in out[0..2] and each collision as other id, type, t, nx, ny, nz in
+/* world:move(item, dx, dy, dz) for the item's id did (num 0), or for the number item did (num 1:
+ * its id from fm; -3, nothing done, when fm does not know it), without a filter: the collision
+ * count n with ax, ay, az in out[0..2] and each collision as other id, type, t, nx, ny, nz in
  * cols[6i..6i+5]. n = 0: the move is committed (as domove does). n > 0: nothing committed, the
  * end shape kept in lworld's redo fields (lworld.redo stays 0) for fw_commit, the World's gen in
  * out[4] (what fw_commit expects; taken here, as fw_querypoint's). -1 if irregular
  * (an id that is no live item or a mesh item, a locked world, a pending classic redo, a
  * non-finite delta, out of memory), -2 (world unchanged, the count in out[3]) when n > cap. */
-static int fw_move(void *ud, double did, double dx, double dy, double dz, double *out, double *cols, int cap) {
+static int fw_move(void *ud, double did, int num, double dx, double dy, double dz, double *out, double *cols,
+                   int cap) {
     lworld *lw = liveworld(ud);
     int id, n;
     cl_vec3 a;
-    if (lw == NULL || lw->lock || lw->redo || !(did >= 0 && did < (double)lw->w.cap) || !fin3w(dx, dy, dz))
-        return -1;
-    id = (int)did;
-    if ((double)id != did || !liveid(lw, id) || cl_world_kind(&lw->w, id) == CL_MESH) return -1;
+    if (lw == NULL || lw->lock || lw->redo || !fin3w(dx, dy, dz)) return -1;
+    if (num) {
+        if ((id = fw_numid(lw, did)) < 0) return -3;
+    } else {
+        if (!(did >= 0 && did < (double)lw->w.cap)) return -1;
+        id = (int)did;
+        if ((double)id != did || !liveid(lw, id)) return -1;
+    }
+    if (cl_world_kind(&lw->w, id) == CL_MESH) return -1;
     lw->gen++;
     n = clw_move_commitfree(&lw->w, id, cl_v3(dx, dy, dz), &a);   /* n = 0: committed */
     if (n < 0) return -1;
@@ -195,29 +215,33 @@ static int fw_move(void *ud, double did, double dx, double dy, double dz, double
     return n;
 }
 
-/* character:move(dx, dy, dz) without a filter, for the character at cud whose item has id did in
- * the World at ud: as fw_move (the same results in out and cols, the same returns), the move
- * made by cl_char_move as character.c's classic path does (world_move.c's lw_charmove): the core
- * commits the character's legs as it goes; a move with collisions is put back at its start and
- * left pending for fw_commit (the World's gen in out[4]), the character's own state (its ground)
- * already updated. -2 (the count in out[3]) also leaves the move pending: the wrapper grows its
- * buffer and takes the collisions with fc_cols. -1 if irregular, nothing changed (a foreign
- * userdata, a dead or locked world, a pending classic redo, an id that is no live item or a mesh
- * item, a non-finite delta, out of memory: the core put the item back and left the character as
- * it was). */
-static int fc_move(void *cud, void *ud, double did, double dx, double dy, double dz, double *out, double *cols,
-                   int cap) {
+/* character:move(dx, dy, dz) without a filter, for the character at cud whose item has id did (or
+ * is the number did, num 1, as fw_move's) in the World at ud: as fw_move (the same results in out
+ * and cols, the same returns), the move made by cl_char_move as character.c's classic path does
+ * (world_move.c's lw_charmove): the core commits the character's legs as it goes; a move with
+ * collisions is put back at its start and left pending for fw_commit (the World's gen in out[4]),
+ * the character's own state (its ground) already updated. -2 (the count in out[3]) also leaves
+ * the move pending: the wrapper grows its buffer and takes the collisions with fc_cols. -1 if
+ * irregular, nothing changed (a foreign userdata, a dead or locked world, a pending classic redo,
+ * an id that is no live item or a mesh item, a non-finite delta, out of memory: the core put the
+ * item back and left the character as it was). */
+static int fc_move(void *cud, void *ud, double did, int num, double dx, double dy, double dz, double *out,
+                   double *cols, int cap) {
     cl_char *c = lw_fastchar(cud);
     lworld *lw = liveworld(ud);
     int id, n;
     double seq;
     cl_shape start, tmp;
     cl_vec3 a;
-    if (c == NULL || lw == NULL || lw->lock || lw->redo || !(did >= 0 && did < (double)lw->w.cap) ||
-        !fin3w(dx, dy, dz))
-        return -1;
-    id = (int)did;
-    if ((double)id != did || !liveid(lw, id) || cl_world_kind(&lw->w, id) == CL_MESH) return -1;
+    if (c == NULL || lw == NULL || lw->lock || lw->redo || !fin3w(dx, dy, dz)) return -1;
+    if (num) {
+        if ((id = fw_numid(lw, did)) < 0) return -3;
+    } else {
+        if (!(did >= 0 && did < (double)lw->w.cap)) return -1;
+        id = (int)did;
+        if ((double)id != did || !liveid(lw, id)) return -1;
+    }
+    if (cl_world_kind(&lw->w, id) == CL_MESH) return -1;
     start = *cl_world_shape(&lw->w, id, &tmp);
     seq = lw->w.items[id].seq;
     lw->gen++;
@@ -325,11 +349,11 @@ static const char *const wchunk[] = {
     "local FQP = cfn(\"querypoint\", \"void *, double, double, double, int32_t *, int, double *\")\n"
     "local FQ = cfn(\"query\", \"void *, const void *, int32_t *, int, double *\")\n"
     "local FRC = cfn(\"raycast\", \"void *, const void *, double, double *\")\n"
-    "local FMV = cfn(\"move\", \"void *, double, double, double, double, double *, double *, int\")\n"
+    "local FMV = cfn(\"move\", \"void *, double, int, double, double, double, double *, double *, int\")\n"
     "local FCM = cfn(\"commit\", \"void *, double\")\n"
     "local FGEN = cfn(\"gen\", \"void *\", \"double\")\n"
     "local FNP = cfn(\"npool\", \"void *, int\")\n"
-    "local FCMV = cfn(\"charmove\", \"void *, void *, double, double, double, double, double *, double *, int\")\n"
+    "local FCMV = cfn(\"charmove\", \"void *, void *, double, int, double, double, double, double *, double *, int\")\n"
     "local FCC = cfn(\"charcols\", \"void *, void *, double, int, double *, int\")\n"
     "local FCG = cfn(\"grounded\", \"void *, void *, double *\")\n"
     "local ivla, dvla = ffi.typeof(\"int32_t[?]\"), ffi.typeof(\"double[?]\")\n"
@@ -597,22 +621,25 @@ static const char *const wchunk[] = {
     "     and type(dx) == \"number\" and type(dy) == \"number\" and type(dz) == \"number\"\n"
     "     and (out == nil or type(out) == \"table\") then\n"
     "    local U = UV[w] or items(w)\n"
-    "    local U0 = U and rawget(U, 0)\n"
-    "    if type(U0) == \"table\" then\n"
-    "      local id = rawget(U0, item)\n"
-    "      if type(id) == \"number\" then\n"
-    "        busy = true\n"
-    "        local n = FMV(w, id, dx, dy, dz, MOUT, COLS, COLCAP)\n"
-    "        local ax, ay, az = MOUT[0], MOUT[1], MOUT[2]\n"
-    "        if n == 0 then\n"
-    "          busy = false\n"
-    "          return ax, ay, az, nocols(w, U, out), 0\n"
-    "        elseif n > 0 then\n"
-    "          return ax, ay, az, cols(w, U, n, out, MOUT[4]), n\n"
-    "        end\n"
-    "        busy = false\n"
-    "        if n == -2 then growcols(MOUT[3]) end\n"
+    "    if U then\n"
+    "      busy = true\n"
+    "      -- a number item: its id from fm (-3: fm does not know it), else from U[0] as before\n"
+    "      local n = -3\n"
+    "      if type(item) == \"number\" then n = FMV(w, item, 1, dx, dy, dz, MOUT, COLS, COLCAP) end\n"
+    "      if n == -3 then\n"
+    "        local U0 = rawget(U, 0)\n"
+    "        local id = type(U0) == \"table\" and rawget(U0, item)\n"
+    "        n = type(id) == \"number\" and FMV(w, id, 0, dx, dy, dz, MOUT, COLS, COLCAP) or -1\n"
     "      end\n"
+    "      local ax, ay, az = MOUT[0], MOUT[1], MOUT[2]\n"
+    "      if n == 0 then\n"
+    "        busy = false\n"
+    "        return ax, ay, az, nocols(w, U, out), 0\n"
+    "      elseif n > 0 then\n"
+    "        return ax, ay, az, cols(w, U, n, out, MOUT[4]), n\n"
+    "      end\n"
+    "      busy = false\n"
+    "      if n == -2 then growcols(MOUT[3]) end\n"
     "    end\n"
     "  end\n"
     "  return C.move(...)\n"
@@ -639,27 +666,30 @@ static const char *const wchunk[] = {
     "     and type(dx) == \"number\" and type(dy) == \"number\" and type(dz) == \"number\"\n"
     "     and (out == nil or type(out) == \"table\") then\n"
     "    local U, w, T = charitems(ch)\n"
-    "    local U0 = U and rawget(U, 0)\n"
-    "    if type(U0) == \"table\" then\n"
-    "      local id = rawget(U0, rawget(T, 2))\n"
-    "      if type(id) == \"number\" then\n"
-    "        busy = true\n"
-    "        local n = FCMV(ch, w, id, dx, dy, dz, MOUT, COLS, COLCAP)\n"
-    "        local ax, ay, az = MOUT[0], MOUT[1], MOUT[2]\n"
-    "        if n == 0 then\n"
-    "          busy = false\n"
-    "          return ax, ay, az, nocols(w, U, out), 0\n"
-    "        elseif n > 0 or n == -2 then\n"
-    "          local gen = MOUT[4]\n"
-    "          if n == -2 then           -- the move is made and pending: the collisions are taken after the growth\n"
-    "            n = MOUT[3]\n"
-    "            growcols(n)\n"
-    "            if FCC(ch, w, gen, n, COLS, COLCAP) ~= n then changed(\"move\") end\n"
-    "          end\n"
-    "          return ax, ay, az, cols(w, U, n, out, gen), n\n"
-    "        end\n"
-    "        busy = false\n"
+    "    if U then\n"
+    "      busy = true\n"
+    "      local item = rawget(T, 2)\n"
+    "      local n = -3                  -- the item's id as in move\n"
+    "      if type(item) == \"number\" then n = FCMV(ch, w, item, 1, dx, dy, dz, MOUT, COLS, COLCAP) end\n"
+    "      if n == -3 then\n"
+    "        local U0 = rawget(U, 0)\n"
+    "        local id = type(U0) == \"table\" and rawget(U0, item)\n"
+    "        n = type(id) == \"number\" and FCMV(ch, w, id, 0, dx, dy, dz, MOUT, COLS, COLCAP) or -1\n"
     "      end\n"
+    "      local ax, ay, az = MOUT[0], MOUT[1], MOUT[2]\n"
+    "      if n == 0 then\n"
+    "        busy = false\n"
+    "        return ax, ay, az, nocols(w, U, out), 0\n"
+    "      elseif n > 0 or n == -2 then\n"
+    "        local gen = MOUT[4]\n"
+    "        if n == -2 then           -- the move is made and pending: the collisions are taken after the growth\n"
+    "          n = MOUT[3]\n"
+    "          growcols(n)\n"
+    "          if FCC(ch, w, gen, n, COLS, COLCAP) ~= n then changed(\"move\") end\n"
+    "        end\n"
+    "        return ax, ay, az, cols(w, U, n, out, gen), n\n"
+    "      end\n"
+    "      busy = false\n"
     "    end\n"
     "  end\n"
     "  return CC.move(...)\n"

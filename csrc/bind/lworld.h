@@ -63,9 +63,10 @@ static inline int w_numslot(lua_State *L, int arg, int cap) {
 #endif
 
 /* 1 when add keeps a number item that has a slot in the fast map fm out of U[0] (lworld.fm):
- * Lua 5.4 and later, whose raw set of nil to an absent key (remove's cl_forget_item) inserts
- * nothing. Not on 5.1 (LuaJIT's FFI fast path reads U[0] itself), 5.2, 5.3. */
-#define FM_ONLY (LUA_VERSION_NUM >= 504)
+ * Lua 5.4 and later, and 5.1 and LuaJIT (whose FFI fast path, ffi_world.c, asks fm through C
+ * before U[0]; on 5.1 a raw set of nil to an absent key inserts it, so remove sets U[0][item]
+ * to nil only when the item is there: w_remove). Not on 5.2 and 5.3, which are not tested. */
+#define FM_ONLY (LUA_VERSION_NUM >= 504 || LUA_VERSION_NUM == 501)
 
 /* Defined in common.c: pushes the four shape metatables used as upvalues by the type checks. */
 int cl_pushclassupvalues(lua_State *L);
@@ -105,7 +106,7 @@ typedef struct lworld {
      * the item in U[0], cleared by remove, all freed by destroy), so its address cannot be
      * reused by another object meanwhile: U holds the item. The entry's address is the one of
      * the value U holds (for strings, an equal string may be another object: it just misses).
-     * With FM_ONLY (Lua 5.4+) a number item that has an fm slot when it is added is kept in fm
+     * With FM_ONLY (Lua 5.4+, 5.1, LuaJIT) a number item that has an fm slot when it is added is kept in fm
      * alone, not in U[0] (fm is then its only item -> id entry: an fm entry is cleared only by
      * the item's remove, and fm only grows), which saves U[0] its 16 bytes a slot there.
      * fm's block holds fmall ints (grown by half), of which only the first fmcap are written

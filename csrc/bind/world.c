@@ -258,6 +258,20 @@ static int w_remove(lua_State *L) {
     fastclear(L, lw, u, id);
     cl_world_remove(&lw->w, id);
     lw->gen++;
+#if FM_ONLY && LUA_VERSION_NUM < 504
+    /* a number item that fm alone held is not in U[0], and 5.1's raw set of nil to an absent key
+     * would insert it (a rehash that may allocate, after the core changed): only U[id + 1] goes */
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_pushvalue(L, 2);
+        lua_rawget(L, map);
+        if (lua_isnil(L, -1)) {
+            lua_pushnil(L);
+            lua_rawseti(L, u, id + 1);
+            return 0;
+        }
+        lua_pop(L, 1);
+    }
+#endif
     cl_forget_item(L, u, map, 2, id);
     return 0;
 }
