@@ -23,12 +23,14 @@
  * tree upkeep of the frame); BENCH_FRAMES_ONLY=1 stops after the moving-boxes scenes;
  * BENCH_FRAMES_MEMORY=1 prints only the memory rows (bytes per item at 100,000 and 1,000,000). */
 #define _POSIX_C_SOURCE 199309L
+#define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "world.h"
 #include "bench_common.h"
@@ -67,6 +69,14 @@ static double wall(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Returns the minor page faults of this process so far (the trace's per-frame column: a first
+ * touch of freshly mapped memory costs a fault that no instruction count shows). */
+static long minflt(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
 }
 
 /* Per-frame trace of collide's 2D scene (BENCH_FRAMES_TRACE=path): frame, CPU ms, wall ms, pairs,
@@ -428,14 +438,25 @@ static void bench_frames(int nf, fstats *col2, fstats *box2, fstats *col3) {
             double t0 = now(), dt;
             if (which == 0) {
                 double w0 = wall();
+                long mf0 = trace ? minflt() : 0;
                 int bld0 = c2.w.tree.bld != NULL;
                 nc = cside_frame(&c2);
                 dt = now() - t0;
                 t_c2[f] = dt * 1e3;
                 pc2 += nc;
-                if (trace)
-                    fprintf(trace, "%d %.4f %.4f %d %s\n", f, dt * 1e3, (wall() - w0) * 1e3, nc,
-                            bld0 && c2.w.tree.bld == NULL ? "install" : c2.w.tree.bld ? "rebuild" : "-");
+                if (trace) {
+                    /* upkeep label: "start" (a rebuild began), "rN" (its Nth call), "install",
+                     * "after" (the frame after an install: it frees the replaced blocks) */
+                    static int call, inst;
+                    char lab[32];
+                    if (bld0 && c2.w.tree.bld == NULL) strcpy(lab, "install");
+                    else if (!bld0 && c2.w.tree.bld) strcpy(lab, "start"), call = 0;
+                    else if (c2.w.tree.bld) sprintf(lab, "r%d", ++call);
+                    else strcpy(lab, inst ? "after" : "-");
+                    inst = bld0 && c2.w.tree.bld == NULL;
+                    fprintf(trace, "%d %.4f %.4f %d %ld %s\n", f, dt * 1e3, (wall() - w0) * 1e3, nc,
+                            minflt() - mf0, lab);
+                }
             } else if (which == 1) {
                 int n = cside_frame(&c3);
                 dt = now() - t0;
@@ -886,7 +907,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && (md = fopen(argv[1], "w")) == NULL) { perror(argv[1]); return 1; }
     if ((e = getenv("BENCH_FRAMES_TRACE")) != NULL && *e) {
         if ((trace = fopen(e, "w")) == NULL) { perror(e); return 1; }
-        fprintf(trace, "frame cpu_ms wall_ms pairs upkeep\n");
+        fprintf(trace, "frame cpu_ms wall_ms pairs minflt upkeep\n");
     }
     if (getenv("BENCH_FRAMES_MEMORY")) {     /* the memory table alone */
         bench_memory(100000);
