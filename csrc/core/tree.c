@@ -1167,6 +1167,10 @@ int cl_tree_rebuild_replayed(const cl_tree *t, const int **leaves) {
     return t->old->nlog;
 }
 
+const int *cl_tree_rebuild_map(const cl_tree *t) {
+    return t->old != NULL ? t->old->map : NULL;
+}
+
 void cl_tree_rebuild_release(cl_tree *t) {
     struct cl_tbuild *b = t->old;
     if (!b) return;

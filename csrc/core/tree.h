@@ -179,6 +179,10 @@ CL_API const cl_tnode *cl_tree_rebuild_ready(cl_tree *t);
 /// node indices, repeats possible) the install gave a box changed since the fit (their ancestors
 /// grown as cl_tree_enlarge does), or -1 if it fitted every box again (or nothing is kept).
 CL_API int cl_tree_rebuild_replayed(const cl_tree *t, const int **leaves);
+/// After an install and until cl_tree_rebuild_release: the map from the old tree's leaf node
+/// indices to the new tree's (cap entries, read only at the old leaves' indices), else NULL. A
+/// caller that keeps leaf indices by payload re-reads them through it in its own order.
+CL_API const int *cl_tree_rebuild_map(const cl_tree *t);
 /// Frees what the last install kept (the old pool, the build's buffers), if anything.
 CL_API void cl_tree_rebuild_release(cl_tree *t);
 /// Cancels the rebuild under way, if any, and frees its memory.
