@@ -755,7 +755,7 @@ static void ts_edges(cl_tridata *td)
 static double tri_quad_gap(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, const cl_vec3 *k, double sc, double *seg2,
                            int *side)
 {
-    cl_vec3 v[3];
+    cl_vec3 v[3], y[4];
     double nl, h1 = 0, h2 = 0, h, l, pm, lo = HUGE_VAL, hi = -HUGE_VAL, m, g1 = 0, g2 = 0, slo = HUGE_VAL,
            shi = -HUGE_VAL;
     int i, j;
@@ -790,14 +790,24 @@ static double tri_quad_gap(const tsplane *tp, cl_vec3 a, cl_vec3 b, cl_vec3 c, c
          * left out) once it has one, and ee (e's, then x's) is one */
         int quick = j == 0 && tp->t->ee >= 0;
         if (!(ml >= 0x1p-400)) continue;
-        pm = quick ? maxd(tp->t->ee, tp->kk) : tp->t->pe[j];
         tmax = tp->t->tx[j];
+        /* the start side's corners first: when they give no separation (ssmin - tmax not > 0,
+         * tmax >= 0 never NaN), neither do all four (smin <= ssmin: mind never rises), whatever
+         * the margin (>= 0 or NaN): both seps below come out not > 0, so the edge adds nothing
+         * and its other corners and pm are not needed */
         for (i = 0; i < 4; i++) {
-            cl_vec3 y = cl_sub(k[i], v[j]);
-            if (!quick) pm = maxd(pm, cl_maxabs3(y.x, y.y, y.z));
-            smin = mind(smin, cl_dot(y, mj));
-            if (i == 1) ssmin = smin;
+            y[i] = cl_sub(k[i], v[j]);
+            smin = mind(smin, cl_dot(y[i], mj));
+            if (i == 1) {
+                ssmin = smin;
+                if (!(ssmin - tmax > 0)) break;
+            }
         }
+        if (i < 4) continue;
+        /* pm's maxd chain as before (the same values in the same order) */
+        pm = quick ? maxd(tp->t->ee, tp->kk) : tp->t->pe[j];
+        if (!quick)
+            for (i = 0; i < 4; i++) pm = maxd(pm, cl_maxabs3(y[i].x, y[i].y, y[i].z));
         sep = smin - tmax - pm * ml * 0x1p-43;
         if (sep > 0) h2 = maxd(h2, sep / ml * (1 - 0x1p-44));
         sep = ssmin - tmax - pm * ml * 0x1p-43;
