@@ -781,7 +781,7 @@ static int still_first(void *ud, size_t i)
             cl_capmv_make(&ms->mv, &ms->cp, ms->d);
             ms->mvlater = 0;
         }
-        ms->pend = cl_sweep_capsule_tri_mv(&ms->mv, a, b, c, HUGE_VAL, &clr, NULL);
+        ms->pend = mw_capsule_tri(ms, i, a, b, c, HUGE_VAL, &clr, NULL);
     } else {
         ms->pend = cl_sweep_capsule_tri(&ms->cp, ms->d, a, b, c);
     }
@@ -814,7 +814,8 @@ int cl_pmesh_overlaps_kept(const cl_pmesh *pm, const cl_shape *s, const cl_pmkee
     ms.guessed = 0;
     ms.klist = NULL;
     ms.known = in_range(&ms);
-    ms.tds = NULL;
+    /* the kept triangles' values (still_first's sweeps: the same answers, mw_capsule_tri) */
+    ms.tds = k->con ? (cl_tridata *)k->td : NULL;
     /* the mover's values, made when a triangle is swept (the kept clearances pass over most) */
     ms.mvlater = ms.known && ms.sphere == 2;
     q = swept_local(&l, ms.d);
