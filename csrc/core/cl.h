@@ -269,14 +269,15 @@ struct cl_sweep cl_sweep_capsule_tri_mv(const cl_capmv *mv, cl_vec3 a, cl_vec3 b
 /// A triangle's own values the capsule sweep computes (internal: trisweep.c), kept by a mesh sweep
 /// for a triangle it sweeps again (meshworld.c): the frame of its face (v: the vertices a, b, c,
 /// the key, compared bit for bit), its edges ab, ac, normal n = ab x ac and their lengths and
-/// maxima, its edges' normals mj across n; have: 0 (nothing kept), else 1 | 2 (the frame made) |
+/// maxima, its edges' normals mj across n, mt its largest |coordinate| (set by
+/// cl_sweep_capsule_tri_mvd); have: 0 (nothing kept), else 1 | 2 (the frame made) |
 /// 4 (the edge normals made). Each value is a function of the vertices' bits alone, so a kept one
 /// is the value the sweep computes.
 typedef struct cl_triframe { cl_vec3 v[3], n0, m[3]; double ml[3]; int ok; } cl_triframe;
 typedef struct cl_tridata {
     cl_triframe f;
     cl_vec3 ab, ac, n, mj[3];
-    double nl, ql, ee, ml[3], tx[3], pe[3];
+    double nl, ql, ee, ml[3], tx[3], pe[3], mt;
     int have;
 } cl_tridata;
 /// cl_sweep_capsule_tri_mv, taking the triangle's values from *td when they are those of a, b, c

@@ -292,6 +292,8 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
                            int known);
 static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double mt, double extra,
                             double tmax, double *clear, double *clear0, int known, cl_tridata *td);
+static void ts_tri_make(cl_tridata *td, cl_vec3 a, cl_vec3 b, cl_vec3 c);
+static CL_INLINE int ts_tri_is(const cl_tridata *td, cl_vec3 a, cl_vec3 b, cl_vec3 c);
 
 /* The largest |coordinate| of the n points p (finite: plain comparisons, no NaN case). */
 static inline double pts_max(const cl_vec3 *p, int n)
@@ -380,7 +382,8 @@ static inline double tri_max(cl_vec3 a, cl_vec3 b, cl_vec3 c)
 }
 
 /* cl_sweep_capsule_tri_clear's work on data in range (k == 0); known: abc is not degenerate as
- * given and the data is finite (then pts_max of the triangle is tri_max). */
+ * given and the data is finite (then pts_max of the triangle is tri_max). td: NULL, or the values
+ * of a, b, c (cl_sweep_capsule_tri_mvd's: its key checked), its mt tri_max(a, b, c). */
 static inline cl_sweep capsule_in_range(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c, double tmax,
                                         double *clear, double *clear0, int known, cl_tridata *td)
 {
@@ -389,7 +392,7 @@ static inline cl_sweep capsule_in_range(const cl_capmv *mv, cl_vec3 a, cl_vec3 b
     cl_sweep s;
     t[0] = a; t[1] = b; t[2] = c;
     extra = 0;
-    mt = known ? tri_max(a, b, c) : pts_max(t, 3);
+    mt = td ? td->mt : known ? tri_max(a, b, c) : pts_max(t, 3);
     if (mt > CUT_FAR * mv->L) {
         if (!cut_tri(t, mv->pt, 4, mv->cp.r, &extra)) {
             s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
@@ -441,6 +444,12 @@ cl_sweep cl_sweep_capsule_tri_mvd(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_v
 {
     *clear = 0;
     if (clear0) *clear0 = 0;
+    /* td's key is checked here, once (capsule_tri takes a td it is given as a, b, c's), and its
+     * mt kept with the rest: tri_max of the same bits, the same value */
+    if (!ts_tri_is(td, a, b, c)) {
+        ts_tri_make(td, a, b, c);
+        td->mt = tri_max(a, b, c);
+    }
     return capsule_in_range(mv, a, b, c, tmax, clear, clear0, 1, td);
 }
 
@@ -1112,9 +1121,12 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     if (!(mt >= 0)) mt = tri_max(a, b, c);
     e = (maxd(mt, mv->me) + r) * 0x1p-42 + extra;
     if (!(r > e)) return s;             /* (nearly) a segment: no interior to meet a flat triangle */
-    /* the triangle's own values: td's when it holds them (the same bits), else made there */
-    if (!td) td = &own, td->have = 0;
-    if (!ts_tri_is(td, a, b, c)) ts_tri_make(td, a, b, c);
+    /* the triangle's own values: td's (cl_sweep_capsule_tri_mvd checked that it holds them, the
+     * same bits), else made here */
+    if (!td) {
+        td = &own;
+        ts_tri_make(td, a, b, c);
+    }
     tp_make(&tp, mv->pt, td, a);
     if (plane_apart(&tp, r, maxd(mt, mv->ms), tmax, e * 0x1p18, clear)) return s;
     in2 = (r - e) * (r - e);
