@@ -42,6 +42,7 @@ void cl_world_free(cl_world *w) {
     free_buf(w, w->qslot, w->qslotcap, sizeof(int));
     if (w->qn2block) w->alloc(w->ud, w->qn2block, (size_t)w->qn2cap * sizeof(cl_qnode) + 64, 0);
     free_buf(w, w->qslot2, w->qslot2cap, sizeof(int));
+    if (w->pgblk) w->alloc(w->ud, w->pgblk, w->pgsize, 0);
     free_buf(w, w->qss, w->qsscap, sizeof(cl_sentry));
     free_buf(w, w->ph, w->phcap, sizeof(int));
     free_buf(w, w->pr, w->prcap, sizeof(cl_wpair));

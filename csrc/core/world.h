@@ -6,7 +6,8 @@
  * add order. Internals that keep repeated calls cheap: a few items updated out of their fat
  * boxes stay off the tree (traversals test them directly); pairs keep a persistent candidate
  * set; a tree left unchanged gets a read-only snapshot of 4-wide 112-byte nodes that serves its
- * traversals (queries, rays, sweeps, moves, pairs). */
+ * traversals (queries, rays, sweeps, moves, pairs), and once many point queries met it, a
+ * uniform grid of its leaves for them. */
 #ifndef CL_WORLD_H
 #define CL_WORLD_H
 
@@ -106,6 +107,13 @@ typedef struct cl_qnode {
     int child[4];
 } cl_qnode;
 
+/* internal: entry of the point-query grid: a leaf of the box-query snapshot (its box, as the
+ * snapshot holds it) and its item. */
+typedef struct cl_pgent {
+    float lo[3], hi[3];
+    int item;
+} cl_pgent;
+
 /* internal: move candidate */
 typedef struct cl_mcand {
     int item;
@@ -163,6 +171,14 @@ typedef struct cl_world {
     double refcost;                     /* cl_tree_cost after the last rebuild (0: none yet) */
     long tchg;                          /* tree changes since the last rebuild (8 per insert,
                                            remove or reinsert, 1 per enlargement) */
+    /* point-query grid (world_query.c): the box-query snapshot's leaves bucketed by a uniform
+     * grid, built only by point queries, after many of them met the same unchanged tree, so a
+     * point query reads one cell instead of walking the snapshot's levels */
+    void *pgblk; size_t pgsize;         /* one block: pgstart[ncell + 1], then the entries */
+    int *pgstart; cl_pgent *pgent;      /* cell c's entries: pgent[pgstart[c] .. pgstart[c+1]-1] */
+    int pgok; long pgver;               /* 1 when the grid holds the leaves of tree version pgver */
+    long pgcver, pgcnt;                 /* point queries the walk served at tree version pgcver */
+    double pgorg[3], pginv[3]; int pgdim[3]; /* cell of x on axis a: pgrid_cell */
     cl_alloc alloc;
     void *ud;
 } cl_world;

@@ -6,7 +6,7 @@
  *   world.c        items and their lifecycle: init, free, add, remove, update, translate
  *   world_tree.c   tree upkeep: fat boxes and predictive margins, deferred refits, rebuilds,
  *                  and the read-only 4-wide snapshot (box queries and closest raycasts)
- *   world_query.c  traversals: box queries, point queries, raycasts
+ *   world_query.c  traversals: box queries, point queries (and their grid), raycasts
  *   world_pairs.c  the persistent candidate-pair cache and its sorts (cl_world_pairs)
  *   world_move.c   sweeps (cl_world_sweep) and the bump-style move (cl_world_move)
  *   world_resolve.c  push-out of overlaps (cl_world_resolve) */

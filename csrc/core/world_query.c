@@ -175,6 +175,195 @@ int clw_collect_snap(cl_world *w, const cl_fbox *qp) {
     return qsnap_query(w, qp, 3, cl_v3(0, 0, 0), NULL);
 }
 
+/* ---- the point-query grid ----
+ * A point query's snapshot walk is a chain of dependent loads, one node per level (about six
+ * levels at 2,000 items, 25-30 cycles each). The grid reaches the leaves around a point in two:
+ * its cell's entry range, then the entries. A cell lists every snapshot leaf whose box meets it,
+ * with that box (the snapshot's float bits), so a query whose float box lies in one cell finds
+ * there exactly the leaves the walk would find (cells of boxes are worked out by one monotone
+ * function: a leaf box overlapping the query box spans the query's cell), tests them with the
+ * walk's comparisons and item_hit, and sorts as before: the same answers. Built from the valid
+ * snapshot, only by point queries, after the walk has served leaves + 64 of them at one tree
+ * version (each version change starts the count anew), so its O(n) build is amortised and adds,
+ * moves and box queries never build it. Valid while the tree version is the one it holds. */
+
+#define PG_MAXENT 6         /* cell entries per leaf beyond which the grid is not built */
+#define PG_MAXCELL 32       /* entries of a cell beyond which it is not built either (outliers
+                             * or huge leaves squeeze the leaves into few cells) */
+#ifndef CL_PGRID_EAGER
+#define CL_PGRID_EAGER 0    /* 1: build at a version's first point query (differential tests) */
+#endif
+
+/* The cell index of coordinate x on an axis of dim cells (origin org, inv cells per unit):
+ * floor((x - org) * inv) clamped to 0 .. dim - 1, NaN giving 0. Every step is monotone, so
+ * x <= y gives pgrid_cell(x) <= pgrid_cell(y). */
+static inline int pgrid_cell(double x, double org, double inv, int dim) {
+    double t = (x - org) * inv;
+    if (!(t >= 1)) return 0;
+    if (t >= dim) return dim - 1;
+    return (int)t;
+}
+
+/* Chooses the grid's cells for leaf boxes lv[0..n-1] (none with NaN): about one cell per mean
+ * leaf size on each axis, at most 2n + 64 cells in all; sets w->pgorg, pginv, pgdim and returns
+ * the cell count. */
+static long pgrid_dims(cl_world *w, const cl_pgent *lv, int n) {
+    double lo[3], hi[3], sum[3], d[3], cells = 1, lim = 2.0 * n + 64;
+    int a, i, m = 0;
+    for (a = 0; a < 3; a++) { lo[a] = lv[0].lo[a]; hi[a] = lv[0].hi[a]; sum[a] = 0; }
+    for (i = 0; i < n; i++)
+        for (a = 0; a < 3; a++) {
+            if (lv[i].lo[a] < lo[a]) lo[a] = lv[i].lo[a];
+            if (lv[i].hi[a] > hi[a]) hi[a] = lv[i].hi[a];
+            sum[a] += (double)lv[i].hi[a] - lv[i].lo[a];
+        }
+    for (a = 0; a < 3; a++) {
+        double ext = hi[a] - lo[a], mean = sum[a] / n;
+        d[a] = 1;
+        if (ext > 0 && ext <= DBL_MAX && mean <= DBL_MAX) {   /* finite extents only */
+            d[a] = mean > ext / 1024 ? ext / mean : 1024;
+            if (d[a] < 2) d[a] = 1;         /* an axis of one cell takes none of the budget */
+        }
+        if (d[a] > 1) m++;
+        cells *= d[a];
+    }
+    if (cells > lim) {              /* shrink the divided axes alike to the cell budget */
+        double f = pow(lim / cells, 1.0 / m);
+        for (a = 0; a < 3; a++)
+            if (d[a] > 1) { d[a] *= f; if (d[a] < 1) d[a] = 1; }
+    }
+    cells = 1;
+    for (a = 0; a < 3; a++) {
+        int k = (int)d[a];
+        w->pgdim[a] = k;
+        w->pgorg[a] = lo[a];
+        w->pginv[a] = k > 1 ? k / (hi[a] - lo[a]) : 0;
+        cells *= k;
+    }
+    return (long)cells;
+}
+
+/* Builds the grid of the valid box-query snapshot; CL_OK, or CL_ENOMEM when memory runs out or
+ * the leaves do not spread over cells (more than PG_MAXENT entries per leaf, or more than
+ * PG_MAXCELL in a cell): no grid then (pgok 0; the block may stay for a later build). */
+WCOLD int pgrid_build(cl_world *w) {
+    const cl_qnode *qn = w->qn;
+    int nl = w->tree.leaves, n = 0, sp = 0, cap = CL_QSTACK, local[CL_QSTACK], *stk = local;
+    int i, a, k, x, y, z, *cr, r = CL_ENOMEM;
+    long ncell, nent = 0, c;
+    size_t head, size, tsize = (size_t)nl * (sizeof(cl_pgent) + 6 * sizeof(int));
+    cl_pgent *lv = (cl_pgent *)w->alloc(w->ud, NULL, 0, tsize);
+    w->pgok = 0;
+    if (!lv) return CL_ENOMEM;
+    cr = (int *)(lv + nl);          /* leaf i's cell ranges: cr[6i .. 6i+2] lo, [6i+3 .. 6i+5] hi */
+    stk[sp++] = 0;
+    while (sp > 0) {                /* every leaf slot of the snapshot, with its box */
+        const cl_qnode *nd = &qn[stk[--sp]];
+        for (k = 0; k < 4; k++) {
+            int ch = nd->child[k];
+            if (ch > 0) {
+                if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto done;
+                stk[sp++] = ch;
+            } else if (ch < 0 && n < nl) {
+                cl_pgent *e = &lv[n];
+                for (a = 0; a < 3; a++) { e->lo[a] = nd->b[a][k]; e->hi[a] = nd->b[3 + a][k]; }
+                e->item = ~ch;
+                /* a box with NaN meets no query box (the walk's comparisons fail): left out */
+                if (e->lo[0] == e->lo[0] && e->lo[1] == e->lo[1] && e->lo[2] == e->lo[2] &&
+                    e->hi[0] == e->hi[0] && e->hi[1] == e->hi[1] && e->hi[2] == e->hi[2])
+                    n++;
+            }
+        }
+    }
+    if (n == 0) goto done;
+    ncell = pgrid_dims(w, lv, n);
+    for (i = 0; i < n; i++) {       /* entries: each leaf in every cell its box meets */
+        long e = 1;
+        int *ci = cr + 6 * i;
+        for (a = 0; a < 3; a++) {
+            ci[a] = pgrid_cell(lv[i].lo[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
+            ci[3 + a] = pgrid_cell(lv[i].hi[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
+            e *= ci[3 + a] - ci[a] + 1;
+        }
+        nent += e;
+        if (nent > (long)PG_MAXENT * n) goto done;
+    }
+    head = ((size_t)(ncell + 1) * sizeof(int) + 15) & ~(size_t)15;
+    size = head + (size_t)nent * sizeof(cl_pgent);
+    if (size > w->pgsize || size < w->pgsize / 4) {     /* reuse a block that fits */
+        void *nb = w->alloc(w->ud, NULL, 0, size);
+        if (!nb) goto done;
+        if (w->pgblk) w->alloc(w->ud, w->pgblk, w->pgsize, 0);
+        w->pgblk = nb;
+        w->pgsize = size;
+    }
+    w->pgstart = (int *)w->pgblk;
+    w->pgent = (cl_pgent *)((char *)w->pgblk + head);
+    for (c = 0; c <= ncell; c++) w->pgstart[c] = 0;
+    for (k = 0; k < 2; k++) {       /* count per cell, then place (pgstart[c]: cell c's end) */
+        for (i = 0; i < n; i++) {
+            const int *ci = cr + 6 * i;
+            for (z = ci[2]; z <= ci[5]; z++)
+                for (y = ci[1]; y <= ci[4]; y++) {
+                    long row = ((long)z * w->pgdim[1] + y) * w->pgdim[0];
+                    for (x = ci[0]; x <= ci[3]; x++) {
+                        if (k == 0) w->pgstart[row + x + 1]++;
+                        else w->pgent[w->pgstart[row + x]++] = lv[i];
+                    }
+                }
+        }
+        if (k == 0) {
+            for (c = 1; c <= ncell; c++)    /* a crowded cell scans more than the walk visits */
+                if (w->pgstart[c] > PG_MAXCELL) goto done;
+            for (c = 0; c < ncell; c++) w->pgstart[c + 1] += w->pgstart[c];
+        }
+    }
+    for (c = ncell; c > 0; c--) w->pgstart[c] = w->pgstart[c - 1];    /* ends back to starts */
+    w->pgstart[0] = 0;
+    w->pgok = 1;
+    w->pgver = w->tver;
+    r = CL_OK;
+done:
+    if (stk != local) w->alloc(w->ud, stk, (size_t)cap * sizeof(int), 0);
+    w->alloc(w->ud, lv, tsize, 0);
+    return r;
+}
+
+/* 1 when the grid of the valid snapshot may serve a point query: it holds this tree version,
+ * or the walk has served enough point queries of it for the build to pay (then built now). */
+static inline int pgrid_ready(cl_world *w) {
+    if (w->pgok && w->pgver == w->tver) return 1;
+    if (w->pgcver != w->tver) { w->pgcver = w->tver; w->pgcnt = 0; }
+    if (!CL_PGRID_EAGER && ++w->pgcnt <= w->tree.leaves + 64) return 0;
+    w->pgcnt = 0;
+    return pgrid_build(w) == CL_OK;
+}
+
+/* The point query of p (float box *q, as the walk's) through the grid, the items into w->res
+ * (no stale leaves, not sorted) as qsnap_query(w, q, 0, p, NULL) puts them there: their count,
+ * CL_ENOMEM, or -2 when *q spans more than one cell (the walk answers then). */
+static int pgrid_query(cl_world *w, const cl_fbox *q, cl_vec3 p) {
+    const cl_item *items = w->items;
+    const cl_pgent *e, *end;
+    int a, c[3], n = 0;
+    for (a = 0; a < 3; a++) {
+        c[a] = pgrid_cell(q->lo[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
+        if (pgrid_cell(q->hi[a], w->pgorg[a], w->pginv[a], w->pgdim[a]) != c[a]) return -2;
+    }
+    a = (c[2] * w->pgdim[1] + c[1]) * w->pgdim[0] + c[0];
+    e = w->pgent + w->pgstart[a];
+    end = w->pgent + w->pgstart[a + 1];
+    for (; e < end; e++) {
+        if (!((e->lo[0] <= q->hi[0]) & (q->lo[0] <= e->hi[0]) & (e->lo[1] <= q->hi[1]) &
+              (q->lo[1] <= e->hi[1]) & (e->lo[2] <= q->hi[2]) & (q->lo[2] <= e->hi[2])))
+            continue;
+        if (items[e->item].dirty || !item_hit(w, &items[e->item], 0, p, NULL)) continue;
+        if (n >= w->rescap && !res_grow(w, n + 1)) return CL_ENOMEM;
+        w->res[n++] = e->item;
+    }
+    return n;
+}
+
 /* Collects into w->tmp every item whose box may overlap box (tree leaves, plus the items with
  * stale leaves by their tight boxes) except item skip (-1: none), which may be left out; the
  * count or CL_ENOMEM. */
@@ -220,7 +409,8 @@ WINLINE int select_items(cl_world *w, const cl_aabb *q, int mode, cl_vec3 p, con
     int n, i, k = 0;
     settle_tree(w);
     if (qsnap_ready(w)) {
-        k = qsnap_query(w, &fq, mode, p, s);
+        k = mode == 0 && pgrid_ready(w) ? pgrid_query(w, &fq, p) : -2;
+        if (k == -2) k = qsnap_query(w, &fq, mode, p, s);
         if (k < 0) return k;
     } else {
         n = clw_collect_fbox(w, &fq);
