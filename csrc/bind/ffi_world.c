@@ -76,6 +76,21 @@ static int fw_numid(const lworld *lw, double x) {
     return lw->fm[k] - 1;
 }
 
+/* The id of the mover of fw_move and fc_move: the number item did through fw_numid (num 1; -3
+ * when fm does not know it), else did itself, a live item's id; -1 when it is no live item or a
+ * mesh item (never moved). */
+static int fw_moverid(const lworld *lw, double did, int num) {
+    int id;
+    if (num) {
+        if ((id = fw_numid(lw, did)) < 0) return -3;
+    } else {
+        if (!(did >= 0 && did < (double)lw->w.cap)) return -1;
+        id = (int)did;
+        if ((double)id != did || !liveid(lw, id)) return -1;
+    }
+    return cl_world_kind(&lw->w, id) == CL_MESH ? -1 : id;
+}
+
 /* Copies the shape of any kind at the shape userdata payload sud into *s; 0 if it is not one. */
 static int toshape(const void *sud, cl_shape *s) {
     const cl_udhead *h = (const cl_udhead *)sud;
@@ -185,14 +200,7 @@ static int fw_move(void *ud, double did, int num, double dx, double dy, double d
     int id, n;
     cl_vec3 a;
     if (lw == NULL || lw->lock || lw->redo || !fin3w(dx, dy, dz)) return -1;
-    if (num) {
-        if ((id = fw_numid(lw, did)) < 0) return -3;
-    } else {
-        if (!(did >= 0 && did < (double)lw->w.cap)) return -1;
-        id = (int)did;
-        if ((double)id != did || !liveid(lw, id)) return -1;
-    }
-    if (cl_world_kind(&lw->w, id) == CL_MESH) return -1;
+    if ((id = fw_moverid(lw, did, num)) < 0) return id;
     lw->gen++;
     n = clw_move_commitfree(&lw->w, id, cl_v3(dx, dy, dz), &a);   /* n = 0: committed */
     if (n < 0) return -1;
@@ -234,14 +242,7 @@ static int fc_move(void *cud, void *ud, double did, int num, double dx, double d
     cl_shape start, tmp;
     cl_vec3 a;
     if (c == NULL || lw == NULL || lw->lock || lw->redo || !fin3w(dx, dy, dz)) return -1;
-    if (num) {
-        if ((id = fw_numid(lw, did)) < 0) return -3;
-    } else {
-        if (!(did >= 0 && did < (double)lw->w.cap)) return -1;
-        id = (int)did;
-        if ((double)id != did || !liveid(lw, id)) return -1;
-    }
-    if (cl_world_kind(&lw->w, id) == CL_MESH) return -1;
+    if ((id = fw_moverid(lw, did, num)) < 0) return id;
     start = *cl_world_shape(&lw->w, id, &tmp);
     seq = lw->w.items[id].seq;
     lw->gen++;
