@@ -1186,12 +1186,17 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
         /* the distance between the moving capsule's segment and the triangle is convex in t: a
          * start that does not approach (to rounding, 2^-40 of the motion) stays at least its
          * distance less that, so it never goes deeper than ts_sink allows (a capsule sliding on the
-         * triangle) when that is enough. (It returned SEPARATED whatever the depth: a capsule
-         * slid 0.12 at a time, each slide closing 9e-14 on a floor at coordinates near 54, sank to
-         * the allowance and made nothing from then on.) */
+         * triangle) when that is enough; or when ts_sink allows the allowance itself (a start
+         * within rounding of it), since then every leg's rounding would be a contact at t = 0: 16
+         * collisions and nothing made, for good (review rev16's F1; sliding on, the start's
+         * contacts kept it out). (It returned SEPARATED whatever the depth: a capsule slid 0.12 at
+         * a time, each slide closing 9e-14 on a floor at coordinates near 54, sank to the allowance
+         * and made nothing from then on.) */
         w = unit(cl_sub(onseg, ontri));
-        if (!(cl_dot(w, d) < -(len * 0x1p-40)) &&
-            sqrt(d2) - len * 0x1p-40 >= ts_sink(r, e, d2, d)) return s;
+        if (!(cl_dot(w, d) < -(len * 0x1p-40))) {
+            double k = ts_sink(r, e, d2, d);
+            if (sqrt(d2) - len * 0x1p-40 >= k || k <= r - e) return s;
+        }
         /* the segment's distance to the triangle falls by at most len per unit of t: no contact
          * comes before (sqrt(d2) - r) / len. The margin, 2^18 allowances (2^-24 of the
          * coordinates), is far above the rounding of d2 and of the t the ray pieces below compute
