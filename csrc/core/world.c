@@ -18,6 +18,7 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     w->mhead = -1;
     w->pfull = 1;
     w->nextseq = 1;
+    w->pgfver = -1;
     w->margin = margin;
     w->res = w->tmp = NULL;
     w->hits = NULL;

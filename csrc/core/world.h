@@ -178,6 +178,8 @@ typedef struct cl_world {
     int *pgstart; cl_pgent *pgent;      /* cell c's entries: pgent[pgstart[c] .. pgstart[c+1]-1] */
     int pgok; long pgver;               /* 1 when the grid holds the leaves of tree version pgver */
     long pgcver, pgcnt;                 /* point queries the walk served at tree version pgcver */
+    long pgfver; int pgfails;           /* the version of the last failed build (-1: none), and the
+                                         * failed builds since the last good one (pgrid_ready) */
     double pgorg[3], pginv[3]; int pgdim[3]; /* cell of x on axis a: pgrid_cell */
     cl_alloc alloc;
     void *ud;

@@ -330,13 +330,26 @@ done:
 }
 
 /* 1 when the grid of the valid snapshot may serve a point query: it holds this tree version,
- * or the walk has served enough point queries of it for the build to pay (then built now). */
+ * or the walk has served enough point queries of it for the build to pay (then built now). A
+ * version whose build failed is not built again, and each failed build since the last good one
+ * doubles the queries the next version waits for (up to 2^10 times): a scene whose leaves do not
+ * spread (one item parked at 1e6, one tall pole) paid a failed build every leaves + 64 point
+ * queries for good, +35% instructions a query (review rev17's F1). */
 static inline int pgrid_ready(cl_world *w) {
     if (w->pgok && w->pgver == w->tver) return 1;
+    if (w->pgfver == w->tver) return 0;
     if (w->pgcver != w->tver) { w->pgcver = w->tver; w->pgcnt = 0; }
-    if (!CL_PGRID_EAGER && ++w->pgcnt <= w->tree.leaves + 64) return 0;
+    if (!CL_PGRID_EAGER &&
+        (double)++w->pgcnt <= ((double)w->tree.leaves + 64) * (1 << (w->pgfails < 10 ? w->pgfails : 10)))
+        return 0;
     w->pgcnt = 0;
-    return pgrid_build(w) == CL_OK;
+    if (pgrid_build(w) == CL_OK) {
+        w->pgfails = 0;
+        return 1;
+    }
+    w->pgfver = w->tver;
+    w->pgfails++;
+    return 0;
 }
 
 /* The point query of p (float box *q, as the walk's) through the grid, the items into w->res
