@@ -480,6 +480,18 @@ static int ts_face_snap(cl_vec3 *n, cl_vec3 nu, cl_vec3 d)
     return 1;
 }
 
+/* A start touching the triangle (or within rounding of touching) and moving in: TOUCHING at t 0
+ * along n (the start's unit separation), a face contact when n is within 1e-9 of the face's unit
+ * normal nu (ts_face_snap) (the two such cases of sphere_tri and of capsule_tri). */
+static cl_sweep ts_touch_start(cl_vec3 n, cl_vec3 nu, cl_vec3 d)
+{
+    cl_sweep s;
+    s.state = CL_TOI_TOUCHING; s.t = 0;
+    s.n = n;
+    s.rank = ts_face_snap(&s.n, nu, d) ? 1 : 2;
+    return s;
+}
+
 /* r less the depth a sphere or capsule of radius r may go into a triangle along a path d with no
  * contact (ts_sink2: its square); e is the allowance (a start deeper than e is inside:
  * OVERLAPPED), d2 the start's squared distance. Half the allowance, or, for a start deeper than
@@ -532,13 +544,8 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
     /* a path that never goes deeper than ts_sink allows does not enter (a sphere sliding on the
      * triangle or past its edges) */
     if (!cl_tri_segment_below(a, b, c, sp->c, cl_add(sp->c, d), ts_sink2(r, e, d2, d))) return s;
-    if (d2 <= r * r) {
-        /* touching at the start and moving in */
-        s.state = CL_TOI_TOUCHING; s.t = 0;
-        s.n = unit(w);
-        s.rank = ts_face_snap(&s.n, unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), d) ? 1 : 2;
-        return s;
-    }
+    /* touching at the start and moving in */
+    if (d2 <= r * r) return ts_touch_start(unit(w), unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), d);
     len = cl_len(d.x, d.y, d.z);
     if (!cl_ray_make(&ray, sp->c, d)) return s;
     /* the faces moved out by r on both sides */
@@ -567,10 +574,7 @@ static cl_sweep sphere_tri(const cl_sphere *sp, cl_vec3 d, cl_vec3 a, cl_vec3 b,
         /* the path goes deeper than ts_sink allows, yet no piece is met: a start within rounding
          * of touching (the ray starts behind the moved faces, which are as far off as the rounding
          * of the coordinates), the touching start's contact */
-        s.state = CL_TOI_TOUCHING; s.t = 0;
-        s.n = unit(w);
-        s.rank = ts_face_snap(&s.n, nu, d) ? 1 : 2;
-        return s;
+        return ts_touch_start(unit(w), nu, d);
     }
     /* an edge's capsule met on its side that continues the face (the ray slipped between the
      * moved faces of two tiles, which rounding leaves apart): a face contact */
@@ -1113,7 +1117,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     faceframe *ff;
     tsplane tp;
     cl_tridata own;
-    double r = cp->r, e, in2, inh2, d2, len, g, bt = HUGE_VAL;
+    double r = cp->r, e, in2, inh2, sk, d2, len, g, bt = HUGE_VAL;
     int i, rank = 0, far, deep;
     s.state = CL_TOI_SEPARATED; s.t = 1; s.n = cl_v3(0, 0, 0); s.rank = 0;
     if (!known && cl_tri_degenerate(a, b, c)) return s;
@@ -1130,9 +1134,10 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
     tp_make(&tp, mv->pt, td, a);
     if (plane_apart(&tp, r, maxd(mt, mv->ms), tmax, e * 0x1p18, clear)) return s;
     in2 = (r - e) * (r - e);
-    /* (r less the least depth ts_sink allows, half the allowance, squared: a path never that
-     * near does not enter, whatever the start) */
-    inh2 = (r - e * 0.5) * (r - e * 0.5);
+    /* sk: ts_sink for a start that does not touch (r less the least depth it allows, half the
+     * allowance); inh2, its square: a path never that near does not enter, whatever the start */
+    sk = r - e * 0.5;
+    inh2 = sk * sk;
     if (d.x == 0 && d.y == 0 && d.z == 0) {
         if (cl_tri_segment_below(a, b, c, cp->a, cp->b, in2)) { s.state = CL_TOI_OVERLAPPED; s.t = 0; }
         return s;
@@ -1193,10 +1198,9 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
          * a time, each slide closing 9e-14 on a floor at coordinates near 54, sank to the allowance
          * and made nothing from then on.) */
         w = unit(cl_sub(onseg, ontri));
-        if (!(cl_dot(w, d) < -(len * 0x1p-40))) {
-            double k = ts_sink(r, e, d2, d);
-            if (sqrt(d2) - len * 0x1p-40 >= k || k <= r - e) return s;
-        }
+        /* (ts_sink is r - e / 2 for a start that does not touch: sk as it is) */
+        if (d2 < r * r) sk = ts_sink(r, e, d2, d);
+        if (!(cl_dot(w, d) < -(len * 0x1p-40)) && (sqrt(d2) - len * 0x1p-40 >= sk || sk <= r - e)) return s;
         /* the segment's distance to the triangle falls by at most len per unit of t: no contact
          * comes before (sqrt(d2) - r) / len. The margin, 2^18 allowances (2^-24 of the
          * coordinates), is far above the rounding of d2 and of the t the ray pieces below compute
@@ -1207,13 +1211,8 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
      * only at the end): the distance between the triangle and the parallelogram the segment
      * sweeps, from its edges against the triangle and the triangle's edges against it (the
      * first distance under the allowance decides) */
-    if (!far && !deep && !quad_near(a, b, c, q, ts_sink2(r, e, d2, d), 0)) return s;
-    if (d2 <= r * r) {
-        s.state = CL_TOI_TOUCHING; s.t = 0;
-        s.n = w;
-        s.rank = ts_face_snap(&s.n, ff->n0, d) ? 1 : 2;    /* ff->n0: the face's unit normal (frame_of) */
-        return s;
-    }
+    if (!far && !deep && !quad_near(a, b, c, q, sk * sk, 0)) return s;
+    if (d2 <= r * r) return ts_touch_start(w, ff->n0, d);    /* ff->n0: the face's unit normal (frame_of) */
     if (!cl_ray_make(&ray, cp->a, d)) return s;
     /* the ray of the capsule's end a against the triangle swept back along the segment (the
      * prism of abc and abc - sg), rounded by r: its faces moved out, its edges' capsules */
@@ -1249,10 +1248,7 @@ static cl_sweep capsule_tri(const cl_capmv *mv, cl_vec3 a, cl_vec3 b, cl_vec3 c,
          * of touching (sphere_tri's case; a capsule 7e-13 off a triangle at coordinates near
          * 3e5, moved 6.5e-8 into it, met nothing and ended inside it), the touching start's
          * contact */
-        s.state = CL_TOI_TOUCHING; s.t = 0;
-        s.n = w;
-        s.rank = ts_face_snap(&s.n, ff->n0, d) ? 1 : 2;
-        return s;
+        return ts_touch_start(w, ff->n0, d);
     }
     nu = ff->n0;     /* unit(cl_cross(cl_sub(b, a), cl_sub(c, a))), frame_of's */
     /* met along the face's plane (lying on it, or where two tiles meet): a face contact */
