@@ -209,7 +209,7 @@ static int ch_grounded(lua_State *L) {
     w_getuv(L, -2);                             /* the world's U */
     if (lua_type(L, -1) != LUA_TTABLE) tampered(L);
     lua_pushboolean(L, 1);
-    lua_rawgeti(L, -2, g + 1);
+    pushitem(L, lw, lua_gettop(L) - 1, g);
     lua_pushnumber(L, n.x);
     lua_pushnumber(L, n.y);
     lua_pushnumber(L, n.z);

@@ -108,11 +108,18 @@ typedef struct lworld {
      * the value U holds (for strings, an equal string may be another object: it just misses).
      * With FM_ONLY (Lua 5.4+, 5.1, LuaJIT) a number item that has an fm slot when it is added is kept in fm
      * alone, not in U[0] (fm is then its only item -> id entry: an fm entry is cleared only by
-     * the item's remove, and fm only grows), which saves U[0] its 16 bytes a slot there.
+     * the item's remove, and fm only grows), which saves U[0] its 16 bytes a slot there, and
+     * its id -> item entry is nm's (below), not U[id + 1].
      * fm's block holds fmall ints (grown by half), of which only the first fmcap are written
      * (zeroed as the numbers added reach them): the rest stays untouched, out of the process's
      * RSS (up to 2 bytes per item when the items are the numbers 1 to n). */
     int *fm; int fmcap, fmall;
+    /* The reverse of fm for the number items it alone holds (FM_ONLY): nm[id] is the item whose
+     * id is id, coded by w_numcode (0: not such an item, ask U[id + 1]), so U holds no entry for
+     * them either (U's array part was 16 bytes an id on 5.4, 8 on 5.1 and LuaJIT). Set by add,
+     * cleared by remove; grown like fm, written (zeroed) only up to the largest id it was grown
+     * for (nmcap of nmall ints). pushitem is the one reader. */
+    int *nm; int nmcap, nmall;
     pslot *pc; int pcmask;
     /* translatemany scratch (allocated like the core's memory, kept for the next batch) */
     bitem *bi; int bicap;
@@ -168,6 +175,9 @@ CL_API void lw_fastput(lua_State *L, lworld *lw, int u, int id, int clear);
 CL_API void lw_freefast(lworld *lw);
 /* world_items.c: grows the fast maps for the item at arg about to be added; 0, or -1 */
 CL_API int lw_fastgrow(lua_State *L, lworld *lw, int arg);
+/* world_items.c: grows nm for the add of the item at arg (id cl_world_nextid) when fm alone
+ * will hold it; 0, or -1 */
+CL_API int lw_nmgrow(lua_State *L, lworld *lw, int arg);
 /* world_items.c: the id of the item at arg (U at index u), or -1 */
 CL_API int lw_findid(lua_State *L, lworld *lw, int u, int arg);
 /* world_items.c: the id of the item at arg, or raises "item is not in the world" */
@@ -240,7 +250,8 @@ static inline int nomem(lua_State *L) {
  * of U[-1] checks the type, every id read from U[0] is checked to name a live slot (lw_slowid),
  * and so is every id from the fast maps (an entry that a tampered U[id + 1] kept from being
  * cleared). U[-2] is checked where it is used (world_move.c). A check that fails raises this
- * error; a tampered item entry U[id + 1] only makes results name that value. */
+ * error; a tampered item entry U[id + 1] only makes results name that value (not for a number
+ * item nm holds, whose U[id + 1] the C functions never read: pushitem). */
 static inline int tampered(lua_State *L) {
     return luaL_error(L, "world's item tables were changed through the debug library");
 }
@@ -312,6 +323,48 @@ static inline int fastid(lua_State *L, const lworld *lw, int arg) {
         return e->p == p && e->type == type && liveid(lw, e->id) ? e->id : F_MISS;
     }
     return F_NOSLOT;
+}
+
+/* ---- id -> number item (lworld.nm) ---- */
+
+/* nm's code of a float -0.0 item (fm keeps it in slot 0, as 0 and 0.0). */
+#define NM_NEGZERO (-0x7fffffff - 1)
+
+/* The nm code of the number item at arg, whose fm slot is k (0 <= k < 0x7fffffff): k + 1 for an
+ * integer (and on 5.1, 5.2 and LuaJIT, which have one number type, for every number but -0.0),
+ * -(k + 1) for a float with an integral value on 5.3+, NM_NEGZERO for -0.0, so that pushitem
+ * gives back the value added: math.type and the sign of zero included. */
+static inline int w_numcode(lua_State *L, int arg, int k) {
+    double d;
+#if LUA_VERSION_NUM >= 503
+    if (lua_isinteger(L, arg)) return k + 1;
+#endif
+    d = (double)lua_tonumber(L, arg);
+    if (k == 0 && 1 / d < 0) return NM_NEGZERO;
+#if LUA_VERSION_NUM >= 503
+    return -(k + 1);
+#else
+    return k + 1;
+#endif
+}
+
+/* Pushes the number item of nm code v (not 0). */
+static inline void w_pushnumcode(lua_State *L, int v) {
+    if (v == NM_NEGZERO) lua_pushnumber(L, -0.0);
+#if LUA_VERSION_NUM >= 503
+    else if (v > 0) lua_pushinteger(L, (lua_Integer)v - 1);
+    else lua_pushnumber(L, (lua_Number)(-(v + 1)));
+#else
+    else lua_pushnumber(L, (lua_Number)(v - 1));
+#endif
+}
+
+/* Pushes the item whose id is id (U at index u): from nm for a number item fm alone holds, else
+ * U[id + 1]. Every push of an item by its id goes through here (the FFI wrappers: fw_numitem). */
+static inline void pushitem(lua_State *L, const lworld *lw, int u, int id) {
+    int v;
+    if (id < lw->nmcap && (v = lw->nm[id]) != 0) w_pushnumcode(L, v);
+    else lua_rawgeti(L, u, id + 1);
 }
 
 #define fastset(L, lw, u, id) lw_fastput((L), (lw), (u), (id), 0)

@@ -4,7 +4,8 @@
  * The userdata holds the core world (csrc/core/world.h) plus a lock counter. Items are mapped
  * to the core's integer ids by two tables kept in the userdata's user value (so an item that
  * refers back to its world does not keep it alive): the user value U is the id -> item array
- * (U[id + 1] = item), U[0] is the item -> id table, U[-1] a spare empty table that move
+ * (U[id + 1] = item; not for a number item the C maps hold alone: lworld.fm, lworld.nm), U[0] is
+ * the item -> id table, U[-1] a spare empty table that move
  * returns when nothing was hit and no out table was given (so such moves make no garbage) and
  * U[-2] the spare collision tables (below).
  *
@@ -130,6 +131,7 @@ static int w_new(lua_State *L) {
     lw->bicap = lw->bmcap = lw->bscap = lw->bstamp = 0;
     lw->redo = 0;
     lw->fm = NULL; lw->fmcap = lw->fmall = 0;
+    lw->nm = NULL; lw->nmcap = lw->nmall = 0;
     lw->pc = NULL; lw->pcmask = 0;
     lw->npool = 0;
     lw->nhpool = 0;
@@ -208,7 +210,7 @@ static int w_add(lua_State *L) {
 static int add(lua_State *L, int retry) {
     lworld *lw = hotworld(L, "add");
     cl_shape s;
-    int u, id, ismesh;
+    int u, id, ismesh, k;
     checkunlocked(L, lw);
     if (lua_isnoneornil(L, 2)) cl_argerror(L, 2, "add", "item is nil");
     if (lua_type(L, 2) == LUA_TNUMBER) {
@@ -219,7 +221,7 @@ static int add(lua_State *L, int retry) {
     if (!ismesh) lua_settop(L, 3);
     u = pushitems(L);
     if (lw_findid(L, lw, u, 2) >= 0) cl_argerror(L, 2, "add", "item is already in the world");
-    if (cl_world_reserve(&lw->w) != CL_OK || lw_fastgrow(L, lw, 2) != 0) {
+    if (cl_world_reserve(&lw->w) != CL_OK || lw_fastgrow(L, lw, 2) != 0 || lw_nmgrow(L, lw, 2) != 0) {
         if (!retry) return nomem(L);
         lua_settop(L, u - 1);
         lua_gc(L, LUA_GCCOLLECT, 0);
@@ -230,12 +232,16 @@ static int add(lua_State *L, int retry) {
      * and so is a mesh kept for it (replaced by the next add of that id) */
     if (ismesh) setmeshref(L, u, id, 3);
     pushidmap(L, u);                    /* checked before anything changes */
-    lua_pushvalue(L, 2);
-    lua_rawseti(L, u, id + 1);
-    if (!FM_ONLY || lua_type(L, 2) != LUA_TNUMBER || w_numslot(L, 2, lw->fmcap) < 0) {
+    if (!FM_ONLY || lua_type(L, 2) != LUA_TNUMBER || (k = w_numslot(L, 2, lw->fmcap)) < 0) {
+        if (id < lw->nmcap) lw->nm[id] = 0;     /* (remove left it so: kept true here) */
+        lua_pushvalue(L, 2);
+        lua_rawseti(L, u, id + 1);
         lua_pushvalue(L, 2);
         lua_pushinteger(L, id);
         lua_rawset(L, -3);
+    } else {
+        /* fm and nm alone hold it (lw_nmgrow made nm[id]): no U entry at all */
+        lw->nm[id] = w_numcode(L, 2, k);
     }
     cl_world_add(&lw->w, &s);   /* cannot fail after the reserve; returns id */
     lw->gen++;                  /* every change counts for the result builders (fresh) */
@@ -258,9 +264,17 @@ static int w_remove(lua_State *L) {
     fastclear(L, lw, u, id);
     cl_world_remove(&lw->w, id);
     lw->gen++;
+    if (id < lw->nmcap && lw->nm[id] != 0) {
+        /* a number item fm and nm alone held: it has no U entry to clear (5.1's raw set of nil
+         * to an absent key would insert it: see below) */
+        lw->nm[id] = 0;
+        return 0;
+    }
 #if FM_ONLY && LUA_VERSION_NUM < 504
-    /* a number item that fm alone held is not in U[0], and 5.1's raw set of nil to an absent key
-     * would insert it (a rehash that may allocate, after the core changed): only U[id + 1] goes */
+    /* (fm and nm alone held the number items added with an fm slot: above) a number item not in
+     * U[0] (its U[0] replaced through the debug library) must not be set to nil there: 5.1's raw
+     * set of nil to an absent key would insert it (a rehash that may allocate, after the core
+     * changed): only U[id + 1] goes */
     if (lua_type(L, 2) == LUA_TNUMBER) {
         lua_pushvalue(L, 2);
         lua_rawget(L, map);

@@ -37,12 +37,13 @@ lworld *lw_checkworld(lua_State *L, const char *fname) {
     return lw;
 }
 
-/* Records in the fast maps that the item U[id + 1] (U at index u) has the id (clear 0), or
- * forgets it before it leaves the world (clear 1: only an entry that is still its own); nothing
- * when it has no slot (a number out of fm's range, a value without an address, no pc yet). */
+/* Records in the fast maps that the item whose id is id (pushitem, U at index u) has the id
+ * (clear 0), or forgets it before it leaves the world (clear 1: only an entry that is still its
+ * own); nothing when it has no slot (a number out of fm's range, a value without an address, no
+ * pc yet). */
 void lw_fastput(lua_State *L, lworld *lw, int u, int id, int clear) {
     int type;
-    lua_rawgeti(L, u, id + 1);
+    pushitem(L, lw, u, id);
     type = lua_type(L, -1);
     if (type == LUA_TNUMBER) {
         int k = w_numslot(L, -1, lw->fmcap);
@@ -66,7 +67,9 @@ void lw_fastput(lua_State *L, lworld *lw, int u, int id, int clear) {
 void lw_freefast(lworld *lw) {
     if (lw->fm) lw->w.alloc(lw->w.ud, lw->fm, (size_t)lw->fmall * sizeof(int), 0);
     if (lw->pc) lw->w.alloc(lw->w.ud, lw->pc, (size_t)(lw->pcmask + 1) * sizeof(pslot), 0);
+    if (lw->nm) lw->w.alloc(lw->w.ud, lw->nm, (size_t)lw->nmall * sizeof(int), 0);
     lw->fm = NULL; lw->fmcap = lw->fmall = 0;
+    lw->nm = NULL; lw->nmcap = lw->nmall = 0;
     lw->pc = NULL; lw->pcmask = 0;
 }
 
@@ -109,6 +112,31 @@ int lw_fastgrow(lua_State *L, lworld *lw, int arg) {
             lw->w.alloc(lw->w.ud, op, (size_t)(omask + 1) * sizeof(pslot), 0);
         }
     }
+    return 0;
+}
+
+/* Grows nm, when the item at arg is a number that fm (already grown by lw_fastgrow) has a slot
+ * for and FM_ONLY holds it there alone, so that it has the next add's id (cl_world_nextid, after
+ * cl_world_reserve): by half as ids grow, capped at the core's cap, zeroed only up to that id
+ * (as fm: the rest of the block stays out of the process's RSS). Returns 0, or -1 when the
+ * allocator fails (nm is then as it was). */
+int lw_nmgrow(lua_State *L, lworld *lw, int arg) {
+    int id = cl_world_nextid(&lw->w);
+    if (!FM_ONLY || lua_type(L, arg) != LUA_TNUMBER || w_numslot(L, arg, lw->fmcap) < 0 ||
+        id < lw->nmcap)
+        return 0;
+    if (id >= lw->nmall) {
+        size_t ncap = (size_t)id + (size_t)id / 2 + 64;
+        int *nn;
+        if (ncap > (size_t)lw->w.cap) ncap = (size_t)lw->w.cap;
+        if (ncap < (size_t)id + 1) ncap = (size_t)id + 1;
+        nn = (int *)lw->w.alloc(lw->w.ud, lw->nm, (size_t)lw->nmall * sizeof(int), ncap * sizeof(int));
+        if (nn == NULL) return -1;
+        lw->nm = nn;
+        lw->nmall = (int)ncap;
+    }
+    memset(lw->nm + lw->nmcap, 0, (size_t)(id + 1 - lw->nmcap) * sizeof(int));
+    lw->nmcap = id + 1;
     return 0;
 }
 

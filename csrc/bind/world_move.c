@@ -9,6 +9,7 @@
 /* Context of the move filter callback. */
 typedef struct movectx {
     lua_State *L;
+    const lworld *lw;
     int u;              /* index of the id -> item table */
     int farg;           /* the filter's argument number in errors (6; a character's move: 5) */
     const char *fname;
@@ -24,7 +25,7 @@ static cl_resp respond(void *ctx, int mover, int other) {
     (void)mover;
     lua_pushvalue(L, 6);
     lua_pushvalue(L, 2);
-    lua_rawgeti(L, c->u, other + 1);
+    pushitem(L, c->lw, c->u, other);
     lua_call(L, 2, 1);
     if (!lua_toboolean(L, -1)) { lua_pop(L, 1); return CL_RESP_IGNORE; }
     for (i = 1; i <= 4; i++)
@@ -69,7 +70,7 @@ static void pushresults(lua_State *L, lworld *lw, int u, cl_vec3 a, const cl_col
         if (hasout) lw_poolinner(L, &lw->npool, -2, 6, u, t, i + 1);
         else lua_createtable(L, 0, 6);
         lua_pushvalue(L, lua_upvalueindex(UV_OTHER));
-        lua_rawgeti(L, u, c.other + 1);
+        pushitem(L, lw, u, c.other);
         lua_rawset(L, -3);
         lua_pushvalue(L, lua_upvalueindex(UV_TYPE));
         lua_pushvalue(L, lua_upvalueindex(UV_RESP + (int)c.type));
@@ -113,6 +114,7 @@ static int domove(lua_State *L, lworld *lw, const char *fname, int commit) {
      * settop to 7: it was a tenth of the binding's cost of a move without collisions */
     u = pushitems(L);
     ctx.L = L;
+    ctx.lw = lw;
     ctx.u = u;
     ctx.farg = 6;
     ctx.fname = fname;
@@ -181,6 +183,7 @@ int lw_charmove(lua_State *L, lworld *lw, int id, cl_char *c, const char *fname)
     unsigned gen;
     movectx ctx;
     ctx.L = L;
+    ctx.lw = lw;
     ctx.u = u;
     ctx.farg = 5;
     ctx.fname = fname;

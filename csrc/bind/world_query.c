@@ -72,7 +72,7 @@ static lua_Integer raytri(lworld *lw, int id, const cl_ray *r, double maxt) {
  * one the ray meets, or the swept shape touches); returns 5 or 6. */
 static int pushwhit(lua_State *L, lworld *lw, int u, const cl_whit *h, const hitquery *q) {
     cl_kind kind = cl_world_kind(&lw->w, h->item);
-    lua_rawgeti(L, u, h->item + 1);
+    pushitem(L, lw, u, h->item);
     lua_pushnumber(L, h->t);
     lua_pushnumber(L, h->n.x);
     lua_pushnumber(L, h->n.y);
@@ -125,7 +125,7 @@ static int firsthit(lua_State *L, lworld *lw, int filterarg, nexthit next, allhi
         if (st == 0) { lua_pushnil(L); return 1; }
         if (filterarg) {
             int keep;
-            lua_rawgeti(L, u, h.item + 1);
+            pushitem(L, lw, u, h.item);
             keep = callfilter(L, filterarg, lua_gettop(L));
             lua_pop(L, 1);
             if (!keep) {
@@ -149,7 +149,7 @@ static int firsthit(lua_State *L, lworld *lw, int filterarg, nexthit next, allhi
     memcpy(copy, lw->w.hits + k, (size_t)(n - k) * sizeof(cl_whit));
     for (i = 0; i < n - k; i++) {
         int keep;
-        lua_rawgeti(L, u, copy[i].item + 1);
+        pushitem(L, lw, u, copy[i].item);
         keep = callfilter(L, filterarg, lua_gettop(L));
         lua_pop(L, 1);
         if (keep) return pushwhit(L, lw, u, &copy[i], q);
@@ -209,7 +209,7 @@ int lw_b_raycastall(lua_State *L) {
         if (hasout) lw_poolinner(L, &lw->nhpool, -3, 5, u, t, i + 1);
         else inner(L, t, i + 1, 5);
         lua_pushliteral(L, "item");         /* every field written raw (no __newindex) */
-        lua_rawgeti(L, u, h.item + 1);
+        pushitem(L, lw, u, h.item);
         lua_rawset(L, -3);
         hotnum(L, UV_T, h.t);
         hotnum(L, UV_NX, h.n.x);
@@ -245,7 +245,7 @@ int lw_pairs(lua_State *L) {
     t = pushout(L, 2, 2 * np);
     for (i = 0; i < 2 * np; i++) {
         fresh(L, lw, gen, "pairs");         /* pushout and growing out allocate */
-        lua_rawgeti(L, u, lw->w.res[i] + 1);
+        pushitem(L, lw, u, lw->w.res[i]);
         lua_rawseti(L, t, i + 1);
     }
     fresh(L, lw, gen, "pairs");             /* the last entry's allocation */
@@ -293,7 +293,7 @@ int lw_raycast(lua_State *L) {
         lua_pushnil(L);
         return 1;
     }
-    lua_rawgeti(L, pushitems(L), h.item + 1);
+    pushitem(L, lw, pushitems(L), h.item);
     lua_pushnumber(L, h.t);
     lua_pushnumber(L, h.n.x);
     lua_pushnumber(L, h.n.y);

@@ -6,6 +6,7 @@
 /* Context of the resolve filter callback. */
 typedef struct resolvectx {
     lua_State *L;
+    const lworld *lw;
     int u;              /* index of the id -> item table */
 } resolvectx;
 
@@ -17,7 +18,7 @@ static cl_resp keep(void *ctx, int id, int other) {
     (void)id;
     lua_pushvalue(L, 3);
     lua_pushvalue(L, 2);
-    lua_rawgeti(L, c->u, other + 1);
+    pushitem(L, c->lw, c->u, other);
     lua_call(L, 2, 1);
     solid = lua_toboolean(L, -1);
     lua_pop(L, 1);
@@ -33,6 +34,7 @@ int lw_b_resolve(lua_State *L) {
     resolvectx ctx;
     lua_settop(L, 3);
     ctx.L = L;
+    ctx.lw = lw;
     ctx.u = pushitems(L);
     lw->gen++;
     n = cl_world_resolve(&lw->w, id, lua_isnil(L, 3) ? NULL : keep, &ctx, &end, &d);

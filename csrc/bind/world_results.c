@@ -132,7 +132,7 @@ int lw_pushitemlist(lua_State *L, lworld *lw, int n, int filterarg, int outarg,
     int u = pushitems(L), t = pushout(L, outarg, n), i, k = n;
     for (i = 0; i < n; i++) {
         fresh(L, lw, gen, fname);           /* pushout and growing out allocate */
-        lua_rawgeti(L, u, lw->w.res[i] + 1);
+        pushitem(L, lw, u, lw->w.res[i]);
         lua_rawseti(L, t, i + 1);
     }
     fresh(L, lw, gen, fname);               /* the last entry's allocation */
