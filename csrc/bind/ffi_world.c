@@ -12,8 +12,7 @@
  * item to its id (a number item first through the World's number map lworld.fm, which alone holds
  * the number items it has a slot for (FM_ONLY): the fast function looks it up; any other item, or
  * a number fm does not know, through the World's own item -> id table U[0]) and ids back to items
- * through U (U[id + 1]; when that is nil, a number item fm holds, whose value only lworld.nm
- * keeps: fw_numitem), the user value of the World (read once per world with debug.getfenv,
+ * through U (U[id + 1]), the user value of the World (read once per world with debug.getfenv,
  * taken when collide is loaded, and cached in a weak table); it builds the result tables exactly as the
  * classic functions do (world_results.c, world_move.c: raw sets, out tables cleared past the
  * results, the spare collision tables of move's out tables through lworld.npool, read and written
@@ -41,10 +40,8 @@
  *
  * Known difference: a user value replaced with debug.setfenv after the wrapper first met the
  * world is not seen by the wrapper (it keeps the tables the World made; the classic path reads
- * the new one). Entries changed inside those tables are seen by both, but for one: a value put in
- * U[id + 1] of a number item that lworld.nm holds (absent there otherwise) is named by the
- * wrappers, which read U first (no C call for the other items), while the classic functions read
- * nm alone (pushitem). */
+ * the new one). Entries changed inside those tables are seen by both. On LuaJIT a number item
+ * keeps its U[id + 1] entry (lworld.h's NM_ON is 0 there), so the wrappers read every item from U. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -322,16 +319,6 @@ static int fw_npool(void *ud, int set) {
     return lw->npool;
 }
 
-/* The number item whose id is id when lworld.nm holds it (lworld.h's pushitem, whose U[id + 1]
- * is then absent), else NaN (no item is NaN): the wrappers ask it when U[id + 1] is nil. ud is a
- * World (its wrapper checked); a destroyed one has no nm. */
-static double fw_numitem(void *ud, int id) {
-    const lworld *lw = (const lworld *)ud;
-    int v;
-    if (id < 0 || id >= lw->nmcap || (v = lw->nm[id]) == 0) return (double)NAN;
-    return v == NM_NEGZERO ? -0.0 : (double)v - 1;      /* (LuaJIT: w_numcode's k + 1) */
-}
-
 /* The fast functions by name (light userdata pointing at the .fn fields, as in ffi.c). */
 typedef void (*anyfnw)(void);
 static const struct { const char *name; anyfnw fn; } wfast[] = {
@@ -339,7 +326,6 @@ static const struct { const char *name; anyfnw fn; } wfast[] = {
     { "raycast", (anyfnw)fw_raycast }, { "move", (anyfnw)fw_move }, { "commit", (anyfnw)fw_commit },
     { "gen", (anyfnw)fw_gen }, { "npool", (anyfnw)fw_npool }, { "charmove", (anyfnw)fc_move },
     { "charcols", (anyfnw)fc_cols }, { "grounded", (anyfnw)fc_grounded },
-    { "numitem", (anyfnw)fw_numitem },
 };
 
 /* The Lua chunk (run by lw_open_ffi), pieces of under 4095 characters as in ffi.c. */
@@ -372,7 +358,6 @@ static const char *const wchunk[] = {
     "local FCMV = cfn(\"charmove\", \"void *, void *, double, int, double, double, double, double *, double *, int\")\n"
     "local FCC = cfn(\"charcols\", \"void *, void *, double, int, double *, int\")\n"
     "local FCG = cfn(\"grounded\", \"void *, void *, double *\")\n"
-    "local FNI = cfn(\"numitem\", \"void *, int\", \"double\")\n"
     "local ivla, dvla = ffi.typeof(\"int32_t[?]\"), ffi.typeof(\"double[?]\")\n"
     "-- Light userdata share one metatable: checking that it is not the World's keeps them from C (ffi.c).\n"
     "local LUD = FAST.move\n"
@@ -411,15 +396,6 @@ static const char *const wchunk[] = {
     "  if type(U) ~= \"table\" then return nil end\n"
     "  UV[w] = U\n"
     "  return U\n"
-    "end\n"
-    "-- The item whose id is id: U[id + 1], else a number item only the World's nm holds (lworld.h).\n"
-    "local function itemof(w, U, id)\n"
-    "  local v = rawget(U, id + 1)\n"
-    "  if v == nil then\n"
-    "    local x = FNI(w, id)\n"
-    "    if x == x then return x end\n"
-    "  end\n"
-    "  return v\n"
     "end\n"
     "\n"
     "-- Loops are kept off the common paths: a loop inside a wrapper becomes a trace of its own and the\n"
@@ -515,16 +491,16 @@ static const char *const wchunk[] = {
     "  local t = out\n"
     "  if t == nil then t = tnew(n, 0) end\n"
     "  if n <= 8 then\n"
-    "    rawset(t, 1, itemof(w, U, IDS[0]))\n"
-    "    if n >= 2 then rawset(t, 2, itemof(w, U, IDS[1])) end\n"
-    "    if n >= 3 then rawset(t, 3, itemof(w, U, IDS[2])) end\n"
-    "    if n >= 4 then rawset(t, 4, itemof(w, U, IDS[3])) end\n"
-    "    if n >= 5 then rawset(t, 5, itemof(w, U, IDS[4])) end\n"
-    "    if n >= 6 then rawset(t, 6, itemof(w, U, IDS[5])) end\n"
-    "    if n >= 7 then rawset(t, 7, itemof(w, U, IDS[6])) end\n"
-    "    if n >= 8 then rawset(t, 8, itemof(w, U, IDS[7])) end\n"
+    "    rawset(t, 1, rawget(U, IDS[0] + 1))\n"
+    "    if n >= 2 then rawset(t, 2, rawget(U, IDS[1] + 1)) end\n"
+    "    if n >= 3 then rawset(t, 3, rawget(U, IDS[2] + 1)) end\n"
+    "    if n >= 4 then rawset(t, 4, rawget(U, IDS[3] + 1)) end\n"
+    "    if n >= 5 then rawset(t, 5, rawget(U, IDS[4] + 1)) end\n"
+    "    if n >= 6 then rawset(t, 6, rawget(U, IDS[5] + 1)) end\n"
+    "    if n >= 7 then rawset(t, 7, rawget(U, IDS[6] + 1)) end\n"
+    "    if n >= 8 then rawset(t, 8, rawget(U, IDS[7] + 1)) end\n"
     "  else\n"
-    "    for i = 1, n do rawset(t, i, itemof(w, U, IDS[i - 1])) end\n"
+    "    for i = 1, n do rawset(t, i, rawget(U, IDS[i - 1] + 1)) end\n"
     "  end\n"
     "  if FGEN(w) ~= gen then changed(fname) end\n"
     "  busy = false\n"
@@ -581,8 +557,8 @@ static const char *const wchunk[] = {
     "    local U = UV[w] or items(w)\n"
     "    if U then\n"
     "      local st = FRC(w, r, maxt or HUGE, OUT)\n"
-    "      if st == 1 then return itemof(w, U, OUT[4]), OUT[0], OUT[1], OUT[2], OUT[3] end\n"
-    "      if st == 2 then return itemof(w, U, OUT[4]), OUT[0], OUT[1], OUT[2], OUT[3], OUT[5] end\n"
+    "      if st == 1 then return rawget(U, OUT[4] + 1), OUT[0], OUT[1], OUT[2], OUT[3] end\n"
+    "      if st == 2 then return rawget(U, OUT[4] + 1), OUT[0], OUT[1], OUT[2], OUT[3], OUT[5] end\n"
     "      if st == 0 then return nil end\n"
     "    end\n"
     "  end\n"
@@ -594,7 +570,7 @@ static const char *const wchunk[] = {
     "  local c\n"
     "  if out ~= nil then c = poolinner(w, U, t, i) else c = tnew(0, 6) end\n"
     "  local k = 6 * (i - 1)\n"
-    "  rawset(c, \"other\", itemof(w, U, COLS[k]))\n"
+    "  rawset(c, \"other\", rawget(U, COLS[k] + 1))\n"
     "  rawset(c, \"type\", RESP[COLS[k + 1]])\n"
     "  rawset(c, \"t\", COLS[k + 2])\n"
     "  rawset(c, \"nx\", COLS[k + 3])\n"
@@ -732,7 +708,7 @@ static const char *const wchunk[] = {
     "      local g, nx, ny, nz = MOUT[0], MOUT[1], MOUT[2], MOUT[3]\n"
     "      busy = false\n"
     "      if st == 0 then return false end\n"
-    "      if st == 1 then return true, itemof(w, U, g), nx, ny, nz end\n"
+    "      if st == 1 then return true, rawget(U, g + 1), nx, ny, nz end\n"
     "    end\n"
     "  end\n"
     "  return CC.grounded(...)\n"

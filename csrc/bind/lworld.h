@@ -68,6 +68,16 @@ static inline int w_numslot(lua_State *L, int arg, int cap) {
  * to nil only when the item is there: w_remove). Not on 5.2 and 5.3, which are not tested. */
 #define FM_ONLY (LUA_VERSION_NUM >= 504 || LUA_VERSION_NUM == 501)
 
+/* 1 when add keeps such a number item out of U[id + 1] too, its id -> item entry in lworld.nm
+ * alone: where FM_ONLY is, but not on LuaJIT, whose FFI wrappers (ffi_world.c) read U[id + 1]
+ * first; there nm would cost each number item in a result a missed read and an FFI call (+15%
+ * instructions a result item) to save 8 bytes an id (LuaJIT is at 256 bytes an item without it). */
+#ifdef CL_LUAJIT
+#define NM_ON 0
+#else
+#define NM_ON FM_ONLY
+#endif
+
 /* Defined in common.c: pushes the four shape metatables used as upvalues by the type checks. */
 int cl_pushclassupvalues(lua_State *L);
 
@@ -114,7 +124,7 @@ typedef struct lworld {
      * (zeroed as the numbers added reach them): the rest stays untouched, out of the process's
      * RSS (up to 2 bytes per item when the items are the numbers 1 to n). */
     int *fm; int fmcap, fmall;
-    /* The reverse of fm for the number items it alone holds (FM_ONLY): nm[id] is the item whose
+    /* The reverse of fm for the number items it alone holds (NM_ON): nm[id] is the item whose
      * id is id, coded by w_numcode (0: not such an item, ask U[id + 1]), so U holds no entry for
      * them either (U's array part was 16 bytes an id on 5.4, 8 on 5.1 and LuaJIT). Set by add,
      * cleared by remove; grown like fm, written (zeroed) only up to the largest id it was grown

@@ -239,9 +239,12 @@ static int add(lua_State *L, int retry) {
         lua_pushvalue(L, 2);
         lua_pushinteger(L, id);
         lua_rawset(L, -3);
-    } else {
+    } else if (NM_ON) {
         /* fm and nm alone hold it (lw_nmgrow made nm[id]): no U entry at all */
         lw->nm[id] = w_numcode(L, 2, k);
+    } else {
+        lua_pushvalue(L, 2);            /* LuaJIT: fm alone holds item -> id, U[id + 1] the item */
+        lua_rawseti(L, u, id + 1);
     }
     cl_world_add(&lw->w, &s);   /* cannot fail after the reserve; returns id */
     lw->gen++;                  /* every change counts for the result builders (fresh) */
