@@ -84,6 +84,37 @@ static long minflt(void) {
  * a slice of the build or a phase of its install; "install": the call that installed it). */
 static FILE *trace;
 
+/* The trace's upkeep column: CPU ms spent in the tree's upkeep calls of the frame (a slice of a
+ * rebuild, its start, its install, the frees after it), measured apart from the rest of the frame
+ * when the bench is linked with -Wl,--wrap=clw_tree_step,--wrap=clw_tree_upkeep,
+ * --wrap=clw_tree_release and -DBENCH_WRAP_UPKEEP (the wrappers time the real calls; -1
+ * otherwise). Only the 2D collide scene's frames are traced, so only its world is timed. */
+static double upkeep_ms;
+static const cl_world *upkeep_world;
+#ifdef BENCH_WRAP_UPKEEP
+void __real_clw_tree_step(cl_world *w);
+void __real_clw_tree_upkeep(cl_world *w);
+void __real_clw_tree_release(cl_world *w);
+void __wrap_clw_tree_step(cl_world *w);
+void __wrap_clw_tree_upkeep(cl_world *w);
+void __wrap_clw_tree_release(cl_world *w);
+void __wrap_clw_tree_step(cl_world *w) {
+    double t0 = now();
+    __real_clw_tree_step(w);
+    if (w == upkeep_world) upkeep_ms += (now() - t0) * 1e3;
+}
+void __wrap_clw_tree_upkeep(cl_world *w) {
+    double t0 = now();
+    __real_clw_tree_upkeep(w);
+    if (w == upkeep_world) upkeep_ms += (now() - t0) * 1e3;
+}
+void __wrap_clw_tree_release(cl_world *w) {
+    double t0 = now();
+    __real_clw_tree_release(w);
+    if (w == upkeep_world) upkeep_ms += (now() - t0) * 1e3;
+}
+#endif
+
 static int dcmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -440,6 +471,8 @@ static void bench_frames(int nf, fstats *col2, fstats *box2, fstats *col3) {
                 double w0 = wall();
                 long mf0 = trace ? minflt() : 0;
                 int bld0 = c2.w.tree.bld != NULL;
+                upkeep_world = &c2.w;
+                upkeep_ms = 0;
                 nc = cside_frame(&c2);
                 dt = now() - t0;
                 t_c2[f] = dt * 1e3;
@@ -454,8 +487,13 @@ static void bench_frames(int nf, fstats *col2, fstats *box2, fstats *col3) {
                     else if (c2.w.tree.bld) sprintf(lab, "r%d", ++call);
                     else strcpy(lab, inst ? "after" : "-");
                     inst = bld0 && c2.w.tree.bld == NULL;
-                    fprintf(trace, "%d %.4f %.4f %d %ld %s\n", f, dt * 1e3, (wall() - w0) * 1e3, nc,
-                            minflt() - mf0, lab);
+#ifdef BENCH_WRAP_UPKEEP
+                    double um = upkeep_ms;
+#else
+                    double um = -1;
+#endif
+                    fprintf(trace, "%d %.4f %.4f %d %ld %s %.4f\n", f, dt * 1e3, (wall() - w0) * 1e3, nc,
+                            minflt() - mf0, lab, um);
                 }
             } else if (which == 1) {
                 int n = cside_frame(&c3);
@@ -907,7 +945,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && (md = fopen(argv[1], "w")) == NULL) { perror(argv[1]); return 1; }
     if ((e = getenv("BENCH_FRAMES_TRACE")) != NULL && *e) {
         if ((trace = fopen(e, "w")) == NULL) { perror(e); return 1; }
-        fprintf(trace, "frame cpu_ms wall_ms pairs minflt upkeep\n");
+        fprintf(trace, "frame cpu_ms wall_ms pairs minflt upkeep upkeep_ms\n");
     }
     if (getenv("BENCH_FRAMES_MEMORY")) {     /* the memory table alone */
         bench_memory(100000);
