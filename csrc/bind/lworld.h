@@ -130,6 +130,7 @@ typedef struct lworld {
      * cleared by remove; grown like fm, written (zeroed) only up to the largest id it was grown
      * for (nmcap of nmall ints). pushitem is the one reader. */
     int *nm; int nmcap, nmall;
+    int nmn;                    /* the number of items nm holds (lw_nmgrow's bound) */
     pslot *pc; int pcmask;
     /* translatemany scratch (allocated like the core's memory, kept for the next batch) */
     bitem *bi; int bicap;

@@ -131,7 +131,7 @@ static int w_new(lua_State *L) {
     lw->bicap = lw->bmcap = lw->bscap = lw->bstamp = 0;
     lw->redo = 0;
     lw->fm = NULL; lw->fmcap = lw->fmall = 0;
-    lw->nm = NULL; lw->nmcap = lw->nmall = 0;
+    lw->nm = NULL; lw->nmcap = lw->nmall = lw->nmn = 0;
     lw->pc = NULL; lw->pcmask = 0;
     lw->npool = 0;
     lw->nhpool = 0;
@@ -239,11 +239,15 @@ static int add(lua_State *L, int retry) {
         lua_pushvalue(L, 2);
         lua_pushinteger(L, id);
         lua_rawset(L, -3);
-    } else if (NM_ON) {
+    } else if (NM_ON && id < lw->nmcap) {
         /* fm and nm alone hold it (lw_nmgrow made nm[id]): no U entry at all */
         lw->nm[id] = w_numcode(L, 2, k);
+        lw->nmn++;
     } else {
-        lua_pushvalue(L, 2);            /* LuaJIT: fm alone holds item -> id, U[id + 1] the item */
+        /* LuaJIT, or an id nm does not reach (lw_nmgrow): fm alone holds item -> id, U[id + 1]
+         * the item */
+        if (id < lw->nmcap) lw->nm[id] = 0;
+        lua_pushvalue(L, 2);
         lua_rawseti(L, u, id + 1);
     }
     cl_world_add(&lw->w, &s);   /* cannot fail after the reserve; returns id */
@@ -271,6 +275,7 @@ static int w_remove(lua_State *L) {
         /* a number item fm and nm alone held: it has no U entry to clear (5.1's raw set of nil
          * to an absent key would insert it: see below) */
         lw->nm[id] = 0;
+        lw->nmn--;
         return 0;
     }
 #if FM_ONLY && LUA_VERSION_NUM < 504
@@ -550,6 +555,8 @@ static int w_gc(lua_State *L) {
     lworld *lw = lw_toworld(L);
     if (lw != NULL && lw->alive) {
         checkunlocked(L, lw);
+        lw->gen++;      /* a result builder this finalizer interrupts must see it (fresh), as
+                         * after destroy: __gc called by hand from a finalizer (review rev18's F2) */
         freescratch(lw);
         lw_freefast(lw);
         cl_world_free(&lw->w);

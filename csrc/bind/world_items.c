@@ -69,7 +69,7 @@ void lw_freefast(lworld *lw) {
     if (lw->pc) lw->w.alloc(lw->w.ud, lw->pc, (size_t)(lw->pcmask + 1) * sizeof(pslot), 0);
     if (lw->nm) lw->w.alloc(lw->w.ud, lw->nm, (size_t)lw->nmall * sizeof(int), 0);
     lw->fm = NULL; lw->fmcap = lw->fmall = 0;
-    lw->nm = NULL; lw->nmcap = lw->nmall = 0;
+    lw->nm = NULL; lw->nmcap = lw->nmall = lw->nmn = 0;
     lw->pc = NULL; lw->pcmask = 0;
 }
 
@@ -125,10 +125,17 @@ int lw_nmgrow(lua_State *L, lworld *lw, int arg) {
     if (!NM_ON || lua_type(L, arg) != LUA_TNUMBER || w_numslot(L, arg, lw->fmcap) < 0 ||
         id < lw->nmcap)
         return 0;
+    /* nm stays proportional to the number items it holds (nmn): an id past twice their number
+     * (plus 1024) keeps its item in U[id + 1] instead (add), so one number item among 1,000,000
+     * table items does not write 4 MB of nm (review rev18's F3) */
+    if (id > 2 * lw->nmn + 1024) return 0;
     if (id >= lw->nmall) {
         size_t ncap = (size_t)id + (size_t)id / 2 + 64;
         int *nn;
-        if (ncap > (size_t)lw->w.cap) ncap = (size_t)lw->w.cap;
+        /* capped at the core's slot block (acap, doubling, >= id + 1 after cl_world_reserve), not
+         * at cap (the ids handed out: id + 1 here, which made nm grow by one int per add: review
+         * rev18's F1) */
+        if (ncap > (size_t)lw->w.acap) ncap = (size_t)lw->w.acap;
         if (ncap < (size_t)id + 1) ncap = (size_t)id + 1;
         nn = (int *)lw->w.alloc(lw->w.ud, lw->nm, (size_t)lw->nmall * sizeof(int), ncap * sizeof(int));
         if (nn == NULL) return -1;
