@@ -117,7 +117,7 @@ int lw_fastgrow(lua_State *L, lworld *lw, int arg) {
 
 /* Grows nm, when the item at arg is a number that fm (already grown by lw_fastgrow) has a slot
  * for and NM_ON holds it there alone, so that it has the next add's id (cl_world_nextid, after
- * cl_world_reserve): by half as ids grow, capped at the core's cap, zeroed only up to that id
+ * cl_world_reserve): by half as ids grow, capped at the core's slot block, zeroed only up to that id
  * (as fm: the rest of the block stays out of the process's RSS). Returns 0, or -1 when the
  * allocator fails (nm is then as it was). */
 int lw_nmgrow(lua_State *L, lworld *lw, int arg) {
