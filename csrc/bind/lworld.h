@@ -118,8 +118,8 @@ typedef struct lworld {
      * the value U holds (for strings, an equal string may be another object: it just misses).
      * With FM_ONLY (Lua 5.4+, 5.1, LuaJIT) a number item that has an fm slot when it is added is kept in fm
      * alone, not in U[0] (fm is then its only item -> id entry: an fm entry is cleared only by
-     * the item's remove, and fm only grows), which saves U[0] its 16 bytes a slot there, and
-     * its id -> item entry is nm's (below), not U[id + 1].
+     * the item's remove, and fm only grows), which saves U[0] its 16 bytes a slot there; with
+     * NM_ON its id -> item entry is nm's (below), not U[id + 1], when nm reaches its id.
      * fm's block holds fmall ints (grown by half), of which only the first fmcap are written
      * (zeroed as the numbers added reach them): the rest stays untouched, out of the process's
      * RSS (up to 2 bytes per item when the items are the numbers 1 to n). */
@@ -371,7 +371,8 @@ static inline void w_pushnumcode(lua_State *L, int v) {
 }
 
 /* Pushes the item whose id is id (U at index u): from nm for a number item fm alone holds, else
- * U[id + 1]. Every push of an item by its id goes through here (the FFI wrappers: fw_numitem). */
+ * U[id + 1]. Every push of an item by its id in C goes through here (LuaJIT's FFI wrappers read U,
+ * which holds every item there: NM_ON is 0). */
 static inline void pushitem(lua_State *L, const lworld *lw, int u, int id) {
     int v;
     if (id < lw->nmcap && (v = lw->nm[id]) != 0) w_pushnumcode(L, v);
