@@ -478,9 +478,20 @@ static double crease_of(cl_vec3 pn, cl_vec3 nn, cl_vec3 *e) {
     return ee > 0x1p-40 ? ee : 0;
 }
 
-/* cl_world_move's body; need (NULL: none) as cl_world_move_ends says. */
+/* The box a leg's candidates are queried in: the swept box, with room for leg_end's push out of a
+ * graze (its comment). */
+WINLINE cl_aabb leg_query_box(const cl_shape *cur, const cl_aabb *cb, cl_vec3 rem) {
+    cl_aabb q = swept_box_of(cur, cb, rem);
+    double e = 3 * box_tol(&q);
+    q.min.x -= e; q.min.y -= e; q.min.z -= e;
+    q.max.x += e; q.max.y += e; q.max.z += e;
+    return q;
+}
+
+/* cl_world_move's body; need (NULL: none) as cl_world_move_ends says. pre >= 0: the first leg's
+ * query was made (clw_move_commitfree) in the box *preq, its pre candidates are in w->tmp. */
 WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
-                      cl_needend need, void *nctx, cl_vec3 *actual) {
+                      cl_needend need, void *nctx, cl_vec3 *actual, int pre, const cl_aabb *preq) {
     /* the mover before and after each leg: two buffers swapped, not copied */
     cl_shape sh[2], *cur = &sh[0], *nxt = &sh[1], sh_;
     cl_vec3 rem = d, p0, p1;
@@ -506,12 +517,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
         double tb = 1;
         if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
         w->mkeep.ok = 0;
-        q = swept_box_of(cur, &cb, rem);
-        {   /* room for leg_end's push out of a graze (its comment) */
-            double e = 3 * box_tol(&q);
-            q.min.x -= e; q.min.y -= e; q.min.z -= e;
-            q.max.x += e; q.max.y += e; q.max.z += e;
-        }
+        q = pre >= 0 ? *preq : leg_query_box(cur, &cb, rem);
         if (nq >= 0 && aabb_inside(&q, &qb)) {
             /* reused candidates (query order kept) are narrowed to those that can meet this
              * leg (move_near): the others are not swept again */
@@ -524,8 +530,13 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
              * ordered below by t and add order, and leg_end sorts the others only when the
              * order can matter. */
             int *tq, tcap;
-            n = clw_collect_box(w, &q, id);
-            if (n < 0) return n;
+            if (pre >= 0) {
+                n = pre;                /* this leg's query (leg 0: the same box), made already */
+                pre = -1;
+            } else {
+                n = clw_collect_box(w, &q, id);
+                if (n < 0) return n;
+            }
             tq = w->tmp; w->tmp = w->mq; w->mq = tq;
             tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
             nq = n;
@@ -661,14 +672,48 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
 
 int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx, int commit,
                   cl_vec3 *actual) {
-    return move_legs(w, id, d, respond, ctx, commit, NULL, NULL, actual);
+    return move_legs(w, id, d, respond, ctx, commit, NULL, NULL, actual, -1, NULL);
 }
 
 int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual) {
-    return move_legs(w, id, d, NULL, NULL, 2, NULL, NULL, actual);
+    const cl_item *it = &w->items[id];
+    if (it->kind == CL_AABB && !(d.x == 0 && d.y == 0 && d.z == 0)) {
+        /* a box's move: its first leg's query, as move_legs makes it. When that finds no other
+         * item, the move is that one free leg and what move_legs does with it is done here
+         * (without its shape copies, loops and buffers): the box moved by d (the same sums,
+         * kept if finite), committed; the same *actual, w->mend, w->ncols and query buffers.
+         * Else move_legs goes on with the candidates found. */
+        cl_shape s;
+        cl_aabb q, nb;
+        int n, i, *tq, tcap;
+        s.kind = CL_AABB;
+        s.u.aabb = it->box;
+        w->ncols = 0;
+        w->mkeep.ok = 0;
+        q = leg_query_box(&s, &s.u.aabb, d);
+        n = clw_collect_box(w, &q, id);
+        if (n < 0) return n;
+        for (i = 0; i < n && w->tmp[i] == id; i++) continue;
+        if (i < n) return move_legs(w, id, d, NULL, NULL, 2, NULL, NULL, actual, n, &q);
+        tq = w->tmp; w->tmp = w->mq; w->mq = tq;
+        tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
+        w->nmc = 0;
+        nb.min = cl_v3(s.u.aabb.min.x + d.x, s.u.aabb.min.y + d.y, s.u.aabb.min.z + d.z);
+        nb.max = cl_v3(s.u.aabb.max.x + d.x, s.u.aabb.max.y + d.y, s.u.aabb.max.z + d.z);
+        if (!(vfin(nb.min) & vfin(nb.max))) nb = s.u.aabb;   /* move_legs' break: the move ends there */
+        w->mend.kind = CL_AABB;
+        w->mend.u.aabb = nb;
+        {
+            cl_vec3 p0 = cl_shape_pos(&s), p1 = cl_shape_pos(&w->mend);
+            *actual = cl_v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
+        }
+        clw_update_to(w, id, &w->mend, nb);
+        return 0;
+    }
+    return move_legs(w, id, d, NULL, NULL, 2, NULL, NULL, actual, -1, NULL);
 }
 
 int cl_world_move_ends(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
                        cl_needend need, void *nctx, cl_vec3 *actual) {
-    return move_legs(w, id, d, respond, ctx, 0, need, nctx, actual);
+    return move_legs(w, id, d, respond, ctx, 0, need, nctx, actual, -1, NULL);
 }
