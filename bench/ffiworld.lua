@@ -78,7 +78,35 @@ for k = 1, NQ do
   end
 end
 
--- variants: op -> { bump = fn, collide = fn, classic = fn (LuaJIT) }
+-- the result lists the collide column's calls return (for the "tables alone" column: building
+-- tables of the same lengths and items, or the sliding move's list of one six-field collision,
+-- with no collide call: what any call returning new tables pays before doing any work)
+local okn, tnew = pcall(require, "table.new")
+if not okn or type(tnew) ~= "function" then tnew = function() return {} end end
+local PITEMS, QITEMS = {}, {}
+for k = 1, NQ do
+  PITEMS[k] = W:querypoint(PX[k], PY[k], 0.5)
+  box:set(QX[k], QY[k], 0, QX[k] + QW[k], QY[k] + QH[k], 1)
+  QITEMS[k] = W:query(box)
+end
+local function listof(L)
+  local N = {}
+  for k = 1, NQ do N[k] = #L[k] end
+  return function(n)
+    local s = 0
+    for _ = 1, n do
+      for k = 1, NQ do
+        local src, c = L[k], N[k]
+        local t = tnew(c, 0)
+        for i = 1, c do t[i] = src[i] end
+        s = s + c
+      end
+    end
+    return s
+  end
+end
+
+-- variants: op -> { bump = fn, collide = fn, classic = fn (LuaJIT), tables = fn }
 local qout = {}
 local freex, sliderx = B:getRect(free), B:getRect(slider)   -- bump.lua's movers' x, kept here
 local function loops(body)
@@ -95,7 +123,8 @@ local ops = {
     bump = loops(function(k) local _, c = B:queryPoint(PX[k], PY[k]); return c end),
     collide = loops(function(k) local _, c = W:querypoint(PX[k], PY[k], 0.5); return c end),
     out = loops(function(k) local _, c = W:querypoint(PX[k], PY[k], 0.5, nil, qout); return c end),
-    classic = CW and loops(function(k) local _, c = CW.querypoint(W, PX[k], PY[k], 0.5); return c end) },
+    classic = CW and loops(function(k) local _, c = CW.querypoint(W, PX[k], PY[k], 0.5); return c end),
+    tables = listof(PITEMS) },
   { "query(box) / queryRect (box:set per call)",
     bump = loops(function(k) local _, c = B:queryRect(QX[k], QY[k], QW[k], QH[k]); return c end),
     collide = loops(function(k)
@@ -106,7 +135,8 @@ local ops = {
       local _, c = W:query(box, nil, qout); return c end),
     classic = CW and loops(function(k)
       box:set(QX[k], QY[k], 0, QX[k] + QW[k], QY[k] + QH[k], 1)
-      local _, c = CW.query(W, box); return c end) },
+      local _, c = CW.query(W, box); return c end),
+    tables = listof(QITEMS) },
   { "raycast(ray, 150) / querySegment, 150 units (ray:set per call)",
     bump = loops(function(k) local _, c = B:querySegment(SX[k], SY[k], SX2[k], SY2[k]); return c end),
     collide = loops(function(k)
@@ -142,7 +172,12 @@ local ops = {
     out = loops(function(k)
       local _, _, _, _, c = W:move(slider, (k % 2 == 1) and 3 or -3, 2, 0, nil, qout); return c end),
     classic = CW and loops(function(k)
-      local _, _, _, _, c = CW.move(W, slider, (k % 2 == 1) and 3 or -3, 2, 0); return c end) },
+      local _, _, _, _, c = CW.move(W, slider, (k % 2 == 1) and 3 or -3, 2, 0); return c end),
+    tables = loops(function(k)
+      local t, c = tnew(1, 0), tnew(0, 6)
+      c.other = wall; c.type = "slide"; c.t = k * 0.001; c.nx = 0; c.ny = 1; c.nz = 0
+      t[1] = c
+      return #t end) },
 }
 
 out("#### World calls vs bump.lua 3.1.7 (", lib.luaname(), "): ns per call, ", NT, " tiles, bump cell size 64")
@@ -151,13 +186,14 @@ out("Methods as users call them", collide._ffi and " (the FFI wrappers: collide.
     " (classic C methods: no FFI path here)", "; `classic` = collide._classic.World's C methods,",
     " the same calls before the World fast path. Ratios: collide / bump.lua, medians of per-round ratios.")
 out("")
-out("| call | bump.lua ns | collide ns | collide / bump | with out table ns | out / bump | classic ns | classic / bump |")
-out("|---|---:|---:|---:|---:|---:|---:|---:|")
+out("| call | bump.lua ns | collide ns | collide / bump | with out table ns | out / bump | classic ns | classic / bump | result tables alone ns | tables / bump |")
+out("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 local summary = {}
 for _, op in ipairs(ops) do
   local vs = { { name = "bump", per = NQ, fn = op.bump }, { name = "collide", per = NQ, fn = op.collide } }
   if op.out then vs[#vs + 1] = { name = "out", per = NQ, fn = op.out } end
   if op.classic then vs[#vs + 1] = { name = "classic", per = NQ, fn = op.classic } end
+  if op.tables then vs[#vs + 1] = { name = "tables", per = NQ, fn = op.tables } end
   local res = lib.compare(vs)
   local function col(name)
     if not res[name] then return "", "" end
@@ -166,9 +202,11 @@ for _, op in ipairs(ops) do
   local cn, cr = col("collide")
   local on, orr = col("out")
   local kn, kr = col("classic")
-  out("| ", op[1], " | ", fmt(res.bump.ns), " | ", cn, " | ", cr, " | ", on, " | ", orr, " | ", kn, " | ", kr, " |")
+  local tn, tr = col("tables")
+  out("| ", op[1], " | ", fmt(res.bump.ns), " | ", cn, " | ", cr, " | ", on, " | ", orr, " | ", kn, " | ", kr,
+      " | ", tn, " | ", tr, " |")
   summary[#summary + 1] = { op[1], res.ratio("collide", "bump"), res.out and res.ratio("out", "bump"),
-                            res.classic and res.ratio("classic", "bump") }
+                            res.classic and res.ratio("classic", "bump"), res.tables and res.ratio("tables", "bump") }
 end
 out("")
 out("Cross-check, items found over the ", NQ, " inputs, bump.lua / collide: points ", nbp, " / ", ncp,
@@ -177,12 +215,16 @@ out("Cross-check, items found over the ", NQ, " inputs, bump.lua / collide: poin
     hitsame, " of ", hitn, " segments that hit something (bump.lua orders by where the segment enters).")
 out("")
 out("Target (issue 14, LuaJIT): collide / bump.lua <= 0.1 for the same work, i.e. the collide column (new",
-    " result tables per call on both sides); the out-table column has no bump.lua counterpart.")
+    " result tables per call on both sides); the out-table column has no bump.lua counterpart. `result tables",
+    " alone`: the same loop building only the tables the collide column's calls return (the same lengths and",
+    " items; for the sliding move a list of one collision table with the six fields), no collide call: the",
+    " share of bump.lua's time any implementation returning those new tables pays before doing any work.")
 out("")
 for _, s in ipairs(summary) do
-  out(("- %s: collide / bump.lua %.3f%s%s (target <= 0.1 on LuaJIT: %s)."):format(s[1], s[2],
+  out(("- %s: collide / bump.lua %.3f%s%s%s (target <= 0.1 on LuaJIT: %s)."):format(s[1], s[2],
     s[3] and (", with an out table %.3f (no bump.lua counterpart)"):format(s[3]) or "",
     s[4] and (", classic C method %.3f"):format(s[4]) or "",
+    s[5] and (", its result tables alone %.3f"):format(s[5]) or "",
     s[2] <= 0.1 and "met" or "MISSED"))
 end
 out("")
