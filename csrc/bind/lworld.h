@@ -127,8 +127,10 @@ typedef struct lworld {
     /* The reverse of fm for the number items it alone holds (NM_ON): nm[id] is the item whose
      * id is id, coded by w_numcode (0: not such an item, ask U[id + 1]), so U holds no entry for
      * them either (U's array part was 16 bytes an id on 5.4, 8 on 5.1 and LuaJIT). Set by add,
-     * cleared by remove; grown like fm, written (zeroed) only up to the largest id it was grown
-     * for (nmcap of nmall ints). pushitem is the one reader. */
+     * cleared by remove (the one way an id leaves use), zeroed as it grows: an id not in use
+     * reads 0, so add writes only its own number items' codes; grown like fm (intmap_reach),
+     * written only up to the largest id it was grown for (nmcap of nmall ints). pushitem is the
+     * one reader. */
     int *nm; int nmcap, nmall;
     int nmn;                    /* the number of items nm holds (lw_nmgrow's bound) */
     pslot *pc; int pcmask;

@@ -233,7 +233,6 @@ static int add(lua_State *L, int retry) {
     if (ismesh) setmeshref(L, u, id, 3);
     pushidmap(L, u);                    /* checked before anything changes */
     if (!FM_ONLY || lua_type(L, 2) != LUA_TNUMBER || (k = w_numslot(L, 2, lw->fmcap)) < 0) {
-        if (id < lw->nmcap) lw->nm[id] = 0;     /* (remove left it so: kept true here) */
         lua_pushvalue(L, 2);
         lua_rawseti(L, u, id + 1);
         lua_pushvalue(L, 2);
@@ -246,7 +245,6 @@ static int add(lua_State *L, int retry) {
     } else {
         /* LuaJIT, or an id nm does not reach (lw_nmgrow): fm alone holds item -> id, U[id + 1]
          * the item */
-        if (id < lw->nmcap) lw->nm[id] = 0;
         lua_pushvalue(L, 2);
         lua_rawseti(L, u, id + 1);
     }

@@ -73,6 +73,28 @@ void lw_freefast(lworld *lw) {
     lw->pc = NULL; lw->pcmask = 0;
 }
 
+/* Makes the lazily written int map *map (fm, nm: written up to *cap, a block of *all ints) reach
+ * index k (nothing when k < *cap, k = -1 included): the block grown to k + k / 2 + 64 ints, at
+ * most limit but at least k + 1, and zeroed from *cap up to k only (the rest of the block is
+ * never written, so it stays out of the process's RSS: see lworld.fmall). Returns 0, or -1 when
+ * the allocator fails (the map is then as it was). */
+static int intmap_reach(lworld *lw, int **map, int *cap, int *all, int k, size_t limit) {
+    if (k < *cap) return 0;
+    if (k >= *all) {
+        size_t ncap = (size_t)k + (size_t)k / 2 + 64;
+        int *nm;
+        if (ncap > limit) ncap = limit;
+        if (ncap < (size_t)k + 1) ncap = (size_t)k + 1;
+        nm = (int *)lw->w.alloc(lw->w.ud, *map, (size_t)*all * sizeof(int), ncap * sizeof(int));
+        if (nm == NULL) return -1;
+        *map = nm;
+        *all = (int)ncap;
+    }
+    memset(*map + *cap, 0, (size_t)(k + 1 - *cap) * sizeof(int));
+    *cap = k + 1;
+    return 0;
+}
+
 /* Grows the fast maps so that the item at arg, about to be added as the world's count + 1-th
  * item, gets a slot: fm up to its number when that is a whole number below 4 * count + 1024
  * (memory stays proportional to the count), pc to at least 2 * (count + 1) slots. Returns 0, or
@@ -82,20 +104,7 @@ int lw_fastgrow(lua_State *L, lworld *lw, int arg) {
     if (type == LUA_TNUMBER) {
         int bound = count < (0x7fffffff - 1024) / 8 ? 4 * count + 1024 : 0x7fffffff / 2;
         int k = w_numslot(L, arg, bound);
-        if (k >= lw->fmcap) {
-            if (k >= lw->fmall) {
-                size_t ncap = (size_t)k + (size_t)k / 2 + 64;
-                int *nf;
-                if (ncap > (size_t)bound) ncap = (size_t)bound;
-                nf = (int *)lw->w.alloc(lw->w.ud, lw->fm, (size_t)lw->fmall * sizeof(int), ncap * sizeof(int));
-                if (nf == NULL) return -1;
-                lw->fm = nf;
-                lw->fmall = (int)ncap;
-            }
-            /* write the block only up to k (see lworld.fmall) */
-            memset(lw->fm + lw->fmcap, 0, (size_t)(k + 1 - lw->fmcap) * sizeof(int));
-            lw->fmcap = k + 1;
-        }
+        if (intmap_reach(lw, &lw->fm, &lw->fmcap, &lw->fmall, k, (size_t)bound) != 0) return -1;
     } else if (haspointer(type) && count < 0x7fffffff / 8 &&
                (lw->pc == NULL || lw->pcmask + 1 < 2 * (count + 1))) {
         int n = 64, i, omask = lw->pcmask;
@@ -129,22 +138,10 @@ int lw_nmgrow(lua_State *L, lworld *lw, int arg) {
      * (plus 1024) keeps its item in U[id + 1] instead (add), so one number item among 1,000,000
      * table items does not write 4 MB of nm (review rev18's F3) */
     if (id > 2 * lw->nmn + 1024) return 0;
-    if (id >= lw->nmall) {
-        size_t ncap = (size_t)id + (size_t)id / 2 + 64;
-        int *nn;
-        /* capped at the core's slot block (acap, doubling, >= id + 1 after cl_world_reserve), not
-         * at cap (the ids handed out: id + 1 here, which made nm grow by one int per add: review
-         * rev18's F1) */
-        if (ncap > (size_t)lw->w.acap) ncap = (size_t)lw->w.acap;
-        if (ncap < (size_t)id + 1) ncap = (size_t)id + 1;
-        nn = (int *)lw->w.alloc(lw->w.ud, lw->nm, (size_t)lw->nmall * sizeof(int), ncap * sizeof(int));
-        if (nn == NULL) return -1;
-        lw->nm = nn;
-        lw->nmall = (int)ncap;
-    }
-    memset(lw->nm + lw->nmcap, 0, (size_t)(id + 1 - lw->nmcap) * sizeof(int));
-    lw->nmcap = id + 1;
-    return 0;
+    /* capped at the core's slot block (acap, doubling, >= id + 1 after cl_world_reserve), not at
+     * cap (the ids handed out: id + 1 here, which made nm grow by one int per add: review rev18's
+     * F1) */
+    return intmap_reach(lw, &lw->nm, &lw->nmcap, &lw->nmall, id, (size_t)lw->w.acap);
 }
 
 /* lw_findid after fastid gave fast < 0: the lookup in U[0] (leaves 2 values on the stack), which
