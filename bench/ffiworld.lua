@@ -98,7 +98,20 @@ local function listof(L)
       for k = 1, NQ do
         local src, c = L[k], N[k]
         local t = tnew(c, 0)
-        for i = 1, c do t[i] = src[i] end
+        if c > 0 then          -- as the FFI wrapper's item lists: up to 8 unrolled
+          if c <= 8 then
+            t[1] = src[1]
+            if c >= 2 then t[2] = src[2] end
+            if c >= 3 then t[3] = src[3] end
+            if c >= 4 then t[4] = src[4] end
+            if c >= 5 then t[5] = src[5] end
+            if c >= 6 then t[6] = src[6] end
+            if c >= 7 then t[7] = src[7] end
+            if c >= 8 then t[8] = src[8] end
+          else
+            for i = 1, c do t[i] = src[i] end
+          end
+        end
         s = s + c
       end
     end
