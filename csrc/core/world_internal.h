@@ -21,13 +21,16 @@
 #include "kinds.h"
 #include "mesh.h"
 
-/* always-inlined helpers of the hot loops */
+/* always-inlined helpers of the hot loops; WNOINLINE: a function kept out of line (its caller's
+ * usual path then does not set up its frame) */
 #if defined(__GNUC__) || defined(__clang__)
 #define WINLINE static inline __attribute__((always_inline))
+#define WNOINLINE static __attribute__((noinline))
 #define WPREFETCH(p) __builtin_prefetch(p)
 #else
 #define WPREFETCH(p) ((void)(p))
 #define WINLINE static inline
+#define WNOINLINE static
 #endif
 
 /* 4-wide box tests of the query snapshot: SSE when the compiler targets it (every x86-64),

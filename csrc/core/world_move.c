@@ -675,6 +675,12 @@ int cl_world_move(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
     return move_legs(w, id, d, respond, ctx, commit, NULL, NULL, actual, -1, NULL);
 }
 
+/* clw_move_commitfree's general case: move_legs (commit 2), pre and preq as there; out of line,
+ * so that a free move's call does not set up move_legs' frame. */
+WNOINLINE int commitfree_legs(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual, int pre, const cl_aabb *preq) {
+    return move_legs(w, id, d, NULL, NULL, 2, NULL, NULL, actual, pre, preq);
+}
+
 int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual) {
     const cl_item *it = &w->items[id];
     if (it->kind == CL_AABB && !(d.x == 0 && d.y == 0 && d.z == 0)) {
@@ -694,7 +700,7 @@ int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual) {
         n = clw_collect_box(w, &q, id);
         if (n < 0) return n;
         for (i = 0; i < n && w->tmp[i] == id; i++) continue;
-        if (i < n) return move_legs(w, id, d, NULL, NULL, 2, NULL, NULL, actual, n, &q);
+        if (i < n) return commitfree_legs(w, id, d, actual, n, &q);
         tq = w->tmp; w->tmp = w->mq; w->mq = tq;
         tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
         w->nmc = 0;
@@ -710,7 +716,7 @@ int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual) {
         clw_update_to(w, id, &w->mend, nb);
         return 0;
     }
-    return move_legs(w, id, d, NULL, NULL, 2, NULL, NULL, actual, -1, NULL);
+    return commitfree_legs(w, id, d, actual, -1, NULL);
 }
 
 int cl_world_move_ends(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *ctx,
