@@ -478,6 +478,22 @@ static double crease_of(cl_vec3 pn, cl_vec3 nn, cl_vec3 *e) {
     return ee > 0x1p-40 ? ee : 0;
 }
 
+/* The box c moved by d (a free leg's end: the same sums wherever it is made). */
+WINLINE cl_aabb aabb_moved(const cl_aabb *c, cl_vec3 d) {
+    cl_aabb b;
+    b.min = cl_v3(c->min.x + d.x, c->min.y + d.y, c->min.z + d.z);
+    b.max = cl_v3(c->max.x + d.x, c->max.y + d.y, c->max.z + d.z);
+    return b;
+}
+
+/* Keeps a leg's query results (w->tmp) in w->mq by swapping the two buffers (a filter may run
+ * queries of its own, which reuse w->tmp). */
+WINLINE void keep_query(cl_world *w) {
+    int *tq = w->tmp, tcap = w->tmpcap;
+    w->tmp = w->mq; w->tmpcap = w->mqcap;
+    w->mq = tq; w->mqcap = tcap;
+}
+
 /* The box a leg's candidates are queried in: the swept box, with room for leg_end's push out of a
  * graze (its comment). */
 WINLINE cl_aabb leg_query_box(const cl_shape *cur, const cl_aabb *cb, cl_vec3 rem) {
@@ -529,7 +545,6 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
              * not copied). The add order is not needed here: the touching candidates are
              * ordered below by t and add order, and leg_end sorts the others only when the
              * order can matter. */
-            int *tq, tcap;
             if (pre >= 0) {
                 n = pre;                /* this leg's query (leg 0: the same box), made already */
                 pre = -1;
@@ -537,8 +552,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                 n = clw_collect_box(w, &q, id);
                 if (n < 0) return n;
             }
-            tq = w->tmp; w->tmp = w->mq; w->mq = tq;
-            tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
+            keep_query(w);
             nq = n;
             qb = q;
         }
@@ -599,10 +613,8 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
             if (k == 0 && cur->kind == CL_AABB) {
                 /* a free leg of a box (no candidate: nothing blocks it, nothing to clear): what
                  * leg_end finds, without it: the box moved by rem (the same sums), kept if finite */
-                const cl_aabb *c = &cur->u.aabb;
                 nxt->kind = CL_AABB;
-                nxt->u.aabb.min = cl_v3(c->min.x + rem.x, c->min.y + rem.y, c->min.z + rem.z);
-                nxt->u.aabb.max = cl_v3(c->max.x + rem.x, c->max.y + rem.y, c->max.z + rem.z);
+                nxt->u.aabb = aabb_moved(&cur->u.aabb, rem);
                 if (!placed_finite(nxt)) break;
             } else {
                 leg_end(w, cur, &cb, rem, tb, blk, nt, nq, k, nxt);
@@ -690,8 +702,8 @@ int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual) {
          * kept if finite), committed; the same *actual, w->mend, w->ncols and query buffers.
          * Else move_legs goes on with the candidates found. */
         cl_shape s;
-        cl_aabb q, nb;
-        int n, i, *tq, tcap;
+        cl_aabb q;
+        int n, i;
         s.kind = CL_AABB;
         s.u.aabb = it->box;
         w->ncols = 0;
@@ -701,19 +713,17 @@ int clw_move_commitfree(cl_world *w, int id, cl_vec3 d, cl_vec3 *actual) {
         if (n < 0) return n;
         for (i = 0; i < n && w->tmp[i] == id; i++) continue;
         if (i < n) return commitfree_legs(w, id, d, actual, n, &q);
-        tq = w->tmp; w->tmp = w->mq; w->mq = tq;
-        tcap = w->tmpcap; w->tmpcap = w->mqcap; w->mqcap = tcap;
+        keep_query(w);
         w->nmc = 0;
-        nb.min = cl_v3(s.u.aabb.min.x + d.x, s.u.aabb.min.y + d.y, s.u.aabb.min.z + d.z);
-        nb.max = cl_v3(s.u.aabb.max.x + d.x, s.u.aabb.max.y + d.y, s.u.aabb.max.z + d.z);
-        if (!(vfin(nb.min) & vfin(nb.max))) nb = s.u.aabb;   /* move_legs' break: the move ends there */
         w->mend.kind = CL_AABB;
-        w->mend.u.aabb = nb;
+        w->mend.u.aabb = aabb_moved(&s.u.aabb, d);
+        if (!(vfin(w->mend.u.aabb.min) & vfin(w->mend.u.aabb.max)))   /* placed_finite's AABB test */
+            w->mend.u.aabb = s.u.aabb;          /* move_legs' break: the move ends there */
         {
             cl_vec3 p0 = cl_shape_pos(&s), p1 = cl_shape_pos(&w->mend);
             *actual = cl_v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
         }
-        clw_update_to(w, id, &w->mend, nb);
+        clw_update_to(w, id, &w->mend, w->mend.u.aabb);
         return 0;
     }
     return commitfree_legs(w, id, d, actual, -1, NULL);
