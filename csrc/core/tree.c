@@ -123,6 +123,7 @@ void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->npend = t->pendcap = 0;
     t->bld = NULL;
     t->old = NULL;
+    t->keep = NULL;
     t->built_cost = 0;
     t->alloc = alloc;
     t->ud = ud;
@@ -133,9 +134,12 @@ static size_t pool_bytes(int cap) {
     return (size_t)cap * CL_TREE_NODE_BYTES;
 }
 
+static void tree_build_free(cl_tree *t, struct cl_tbuild *b);
+
 void cl_tree_free(cl_tree *t) {
     cl_tree_rebuild_cancel(t);
     cl_tree_rebuild_release(t);
+    if (t->keep) tree_build_free(t, t->keep);
     if (t->nodes) t->alloc(t->ud, t->nodes, pool_bytes(t->cap), 0);
     if (t->pend) t->alloc(t->ud, t->pend, (size_t)t->pendcap * sizeof(int), 0);
     cl_tree_init(t, t->alloc, t->ud);
@@ -1078,34 +1082,53 @@ static void tree_build_free(cl_tree *t, struct cl_tbuild *b) {
     t->alloc(t->ud, b, sizeof *b, 0);
 }
 
+/* Done with rebuild record b: kept in t->keep for the next start when its blocks are small and
+ * none is kept yet, else freed. */
+static void tree_build_retire(cl_tree *t, struct cl_tbuild *b) {
+    if (t->keep == NULL && b->lvbytes + pool_bytes(b->cap) <= CL_TREE_KEEP_BYTES) t->keep = b;
+    else tree_build_free(t, b);
+}
+
 void cl_tree_rebuild_cancel(cl_tree *t) {
     struct cl_tbuild *b = t->bld;
     if (!b) return;
     t->bld = NULL;
-    tree_build_free(t, b);
+    tree_build_retire(t, b);
 }
 
 int cl_tree_rebuild_start(cl_tree *t) {
     struct cl_tbuild *b;
     if (t->bld || t->npend > 0 || t->leaves < 2) return CL_OK;
+    int logcap;
+    size_t lvbytes;
     cl_tree_rebuild_release(t);
-    b = (struct cl_tbuild *)t->alloc(t->ud, NULL, 0, sizeof *b);
-    if (!b) return CL_ENOMEM;
-    b->n = t->leaves;
-    b->cap = t->cap;
     /* the build's n records, reused afterwards for map (cap ints: any old node index, so more
      * than the records hold when leaves are few and the pool large) and the log (up to 8 changes
      * per leaf logged; more make the install stale) */
-    b->logcap = 8L * b->n < INT_MAX - b->cap ? 8 * b->n : INT_MAX - b->cap;
-    b->lvbytes = ((size_t)b->cap + (size_t)b->logcap) * sizeof(int);
-    if (b->lvbytes < (size_t)b->n * sizeof(rleaf)) b->lvbytes = (size_t)b->n * sizeof(rleaf);
-    b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, b->lvbytes);
-    b->p = b->lv ? (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(b->cap)) : NULL;
-    if (!b->p) {
-        if (b->lv) t->alloc(t->ud, b->lv, b->lvbytes, 0);
-        t->alloc(t->ud, b, sizeof *b, 0);
-        return CL_ENOMEM;
+    logcap = 8L * t->leaves < INT_MAX - t->cap ? 8 * t->leaves : INT_MAX - t->cap;
+    lvbytes = ((size_t)t->cap + (size_t)logcap) * sizeof(int);
+    if (lvbytes < (size_t)t->leaves * sizeof(rleaf)) lvbytes = (size_t)t->leaves * sizeof(rleaf);
+    b = t->keep;
+    t->keep = NULL;
+    if (b != NULL && (b->cap != t->cap || b->lvbytes < lvbytes)) {     /* the kept blocks do not fit */
+        tree_build_free(t, b);
+        b = NULL;
     }
+    if (b == NULL) {
+        b = (struct cl_tbuild *)t->alloc(t->ud, NULL, 0, sizeof *b);
+        if (!b) return CL_ENOMEM;
+        b->cap = t->cap;
+        b->lvbytes = lvbytes;
+        b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, b->lvbytes);
+        b->p = b->lv ? (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(b->cap)) : NULL;
+        if (!b->p) {
+            if (b->lv) t->alloc(t->ud, b->lv, b->lvbytes, 0);
+            t->alloc(t->ud, b, sizeof *b, 0);
+            return CL_ENOMEM;
+        }
+    }
+    b->n = t->leaves;
+    b->logcap = logcap;
     b->m = (cl_tmeta *)(void *)(b->p + b->cap);
     b->h = (signed char *)(void *)(b->m + b->cap);
     b->k = 0;
@@ -1175,7 +1198,7 @@ void cl_tree_rebuild_release(cl_tree *t) {
     struct cl_tbuild *b = t->old;
     if (!b) return;
     t->old = NULL;
-    tree_build_free(t, b);
+    tree_build_retire(t, b);
 }
 
 /* Phase 1 of the install, in two calls (part 0, 1): the leaves' payloads (map notes old leaf

@@ -58,6 +58,12 @@ typedef struct cl_tmeta {
 /// Bytes of pool per node: the node, its meta and its height.
 #define CL_TREE_NODE_BYTES (sizeof(cl_tnode) + sizeof(cl_tmeta) + sizeof(signed char))
 
+/// An incremental rebuild's blocks (leaf records, second pool) up to this many bytes are kept
+/// after its install for the next one (a small tree's rebuilds then write no fresh memory: on
+/// hosts where a fresh page costs a fault, ~10 us here, those faults were the slowest frames);
+/// larger ones are freed (a big World keeps no second pool).
+#define CL_TREE_KEEP_BYTES (4u << 20)
+
 /// The tree. Zero-initialise with cl_tree_init; free with cl_tree_free.
 typedef struct cl_tree {
     cl_tnode *nodes;    /* one block: cap nodes, then cap metas, then cap heights */
@@ -76,6 +82,8 @@ typedef struct cl_tree {
     double built_cost;  /* cl_tree_cost right after the last rebuild (0: none yet) */
     struct cl_tbuild *bld;  /* incremental rebuild under way (cl_tree_rebuild_start), or NULL */
     struct cl_tbuild *old;  /* the last install's record and old pool until cl_tree_rebuild_release */
+    struct cl_tbuild *keep; /* a released record whose blocks (at most CL_TREE_KEEP_BYTES) the next
+                             * rebuild start reuses, or NULL */
     long bldno;         /* incremental rebuilds started so far */
     cl_alloc alloc;
     void *ud;
