@@ -1096,37 +1096,64 @@ void cl_tree_rebuild_cancel(cl_tree *t) {
     tree_build_retire(t, b);
 }
 
-int cl_tree_rebuild_start(cl_tree *t) {
-    struct cl_tbuild *b;
-    if (t->bld || t->npend > 0 || t->leaves < 2) return CL_OK;
-    int logcap;
+/* The size of an incremental rebuild's leaf block for t now: the build's n records, reused
+ * afterwards for map (cap ints: any old node index, so more than the records hold when leaves
+ * are few and the pool large) and the log (up to *logcap changes: 8 per leaf; more make the
+ * install stale). */
+static size_t build_lvbytes(const cl_tree *t, int *logcap) {
     size_t lvbytes;
-    cl_tree_rebuild_release(t);
-    /* the build's n records, reused afterwards for map (cap ints: any old node index, so more
-     * than the records hold when leaves are few and the pool large) and the log (up to 8 changes
-     * per leaf logged; more make the install stale) */
-    logcap = 8L * t->leaves < INT_MAX - t->cap ? 8 * t->leaves : INT_MAX - t->cap;
-    lvbytes = ((size_t)t->cap + (size_t)logcap) * sizeof(int);
+    *logcap = 8L * t->leaves < INT_MAX - t->cap ? 8 * t->leaves : INT_MAX - t->cap;
+    lvbytes = ((size_t)t->cap + (size_t)*logcap) * sizeof(int);
     if (lvbytes < (size_t)t->leaves * sizeof(rleaf)) lvbytes = (size_t)t->leaves * sizeof(rleaf);
-    b = t->keep;
+    return lvbytes;
+}
+
+/* A rebuild record for t now with its blocks (a leaf block of lvbytes, a pool of t->cap nodes):
+ * the kept one when its blocks fit (else it is freed), or a new one; NULL when memory runs out. */
+static struct cl_tbuild *build_blocks(cl_tree *t, size_t lvbytes) {
+    struct cl_tbuild *b = t->keep;
     t->keep = NULL;
     if (b != NULL && (b->cap != t->cap || b->lvbytes < lvbytes)) {     /* the kept blocks do not fit */
         tree_build_free(t, b);
         b = NULL;
     }
-    if (b == NULL) {
-        b = (struct cl_tbuild *)t->alloc(t->ud, NULL, 0, sizeof *b);
-        if (!b) return CL_ENOMEM;
-        b->cap = t->cap;
-        b->lvbytes = lvbytes;
-        b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, b->lvbytes);
-        b->p = b->lv ? (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(b->cap)) : NULL;
-        if (!b->p) {
-            if (b->lv) t->alloc(t->ud, b->lv, b->lvbytes, 0);
-            t->alloc(t->ud, b, sizeof *b, 0);
-            return CL_ENOMEM;
-        }
+    if (b != NULL) return b;
+    b = (struct cl_tbuild *)t->alloc(t->ud, NULL, 0, sizeof *b);
+    if (!b) return NULL;
+    b->cap = t->cap;
+    b->lvbytes = lvbytes;
+    b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, b->lvbytes);
+    b->p = b->lv ? (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(b->cap)) : NULL;
+    if (!b->p) {
+        if (b->lv) t->alloc(t->ud, b->lv, b->lvbytes, 0);
+        t->alloc(t->ud, b, sizeof *b, 0);
+        return NULL;
     }
+    return b;
+}
+
+void cl_tree_rebuild_prepare(cl_tree *t) {
+    struct cl_tbuild *b;
+    int logcap;
+    size_t lvbytes = build_lvbytes(t, &logcap);
+    if (t->bld || t->leaves < 2 || lvbytes + pool_bytes(t->cap) > CL_TREE_KEEP_BYTES) return;
+    if (t->keep && t->keep->cap == t->cap && t->keep->lvbytes >= lvbytes) return;
+    b = build_blocks(t, lvbytes);
+    if (b == NULL) return;
+    memset(b->lv, 0, b->lvbytes);       /* written once now: the build's first writes fault no page */
+    memset(b->p, 0, pool_bytes(b->cap));
+    t->keep = b;
+}
+
+int cl_tree_rebuild_start(cl_tree *t) {
+    struct cl_tbuild *b;
+    int logcap;
+    size_t lvbytes;
+    if (t->bld || t->npend > 0 || t->leaves < 2) return CL_OK;
+    cl_tree_rebuild_release(t);
+    lvbytes = build_lvbytes(t, &logcap);
+    b = build_blocks(t, lvbytes);
+    if (b == NULL) return CL_ENOMEM;
     b->n = t->leaves;
     b->logcap = logcap;
     b->m = (cl_tmeta *)(void *)(b->p + b->cap);

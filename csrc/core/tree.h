@@ -160,6 +160,11 @@ CL_API int cl_tree_rebuild(cl_tree *t);
 /// CL_ENOMEM (nothing started; 32 bytes per leaf or 4 bytes per pool node + 32 per leaf, whichever
 /// is more, and a pool of the tree's size).
 CL_API int cl_tree_rebuild_start(cl_tree *t);
+/// Allocates now the blocks the next incremental rebuild of t will take (kept in t->keep) and
+/// writes them once, when they total at most CL_TREE_KEEP_BYTES (else, or without memory, does
+/// nothing): a World calls it after a whole rebuild (bulk adds linked at a level's load), so that
+/// the first incremental rebuild's calls, spread over later frames, fault no fresh page.
+CL_API void cl_tree_rebuild_prepare(cl_tree *t);
 /// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
 /// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, two
 /// calls finish the new tree's structure (payloads and free list; heights), the next

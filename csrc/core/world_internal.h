@@ -285,6 +285,11 @@ CL_API void clw_tree_step(cl_world *w);
 /* world_tree.c: frees what the last install left for a later call (the old pool and the
  * rebuild's buffers, the old box-query snapshot) or a spare snapshot no rebuild waits for. */
 CL_API void clw_tree_release(cl_world *w);
+/* 1 when the spare box-query snapshot blocks are small enough to keep for the next rebuild (as
+ * the tree keeps its rebuild blocks: at most CL_TREE_KEEP_BYTES), so clw_tree_release leaves them. */
+static inline int clw_spare_kept(const cl_world *w) {
+    return (size_t)w->qn2cap * sizeof(cl_qnode) + 64 + (size_t)w->qslot2cap * sizeof(int) <= CL_TREE_KEEP_BYTES;
+}
 /* world_tree.c: links the leaves of the items added since the last traversal into the tree. */
 CL_API void clw_link_tree(cl_world *w);
 /* world_tree.c: refits the stale leaves of the items updated out of their fat boxes. */
@@ -320,7 +325,7 @@ CL_API int clw_less_hit(const void *ctx, const void *a, const void *b);
  * and every traversal runs a slice of it (clw_tree_upkeep, clw_tree_step). */
 static inline void tree_maint(cl_world *w) {
     if (w->tree.bld) clw_tree_step(w);
-    else if (w->tree.old || w->qn2block) clw_tree_release(w);
+    else if (w->tree.old || (w->qn2block && !clw_spare_kept(w))) clw_tree_release(w);
     else if (w->tree.leaves >= 64 && w->tchg >= 2L * w->tree.leaves) clw_tree_upkeep(w);
 }
 

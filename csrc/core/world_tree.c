@@ -138,6 +138,7 @@ void clw_tree_rebuild(cl_world *w) {
         return;
     }
     tree_rebuilt(w, NULL);
+    cl_tree_rebuild_prepare(t);
 }
 
 /* The tree's upkeep once it has changed about twice its size since the last rebuild: starts an
@@ -202,15 +203,19 @@ void clw_tree_step(cl_world *w) {
     }
 }
 
-/* Frees the old pool and the rebuild's buffers an install kept (cl_tree_rebuild_release) and the
- * spare box-query snapshot blocks (after an install: the old snapshot; no spare is kept between
- * rebuilds), a call after the install so that call does not pay for the frees too. */
+/* Releases the old pool and the rebuild's buffers an install kept (cl_tree_rebuild_release: freed,
+ * or kept for the next rebuild when small) and frees the spare box-query snapshot blocks (after an
+ * install: the old snapshot) unless they are small enough to keep for the next rebuild's spare
+ * (clw_spare_kept: then the next rebuild writes no fresh pages for it), a call after the install
+ * so that call does not pay for the frees too. */
 void clw_tree_release(cl_world *w) {
     cl_tree_rebuild_release(&w->tree);
-    if (w->qn2block) w->alloc(w->ud, w->qn2block, (size_t)w->qn2cap * sizeof(cl_qnode) + 64, 0);
-    free_buf(w, w->qslot2, w->qslot2cap, sizeof(int));
-    w->qn2 = NULL; w->qn2block = NULL; w->qn2cap = 0;
-    w->qslot2 = NULL; w->qslot2cap = 0;
+    if (!clw_spare_kept(w)) {
+        if (w->qn2block) w->alloc(w->ud, w->qn2block, (size_t)w->qn2cap * sizeof(cl_qnode) + 64, 0);
+        free_buf(w, w->qslot2, w->qslot2cap, sizeof(int));
+        w->qn2 = NULL; w->qn2block = NULL; w->qn2cap = 0;
+        w->qslot2 = NULL; w->qslot2cap = 0;
+    }
     w->qn2bld = 0;
     w->qn2fit = 0;
 }
@@ -347,18 +352,45 @@ void clw_flush_tree(cl_world *w) {
 
 /* Returns the array of a snapshot: cur when its block (*blk, *cap elements of size sz) holds
  * need elements, else a new block's first 64-byte aligned address (the old block freed), or
- * NULL when memory runs out (*blk NULL, *cap 0). */
+ * NULL when memory runs out (*blk NULL, *cap 0). A small block (up to CL_TREE_KEEP_BYTES, the
+ * size kept between rebuilds) gets 1/16 more room, so that the next rebuilds' snapshots, a
+ * little larger or smaller, still fit in it (no fresh pages); a large one is sized exactly. */
 static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, size_t sz) {
     void *b;
+    int room = need;
     if (need <= *cap) return cur;
     if (*blk) w->alloc(w->ud, *blk, (size_t)*cap * sz + 64, 0);
     *blk = NULL;
     *cap = 0;
-    b = w->alloc(w->ud, NULL, 0, (size_t)need * sz + 64);
+    if ((size_t)need * sz <= CL_TREE_KEEP_BYTES) room = need + need / 16;
+    b = w->alloc(w->ud, NULL, 0, (size_t)room * sz + 64);
     if (!b) return NULL;
     *blk = b;
-    *cap = need;
+    *cap = room;
     return (char *)b + (64 - (uintptr_t)b % 64) % 64;
+}
+
+/* Gives a small World (the spare blocks kept between rebuilds: clw_spare_kept) its spare box-query
+ * snapshot blocks, as large as the snapshot's, when it has none, and writes them once: the first
+ * incremental rebuild's snapshot then faults no fresh page (as cl_tree_rebuild_prepare for the
+ * tree's blocks). Without memory, nothing (the rebuild allocates them as before). */
+static void spare_prepare(cl_world *w) {
+    size_t qb = (size_t)w->qncap * sizeof(cl_qnode) + 64, sb = (size_t)w->qslotcap * sizeof(int);
+    if (w->qn2block != NULL || w->qslot2 != NULL || w->qncap == 0 || w->qslotcap == 0 ||
+        qb + sb > CL_TREE_KEEP_BYTES)
+        return;
+    w->qn2block = w->alloc(w->ud, NULL, 0, qb);
+    w->qslot2 = w->qn2block ? (int *)w->alloc(w->ud, NULL, 0, sb) : NULL;
+    if (w->qslot2 == NULL) {
+        if (w->qn2block) w->alloc(w->ud, w->qn2block, qb, 0);
+        w->qn2block = NULL;
+        return;
+    }
+    memset(w->qn2block, 0, qb);
+    memset(w->qslot2, 0, sb);
+    w->qn2 = (cl_qnode *)(void *)((char *)w->qn2block + (64 - (uintptr_t)w->qn2block % 64) % 64);
+    w->qn2cap = w->qncap;
+    w->qslot2cap = w->qslotcap;
 }
 
 /* Builds the box-query snapshot: the binary tree collapsed into 4-wide nodes, in depth-first
@@ -375,7 +407,10 @@ static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, 
 int clw_qsnap_build(cl_world *w) {
     int r = clw_qsnap_into(w, w->tree.nodes, w->tree.root, w->tree.cap, w->tree.lazy, &w->qn, &w->qnblock, &w->qncap,
                            &w->qslot, &w->qslotcap);
-    if (r == CL_OK) w->qnver = w->tver;
+    if (r == CL_OK) {
+        w->qnver = w->tver;
+        spare_prepare(w);
+    }
     return r;
 }
 
@@ -562,11 +597,12 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
     }
     r = qsnap_walk(w, nodes, &st, &k, budget, w->qn2, w->qn2cap, w->qslot2);
     if (r == CL_OK && st.n > 0) {           /* pause: keep the stack */
-        if (st.n > w->qsscap) {
+        if (st.n > w->qsscap) {             /* with room to spare: the next builds' stacks fit */
+            int room = st.n + st.n / 2 + 16;
             free_buf(w, w->qss, w->qsscap, sizeof(cl_sentry));
             w->qsscap = 0;
-            w->qss = (cl_sentry *)w->alloc(w->ud, NULL, 0, (size_t)st.n * sizeof(cl_sentry));
-            if (w->qss != NULL) w->qsscap = st.n;
+            w->qss = (cl_sentry *)w->alloc(w->ud, NULL, 0, (size_t)room * sizeof(cl_sentry));
+            if (w->qss != NULL) w->qsscap = room;
         }
         if (w->qss != NULL) {
             memcpy(w->qss, st.p, (size_t)st.n * sizeof(cl_sentry));

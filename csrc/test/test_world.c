@@ -32,6 +32,7 @@ static const cl_shape *wsh(const cl_world *w, int id) {
 /* ---- allocator with a failure switch and byte accounting ---- */
 static long fail_after = -1;   /* allocations left before failing; -1 never */
 static long live_bytes;
+static long fresh_blocks;       /* blocks allocated anew (not grown or shrunk) so far */
 
 static void *talloc(void *ud, void *p, size_t osize, size_t nsize) {
     (void)ud;
@@ -42,6 +43,7 @@ static void *talloc(void *ud, void *p, size_t osize, size_t nsize) {
     }
     if (fail_after == 0) return NULL;
     if (fail_after > 0) fail_after--;
+    if (p == NULL) fresh_blocks++;
     p = realloc(p, nsize);
     if (p) live_bytes += (long)nsize - (long)(p ? osize : 0);
     return p;
@@ -1371,6 +1373,92 @@ static void test_incremental(void) {
 /* ---- moving boxes with allocations failing now and then while incremental rebuilds run (their
  * structure and fit in parts, the spare box-query snapshot built over several calls): pairs
  * equal a brute force count every frame, the tree stays valid, nothing leaks ---- */
+/* ---- a small World's steady frames allocate nothing: the incremental rebuild's blocks and the
+ * spare box-query snapshot are kept between rebuilds (CL_TREE_KEEP_BYTES), and made (and written)
+ * with the first whole build, so no rebuild's call meets fresh memory (page faults, ~10 us each
+ * on some hosts, were the slowest frames); a large World keeps none; nothing leaks ---- */
+static void test_keep_blocks(void) {
+    static double v[2000][3];
+    cl_world w;
+    cl_tree t;
+    int i, f, n = 2000, bad = 0;
+    long bno0 = 0, fresh = 0;
+    rng = 11;
+    live_bytes = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < n; i++) {
+        cl_shape s;
+        double x = rnd() * 120, y = rnd() * 120, z = rnd() * 12, h = 0.5 + rnd() * 2;
+        s.kind = CL_AABB;
+        s.u.aabb.min = cl_v3(x, y, z);
+        s.u.aabb.max = cl_v3(x + h, y + h, z + h);
+        if (cl_world_add(&w, &s) != i) bad++;
+        v[i][0] = (rnd() - 0.5) * 0.3;
+        v[i][1] = (rnd() - 0.5) * 0.3;
+        v[i][2] = 0;
+    }
+    for (f = 0; f < 700; f++) {
+        if (f == 100) {                 /* past the first frames: buffers at their sizes */
+            fresh = fresh_blocks;
+            bno0 = w.tree.bldno;
+        }
+        for (i = 0; i < n; i++) cl_world_translate(&w, i, cl_v3(v[i][0], v[i][1], v[i][2]));
+        if (cl_world_pairs(&w) < 0) bad++;
+        if (f % 50 == 0) cl_world_query(&w, wsh(&w, f % n));     /* the box-query snapshot in use */
+    }
+    printf("kept rebuild blocks: %ld rebuilds started in 600 frames, %ld blocks allocated meanwhile\n",
+           w.tree.bldno - bno0, fresh_blocks - fresh);
+    ENSURE(bad == 0 && w.tree.bldno - bno0 >= 3, "the small World rebuilt its tree several times");
+    ENSURE(fresh_blocks == fresh, "a small World's steady frames allocate no block (rebuilds included)");
+    ENSURE(w.tree.keep != NULL || w.tree.bld != NULL || w.tree.old != NULL, "the rebuild blocks are kept");
+    cl_world_free(&w);
+    ENSURE(live_bytes == 0, "every byte is freed, the kept blocks too");
+    /* a tree whose rebuild blocks are larger than CL_TREE_KEEP_BYTES keeps none */
+    cl_tree_init(&t, talloc, NULL);
+    for (i = 0; i < 60000; i++) {
+        cl_aabb b;
+        b.min = cl_v3(rnd() * 1000, rnd() * 1000, rnd() * 1000);
+        b.max = cl_add(b.min, cl_v3(1, 1, 1));
+        cl_tree_insert_lazy(&t, &b, i);
+    }
+    ENSURE(cl_tree_rebuild(&t) == CL_OK, "a large tree's whole build");
+    cl_tree_rebuild_prepare(&t);
+    ENSURE(t.keep == NULL, "no blocks prepared for a large tree");
+    ENSURE(cl_tree_rebuild_start(&t) == CL_OK, "a large tree's incremental rebuild starts");
+    while (!cl_tree_rebuild_step(&t, 50000)) {}
+    cl_tree_rebuild_release(&t);
+    ENSURE(t.keep == NULL && cl_tree_validate(&t), "a large tree keeps no rebuild blocks");
+    /* a small tree's blocks: prepared once, reused by the start, kept again after the install;
+     * an allocation failure while preparing leaves nothing */
+    cl_tree_free(&t);
+    cl_tree_init(&t, talloc, NULL);
+    for (i = 0; i < 500; i++) {
+        cl_aabb b;
+        b.min = cl_v3(rnd() * 100, rnd() * 100, rnd() * 100);
+        b.max = cl_add(b.min, cl_v3(1, 1, 1));
+        cl_tree_insert_lazy(&t, &b, i);
+    }
+    ENSURE(cl_tree_rebuild(&t) == CL_OK, "a small tree's whole build");
+    fail_after = 1;
+    cl_tree_rebuild_prepare(&t);
+    fail_after = -1;
+    ENSURE(t.keep == NULL, "no blocks kept when preparing them fails");
+    cl_tree_rebuild_prepare(&t);
+    ENSURE(t.keep != NULL, "blocks prepared for a small tree");
+    {
+        const struct cl_tbuild *k = t.keep;
+        fresh = fresh_blocks;
+        ENSURE(cl_tree_rebuild_start(&t) == CL_OK && t.bld == k && t.keep == NULL && fresh_blocks == fresh,
+               "the start takes the prepared blocks");
+        while (!cl_tree_rebuild_step(&t, 200)) {}
+        cl_tree_rebuild_release(&t);
+        ENSURE(t.keep == k && cl_tree_validate(&t), "the record (now the old pool) is kept after the install");
+        ENSURE(cl_tree_rebuild_start(&t) == CL_OK && fresh_blocks == fresh, "the next start reuses it");
+    }
+    cl_tree_free(&t);
+    ENSURE(live_bytes == 0, "every byte is freed (a rebuild under way, no kept blocks leak)");
+}
+
 static void test_frames_nomem(void) {
     static double v[600][3];
     cl_world w;
@@ -1432,6 +1520,7 @@ int main(void) {
     test_update_kinds();
     test_move_nomem();
     test_frames_nomem();
+    test_keep_blocks();
     bench();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
