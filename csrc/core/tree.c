@@ -1185,9 +1185,11 @@ const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *cap, in
 }
 
 /* Gives the new tree's leaves logged since the fit (not stale) their present boxes and grows
- * their new ancestors as cl_tree_enlarge does; keep: the log then lists the new leaves (for
- * cl_tree_rebuild_replayed), else it is emptied. */
-static void build_replay(const cl_tree *t, struct cl_tbuild *b, int keep) {
+ * their new ancestors as cl_tree_enlarge does, up to the first of index below stop (0: all; a fit
+ * part passes the top of its range: the nodes below it are not fitted yet, a part to come
+ * computes them from their children, so growing them would be work thrown away); keep: the log
+ * then lists the new leaves (for cl_tree_rebuild_replayed), else it is emptied. */
+static void build_replay(const cl_tree *t, struct cl_tbuild *b, int keep, int stop) {
     cl_tnode *p = b->p;
     const cl_tmeta *m = b->m;
     int i;
@@ -1195,7 +1197,7 @@ static void build_replay(const cl_tree *t, struct cl_tbuild *b, int keep) {
         int nl = b->map[b->log[i]], a = m[nl].parent;
         cl_fbox box = t->nodes[b->log[i]].box;
         p[nl].box = box;
-        while (a != CL_NULLNODE && !fb_encloses(&p[a].box, &box)) {
+        while (a >= stop && !fb_encloses(&p[a].box, &box)) {
             p[a].box = fb_union(&p[a].box, &box);
             a = m[a].parent;
         }
@@ -1207,7 +1209,7 @@ static void build_replay(const cl_tree *t, struct cl_tbuild *b, int keep) {
 const cl_tnode *cl_tree_rebuild_ready(cl_tree *t) {
     struct cl_tbuild *b = t->bld;
     if (b == NULL || b->ns > 0 || b->phase != 2 || b->stale) return NULL;
-    build_replay(t, b, 0);
+    build_replay(t, b, 0, 0);
     return b->p;
 }
 
@@ -1228,13 +1230,13 @@ void cl_tree_rebuild_release(cl_tree *t) {
     tree_build_retire(t, b);
 }
 
-/* Phase 1 of the install, in two calls (part 0, 1): the leaves' payloads (map notes old leaf
- * node -> new) and the free list of the nodes k..cap-1 (as build_close; the two loops are the
- * cheapest passes, so they share a call); heights of the new tree and its internal boxes fitted
- * to the leaves' boxes of the build's start (so cl_tree_rebuild_fitted can hand out a whole
- * tree; phase 2 fits them again to the boxes of then). The parts touch only the new pool and
- * read only the old leaves' payloads, which no leaf change alters: the same tree as in one
- * call. */
+/* Phase 1 of the install, in three calls (part 0, 1, 2): the leaves' payloads (map notes old
+ * leaf node -> new) and the free list of the nodes k..cap-1 (as build_close; the two loops are
+ * the cheapest passes, so they share a call); heights of the new tree and its internal boxes
+ * fitted to the leaves' boxes of the build's start, bottom up in two halves of the node indices
+ * (so cl_tree_rebuild_fitted can hand out a whole tree; phase 2 fits them again to the boxes of
+ * then). The parts touch only the new pool and read only the old leaves' payloads, which no
+ * leaf change alters: the same tree as in one call. */
 static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
     cl_tnode *p = b->p;
     signed char *h = b->h;
@@ -1246,8 +1248,9 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
                 p[i].child2 = t->nodes[p[i].child2].child2;
             }
         for (i = b->k; i < b->cap; i++) h[i] = -1;  /* free, untouched (tree_grow) */
-    } else {
-        for (i = b->k - 1; i >= 0; i--)
+    } else {                            /* part 1: nodes k-1 down to k/2, part 2: the rest */
+        int lo = part == 1 ? b->k / 2 : 0, hi = part == 1 ? b->k : b->k / 2;
+        for (i = hi - 1; i >= lo; i--)
             if (p[i].child1 != CL_NULLNODE) {
                 int x = p[i].child1, y = p[i].child2;
                 h[i] = (signed char)(1 + (h[x] > h[y] ? h[x] : h[y]));
@@ -1258,29 +1261,35 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
     }
 }
 
+/* The fit of a rebuild's internal boxes (build_fit) is spread over this many calls (its leaf
+ * copy in one more): a call fits about k / FIT_PARTS nodes and replays the frame's leaf changes. */
+#define FIT_PARTS 4
+
 /* Phase 2 (and a stale install): the new leaves take the boxes of their old nodes (through
  * map; part 0 or -1), every internal box is fitted bottom up (children follow their parent, so
- * nodes k-1 down to 0 is a bottom-up order) and the cost noted (as build_close; parts 1 and 2,
- * or -1). Phase 2 runs parts 0, 1 and 2 in three calls; the leaves' box changes are logged from
- * part 0 on, and part 1 first copies the logged leaves again (all of them if the log went stale)
- * and empties the log, then fits the nodes k-1 down to k/2; part 2 fits the others (their
- * children's boxes: part 1's, or leaves' of part 1's call) and notes the cost. A leaf changed
- * after part 1 stays logged: the install copies it and grows its new ancestors. Without such
- * changes the tree is the one a fit in one call gives. */
+ * nodes k-1 down to 0 is a bottom-up order) and the cost noted (as build_close; parts 1 to
+ * FIT_PARTS, or -1). Phase 2 runs parts 0 to FIT_PARTS in as many calls; the leaves' box changes
+ * are logged from part 0 on, and part 1 first copies the logged leaves again (all of them if the
+ * log went stale) and empties the log, then fits the top FIT_PARTS-th of the node indices (k-1
+ * down); each later part replays the leaves logged since (their fitted ancestors grown) and fits
+ * the next range down (their children's boxes: an earlier part's, or leaves'); the last notes the
+ * cost. A leaf changed after a part stays logged: the next part, or the install, copies it and
+ * grows its new ancestors. Without such changes the tree is the one a fit in one call gives. */
 static void build_fit(const cl_tree *t, struct cl_tbuild *b, int part) {
     const cl_tnode *old = t->nodes;
     cl_tnode *p = b->p;
-    double sum = part == 2 ? b->cost : 0, rc;
-    int i, lo = part == 1 ? b->k / 2 : 0, hi = part == 2 ? b->k / 2 : b->k;
-    if (part == 2 && !b->stale) build_replay(t, b, 0);
+    double sum = part >= 2 ? b->cost : 0, rc;
+    int i, lo = part >= 1 ? (int)((long)b->k * (FIT_PARTS - part) / FIT_PARTS) : 0,
+        hi = part >= 1 ? (int)((long)b->k * (FIT_PARTS - part + 1) / FIT_PARTS) : b->k;
+    if (part >= 2 && !b->stale) build_replay(t, b, 0, hi);
     if (part == 1 && !b->stale) {
         for (i = 0; i < b->nlog; i++) p[b->map[b->log[i]]].box = old[b->log[i]].box;
-    } else if (part != 2) {
+    } else if (part < 2) {
         for (i = 0; i < b->cap; i++)
             if (t->hgt[i] == 0) p[b->map[i]].box = old[i].box;
     }
     if (part == 0) return;
-    if (part != 2) {
+    if (part < 2) {
         b->nlog = 0;
         b->stale = 0;
     }
@@ -1289,7 +1298,7 @@ static void build_fit(const cl_tree *t, struct cl_tbuild *b, int part) {
             p[i].box = fb_union(&p[p[i].child1].box, &p[p[i].child2].box);
             sum += fb_cost(&p[i].box);
         }
-    if (part == 1) {                /* the partial sum, finished by part 2 */
+    if (part >= 1 && part < FIT_PARTS) {    /* the partial sum, finished by the last part */
         b->cost = sum;
         return;
     }
@@ -1308,7 +1317,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     }
     if (b->phase == 0) {    /* each part of a phase in a call of its own: no call pays for two */
         build_prep(t, b, b->sub);
-        if (++b->sub == 2) {
+        if (++b->sub == 3) {
             b->phase = 1;
             b->sub = 0;
         }
@@ -1316,7 +1325,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     }
     if (b->phase == 1) {
         build_fit(t, b, b->sub);
-        if (++b->sub == 3) {
+        if (++b->sub == FIT_PARTS + 1) {
             b->phase = 2;
             b->sub = 0;
         }
@@ -1330,7 +1339,7 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
         build_fit(t, b, -1);
         b->nlog = -1;
     } else {
-        build_replay(t, b, 1);      /* the new leaves kept for cl_tree_rebuild_replayed */
+        build_replay(t, b, 1, 0);   /* the new leaves kept for cl_tree_rebuild_replayed */
     }
     cl_tree_rebuild_release(t);     /* a previous install's blocks, if still kept */
     b->p = t->nodes;                /* the old pool, freed by cl_tree_rebuild_release */

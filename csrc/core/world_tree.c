@@ -158,7 +158,7 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
 /* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
  * takes the new tree when that installed it. While a box-query snapshot is in use, calls
  * between the build and its fit build the new tree's snapshot into the spare buffers instead
- * (two to four calls, qsnap_spare_step; if memory runs out the rebuild goes on without), and
+ * (several calls, qsnap_spare_step; if memory runs out the rebuild goes on without), and
  * the call after the fit copies the fitted boxes into it (wtree_fill), so the install only swaps
  * it in and copies the paths of the leaves it gave a box changed since the fit (qsnap_path):
  * the pairs after an install do not pay for a whole snapshot build, and no call pays for more
@@ -566,19 +566,19 @@ int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, int us
     return r;
 }
 
-/* clw_qsnap_into of the rebuild bno's new tree into the spare buffers over two to four calls
- * (up to leaves / 8 + 1 snapshot nodes in the first, which also sets up the blocks and sizes the
- * pieces, leaves / 5 + 1 in each later one; of about 0.37 leaves in a typical tree (qsnap_sizes'
- * fewest pieces), so mostly three calls; the walk's stack kept
+/* clw_qsnap_into of the rebuild bno's new tree into the spare buffers over several calls (the
+ * first sets up the blocks and sizes the pieces, a pass over the tree; each later one makes up to
+ * leaves / 10 + 1 snapshot nodes, of about 0.37 leaves in a typical tree (qsnap_sizes' fewest
+ * pieces), so mostly five calls, each about a tenth of a frame's work; the walk's stack kept
  * in w->qss between them; the new tree does not change meanwhile: the rebuild waits for this
  * build): 1 when built, 0 when paused, -1 on CL_ENOMEM (the rebuild then goes on without). */
 static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, long bno) {
     cl_stack st;
     int k = 0, r, i;
-    long budget = w->tree.leaves / 5 + 1;
+    long budget = w->tree.leaves / 10 + 1;
     cl_stack_init(&st);
     if (w->qsres != bno) {                  /* a fresh build */
-        budget = w->tree.leaves / 8 + 1;
+        budget = 0;                         /* the blocks and the sizes pass are this call's work */
         w->qsres = 0;
         if (qsnap_blocks(w, nodes, root, cap, used, &w->qn2, &w->qn2block, &w->qn2cap, &w->qslot2, &w->qslot2cap) != CL_OK)
             return -1;
