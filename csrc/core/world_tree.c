@@ -352,9 +352,10 @@ void clw_flush_tree(cl_world *w) {
 
 /* Returns the array of a snapshot: cur when its block (*blk, *cap elements of size sz) holds
  * need elements, else a new block's first 64-byte aligned address (the old block freed), or
- * NULL when memory runs out (*blk NULL, *cap 0). A small block (up to CL_TREE_KEEP_BYTES, the
- * size kept between rebuilds) gets 1/16 more room, so that the next rebuilds' snapshots, a
- * little larger or smaller, still fit in it (no fresh pages); a large one is sized exactly. */
+ * NULL when memory runs out (*blk NULL, *cap 0). A small block (up to half CL_TREE_KEEP_BYTES:
+ * with its slot array, a spare kept between rebuilds) gets 1/16 more room, so that the next
+ * rebuilds' snapshots, a little larger or smaller, still fit in it (no fresh pages); a larger one
+ * is sized exactly. */
 static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, size_t sz) {
     void *b;
     int room = need;
@@ -362,7 +363,7 @@ static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, 
     if (*blk) w->alloc(w->ud, *blk, (size_t)*cap * sz + 64, 0);
     *blk = NULL;
     *cap = 0;
-    if ((size_t)need * sz <= CL_TREE_KEEP_BYTES) room = need + need / 16;
+    if ((size_t)need * sz <= CL_TREE_KEEP_BYTES / 2) room = need + need / 16;
     b = w->alloc(w->ud, NULL, 0, (size_t)room * sz + 64);
     if (!b) return NULL;
     *blk = b;
