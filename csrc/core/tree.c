@@ -328,9 +328,11 @@ static void rotate_sah(cl_tree *t, int a) {
         for (k = 0; k < 2; k++) {
             int y = k ? t->nodes[p].child2 : t->nodes[p].child1;  /* grandchild moved up */
             int z = k ? t->nodes[p].child1 : t->nodes[p].child2;  /* stays under p */
-            int hx = H(t, x), hz = H(t, z), hp = 1 + (hx > hz ? hx : hz);
+            int hx = H(t, x), hz = H(t, z), hp = 1 + (hx > hz ? hx : hz), hy = H(t, y);
             double gain;
-            if (!close_h(hx, hz) || !close_h(hp, H(t, y))) continue;
+            /* the heights stay within the slack, and a's own height stays as it is: then a change
+             * below moves each ancestor's height by at most one, which one rotation repairs */
+            if (!close_h(hx, hz) || !close_h(hp, hy) || 1 + (hp > hy ? hp : hy) != H(t, a)) continue;
             gain = pc - fb_ucost(&t->nodes[x].box, &t->nodes[z].box);
             if (gain > best_gain) { best_gain = gain; best_x = x; best_y = y; best_p = p; }
         }

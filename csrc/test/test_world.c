@@ -1503,6 +1503,12 @@ int main(void) {
     test_tree();
     test_pending();
     test_incremental();
+    {   /* an rng state at which a remove unbalanced the tree (rotate_sah in walk_up; review rev20) */
+        unsigned long long keep = rng;
+        rng = 6402428191700250802ull;
+        test_incremental();
+        rng = keep;
+    }
     test_incremental_few_leaves();
     test_fbox();
     test_sweeps();
