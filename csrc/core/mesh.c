@@ -98,12 +98,6 @@ static void leafidx(cl_mesh *m);
 
 /* ---- build ---- */
 
-/* The first 64-byte aligned address in the node block mem (which has 64 bytes to spare). */
-static cl_mnode *alignednodes(void *mem)
-{
-    return (cl_mnode *)((unsigned char *)mem + ((64 - (uintptr_t)mem % 64) % 64));
-}
-
 /* The smaller and the larger of two finite doubles (inline: fmin and fmax are library calls). */
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline double dmax(double a, double b) { return a > b ? a : b; }
@@ -618,7 +612,7 @@ int cl_mesh_build(cl_mesh *m)
         m->alloc(m->ud, bx, m->nt * sizeof(fb4), 0);
         return CL_ENOMEM;
     }
-    m->nodes = alignednodes(m->nodemem);
+    m->nodes = (cl_mnode *)cl_align64(m->nodemem);
     memset(&m->nodes[1], 0, sizeof(cl_mnode));
     m->nprim = np;
     m->nnodes = nn;
@@ -679,7 +673,7 @@ int cl_mesh_build(cl_mesh *m)
         void *s = m->alloc(m->ud, m->nodemem, nn * sizeof(cl_mnode) + 64, used * sizeof(cl_mnode) + 64);
         if (s != NULL) {
             m->nodemem = s;
-            m->nodes = alignednodes(s);
+            m->nodes = (cl_mnode *)cl_align64(s);
             if ((unsigned char *)m->nodes != (unsigned char *)s + off)
                 memmove(m->nodes, (unsigned char *)s + off, used * sizeof(cl_mnode));
             m->nnodes = used;

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <float.h>
+#include <stdint.h>
 #include <string.h>
 #include "cl.h"
 
@@ -14,6 +15,10 @@
 #else
 #define CL_INLINE inline
 #endif
+
+/* The first 64-byte aligned address in the block p (allocated with 64 bytes to spare): a cache
+ * line's start, for the node arrays the traversals read. */
+static inline void *cl_align64(void *p) { return (char *)p + (64 - (uintptr_t)p % 64) % 64; }
 
 /// a + b.
 static inline cl_vec3 cl_add(cl_vec3 a, cl_vec3 b) { return cl_v3(a.x + b.x, a.y + b.y, a.z + b.z); }

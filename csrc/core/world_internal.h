@@ -285,11 +285,14 @@ CL_API void clw_tree_step(cl_world *w);
 /* world_tree.c: frees what the last install left for a later call (the old pool and the
  * rebuild's buffers, the old box-query snapshot) or a spare snapshot no rebuild waits for. */
 CL_API void clw_tree_release(cl_world *w);
-/* 1 when the spare box-query snapshot blocks are small enough to keep for the next rebuild (as
- * the tree keeps its rebuild blocks: at most CL_TREE_KEEP_BYTES), so clw_tree_release leaves them. */
-static inline int clw_spare_kept(const cl_world *w) {
-    return (size_t)w->qn2cap * sizeof(cl_qnode) + 64 + (size_t)w->qslot2cap * sizeof(int) <= CL_TREE_KEEP_BYTES;
+/* 1 when box-query snapshot blocks of ncap nodes (and 64 bytes to align them) and slotcap slots
+ * are small enough to keep for the next rebuild (as the tree keeps its rebuild blocks: at most
+ * CL_TREE_KEEP_BYTES in all). */
+static inline int clw_spare_fits(int ncap, int slotcap) {
+    return (size_t)ncap * sizeof(cl_qnode) + 64 + (size_t)slotcap * sizeof(int) <= CL_TREE_KEEP_BYTES;
 }
+/* 1 when the spare snapshot blocks are kept between rebuilds (clw_tree_release leaves them). */
+static inline int clw_spare_kept(const cl_world *w) { return clw_spare_fits(w->qn2cap, w->qslot2cap); }
 /* world_tree.c: links the leaves of the items added since the last traversal into the tree. */
 CL_API void clw_link_tree(cl_world *w);
 /* world_tree.c: refits the stale leaves of the items updated out of their fat boxes. */

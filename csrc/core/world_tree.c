@@ -368,7 +368,7 @@ static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, 
     if (!b) return NULL;
     *blk = b;
     *cap = room;
-    return (char *)b + (64 - (uintptr_t)b % 64) % 64;
+    return cl_align64(b);
 }
 
 /* Gives a small World (the spare blocks kept between rebuilds: clw_spare_kept) its spare box-query
@@ -378,7 +378,7 @@ static void *snap_block(cl_world *w, void *cur, void **blk, int *cap, int need, 
 static void spare_prepare(cl_world *w) {
     size_t qb = (size_t)w->qncap * sizeof(cl_qnode) + 64, sb = (size_t)w->qslotcap * sizeof(int);
     if (w->qn2block != NULL || w->qslot2 != NULL || w->qncap == 0 || w->qslotcap == 0 ||
-        qb + sb > CL_TREE_KEEP_BYTES)
+        !clw_spare_fits(w->qncap, w->qslotcap))
         return;
     w->qn2block = w->alloc(w->ud, NULL, 0, qb);
     w->qslot2 = w->qn2block ? (int *)w->alloc(w->ud, NULL, 0, sb) : NULL;
@@ -389,7 +389,7 @@ static void spare_prepare(cl_world *w) {
     }
     memset(w->qn2block, 0, qb);
     memset(w->qslot2, 0, sb);
-    w->qn2 = (cl_qnode *)(void *)((char *)w->qn2block + (64 - (uintptr_t)w->qn2block % 64) % 64);
+    w->qn2 = (cl_qnode *)cl_align64(w->qn2block);
     w->qn2cap = w->qncap;
     w->qslot2cap = w->qslotcap;
 }
