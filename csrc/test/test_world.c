@@ -1377,6 +1377,25 @@ static void test_incremental(void) {
  * spare box-query snapshot are kept between rebuilds (CL_TREE_KEEP_BYTES), and made (and written)
  * with the first whole build, so no rebuild's call meets fresh memory (page faults, ~10 us each
  * on some hosts, were the slowest frames); a large World keeps none; nothing leaks ---- */
+/* Adds n cubes (side 0.5..2.5, corners at random in [0, ext)) to the empty World w as items
+ * 0..n-1 and gives each a random velocity v[i] within +-speed / 2 per axis (an axis of speed 0
+ * stays 0; with fast5, every fifth item 10 times faster along x); returns how many adds did not
+ * return the expected id. */
+static int add_cubes(cl_world *w, int n, const double ext[3], double v[][3], const double speed[3], int fast5) {
+    int i, k, bad = 0;
+    for (i = 0; i < n; i++) {
+        cl_shape s;
+        double x = rnd() * ext[0], y = rnd() * ext[1], z = rnd() * ext[2], h = 0.5 + rnd() * 2;
+        s.kind = CL_AABB;
+        s.u.aabb.min = cl_v3(x, y, z);
+        s.u.aabb.max = cl_v3(x + h, y + h, z + h);
+        if (cl_world_add(w, &s) != i) bad++;
+        for (k = 0; k < 3; k++)
+            v[i][k] = speed[k] != 0 ? (rnd() - 0.5) * speed[k] * (k == 0 && fast5 && i % 5 == 0 ? 10 : 1) : 0;
+    }
+    return bad;
+}
+
 static void test_keep_blocks(void) {
     static double v[2000][3];
     cl_world w;
@@ -1386,16 +1405,9 @@ static void test_keep_blocks(void) {
     rng = 11;
     live_bytes = 0;
     cl_world_init(&w, 0.1, talloc, NULL);
-    for (i = 0; i < n; i++) {
-        cl_shape s;
-        double x = rnd() * 120, y = rnd() * 120, z = rnd() * 12, h = 0.5 + rnd() * 2;
-        s.kind = CL_AABB;
-        s.u.aabb.min = cl_v3(x, y, z);
-        s.u.aabb.max = cl_v3(x + h, y + h, z + h);
-        if (cl_world_add(&w, &s) != i) bad++;
-        v[i][0] = (rnd() - 0.5) * 0.3;
-        v[i][1] = (rnd() - 0.5) * 0.3;
-        v[i][2] = 0;
+    {
+        static const double ext[3] = {120, 120, 12}, speed[3] = {0.3, 0.3, 0};
+        bad += add_cubes(&w, n, ext, v, speed, 0);
     }
     for (f = 0; f < 700; f++) {
         if (f == 100) {                 /* past the first frames: buffers at their sizes */
@@ -1466,16 +1478,9 @@ static void test_frames_nomem(void) {
     rng = 7;
     live_bytes = 0;
     cl_world_init(&w, 0.1, talloc, NULL);
-    for (i = 0; i < n; i++) {
-        cl_shape s;
-        double x = rnd() * 60, y = rnd() * 60, z = rnd() * 60, h = 0.5 + rnd() * 2;
-        s.kind = CL_AABB;
-        s.u.aabb.min = cl_v3(x, y, z);
-        s.u.aabb.max = cl_v3(x + h, y + h, z + h);
-        if (cl_world_add(&w, &s) != i) bad++;
-        v[i][0] = (rnd() - 0.5) * (i % 5 ? 0.2 : 2);
-        v[i][1] = (rnd() - 0.5) * 0.2;
-        v[i][2] = (rnd() - 0.5) * 0.2;
+    {
+        static const double ext[3] = {60, 60, 60}, speed[3] = {0.2, 0.2, 0.2};
+        bad += add_cubes(&w, n, ext, v, speed, 1);
     }
     for (f = 0; f < 900; f++) {
         int np, a, b, m = 0;
