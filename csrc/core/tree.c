@@ -1077,10 +1077,10 @@ static void build_log(cl_tree *t, int leaf) {
     else b->stale = 1;
 }
 
-/* Frees a rebuild's blocks (its leaf list, its pool) and the rebuild itself. */
+/* Frees a rebuild's blocks (its leaf list, its pool; either may be missing) and the rebuild itself. */
 static void tree_build_free(cl_tree *t, struct cl_tbuild *b) {
-    t->alloc(t->ud, b->lv, b->lvbytes, 0);
-    t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
+    if (b->lv) t->alloc(t->ud, b->lv, b->lvbytes, 0);
+    if (b->p) t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
     t->alloc(t->ud, b, sizeof *b, 0);
 }
 
@@ -1110,25 +1110,41 @@ static size_t build_lvbytes(const cl_tree *t, int *logcap) {
     return lvbytes;
 }
 
-/* A rebuild record for t now with its blocks (a leaf block of lvbytes, a pool of t->cap nodes):
- * the kept one when its blocks fit (else it is freed), or a new one; NULL when memory runs out. */
+/* A rebuild record for t now with its blocks (a leaf block of at least lvbytes, a pool of
+ * t->cap nodes): the kept one, each of its blocks reused when it fits (a leaf block large
+ * enough, a pool of the same capacity) and made anew when not, so that a World whose tree grew
+ * between rebuilds keeps the other block; or a new record. A leaf block small enough to be kept
+ * gets 1/8 more room, so that a few more leaves at the next rebuild still fit in it. NULL when
+ * memory runs out (the kept record freed). */
 static struct cl_tbuild *build_blocks(cl_tree *t, size_t lvbytes) {
     struct cl_tbuild *b = t->keep;
     t->keep = NULL;
-    if (b != NULL && (b->cap != t->cap || b->lvbytes < lvbytes)) {     /* the kept blocks do not fit */
-        tree_build_free(t, b);
-        b = NULL;
+    if (b == NULL) {
+        b = (struct cl_tbuild *)t->alloc(t->ud, NULL, 0, sizeof *b);
+        if (!b) return NULL;
+        b->lv = NULL;
+        b->p = NULL;
+        b->lvbytes = 0;
+        b->cap = 0;
     }
-    if (b != NULL) return b;
-    b = (struct cl_tbuild *)t->alloc(t->ud, NULL, 0, sizeof *b);
-    if (!b) return NULL;
-    b->cap = t->cap;
-    b->lvbytes = lvbytes;
-    b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, b->lvbytes);
-    b->p = b->lv ? (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(b->cap)) : NULL;
-    if (!b->p) {
-        if (b->lv) t->alloc(t->ud, b->lv, b->lvbytes, 0);
-        t->alloc(t->ud, b, sizeof *b, 0);
+    if (b->lv != NULL && b->lvbytes < lvbytes) {
+        t->alloc(t->ud, b->lv, b->lvbytes, 0);
+        b->lv = NULL;
+    }
+    if (b->p != NULL && b->cap != t->cap) {
+        t->alloc(t->ud, b->p, pool_bytes(b->cap), 0);
+        b->p = NULL;
+    }
+    if (b->lv == NULL) {
+        b->lvbytes = lvbytes + lvbytes / 8 + pool_bytes(t->cap) <= CL_TREE_KEEP_BYTES ? lvbytes + lvbytes / 8 : lvbytes;
+        b->lv = (rleaf *)t->alloc(t->ud, NULL, 0, b->lvbytes);
+    }
+    if (b->p == NULL && b->lv != NULL) {
+        b->cap = t->cap;
+        b->p = (cl_tnode *)t->alloc(t->ud, NULL, 0, pool_bytes(b->cap));
+    }
+    if (b->lv == NULL || b->p == NULL) {
+        tree_build_free(t, b);
         return NULL;
     }
     return b;

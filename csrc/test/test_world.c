@@ -1469,6 +1469,40 @@ static void test_keep_blocks(void) {
     }
     cl_tree_free(&t);
     ENSURE(live_bytes == 0, "every byte is freed (a rebuild under way, no kept blocks leak)");
+    /* a tree that grew between rebuilds (review rev20): a few more leaves still fit in the kept
+     * leaf block (its room), so no block is made; more leaves, the same pool capacity: only a
+     * new leaf block, the kept pool reused */
+    cl_tree_init(&t, talloc, NULL);
+    for (i = 0; i < 400; i++) {
+        cl_aabb b;
+        b.min = cl_v3(rnd() * 100, rnd() * 100, rnd() * 100);
+        b.max = cl_add(b.min, cl_v3(1, 1, 1));
+        cl_tree_insert_lazy(&t, &b, i);
+    }
+    ENSURE(cl_tree_rebuild(&t) == CL_OK, "a small tree's whole build");
+    cl_tree_rebuild_prepare(&t);
+    {
+        const struct cl_tbuild *k = t.keep;
+        int cap = t.cap, grow;
+        for (grow = 20; grow <= 100; grow += 80) {
+            for (; i < 400 + grow; i++) {
+                cl_aabb b;
+                b.min = cl_v3(rnd() * 100, rnd() * 100, rnd() * 100);
+                b.max = cl_add(b.min, cl_v3(1, 1, 1));
+                cl_tree_insert(&t, &b, i);
+            }
+            ENSURE(t.cap == cap && t.keep == k && k != NULL, "the tree grew within its pool, the blocks kept");
+            fresh = fresh_blocks;
+            ENSURE(cl_tree_rebuild_start(&t) == CL_OK && t.bld == k, "the start takes the kept record");
+            ENSURE(fresh_blocks - fresh == (grow == 20 ? 0 : 1),
+                   grow == 20 ? "5% more leaves: both kept blocks reused" : "25% more leaves: only a new leaf block");
+            while (!cl_tree_rebuild_step(&t, 200)) {}
+            cl_tree_rebuild_release(&t);
+            ENSURE(t.keep == k && cl_tree_validate(&t) && t.leaves == 400 + grow, "installed and kept again");
+        }
+    }
+    cl_tree_free(&t);
+    ENSURE(live_bytes == 0, "every byte is freed after the grown tree's rebuilds");
 }
 
 static void test_frames_nomem(void) {
