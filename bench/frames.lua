@@ -1,7 +1,8 @@
 -- bench/frames.lua (issue 14): frame spikes, bulk adds, memory and garbage, from Lua.
 --   1. the game loop of bench/world.lua (10,000 boxes, rng 23, each moved every frame with
 --      world:translate, then world:pairs(out)) over BENCH_FRAMES_N (default 1,000) frames: the
---      time of every frame (os.clock), median, p99, worst
+--      time of every frame (os.clock), median, p99, worst; then the same frames in
+--      BENCH_FRAMES_PASSES (default 5) passes and each frame's least time (the noise filter)
 --   2. adding N random boxes (bench/world.lua's scene, rng 7, the cube's side scaled with N to keep
 --      the density) then one box query, N = 100,000 and 1,000,000: the add time, the first
 --      query's time, the slowest single call (every add and the query timed one by one; at
@@ -41,41 +42,63 @@ end
 do
   local NP, SIDE = 10000, 100
   local NF = math.max(10, math.floor(tonumber(os.getenv("BENCH_FRAMES_N")) or 1000))
-  local W = collide.World()
-  local px, py, pz, _, _, _, vx, vy, vz = lib.movingboxes(W, collide.AABB(0, 0, 0, 1, 1, 1), NP, SIDE)
-  local pairsout = {}
-  W:pairs(pairsout)
-  local times, np, first = {}, 0, 0
-  collectgarbage("collect")
-  -- frame 0, timed apart: every box's first move gives every leaf its first fat box (tight since
-  -- the add) and queries its pairs; the rows are frames 1..NF (the C bench does the same)
-  for f = 0, NF do
-    local t0 = clock()
-    for i = 1, NP do
-      local dx, dy, dz = vx[i], vy[i], vz[i]
-      local x, y, z = px[i] + dx, py[i] + dy, pz[i] + dz
-      if x < 0 or x > SIDE then dx = -dx; vx[i] = dx; x = px[i] + dx end
-      if y < 0 or y > SIDE then dy = -dy; vy[i] = dy; y = py[i] + dy end
-      if z < 0 or z > SIDE then dz = -dz; vz[i] = dz; z = pz[i] + dz end
-      px[i], py[i], pz[i] = x, y, z
-      W:translate(i, dx, dy, dz)
+  local PASSES = math.max(1, math.floor(tonumber(os.getenv("BENCH_FRAMES_PASSES")) or 5))
+  -- One pass: a new World of the same boxes, then frames 0..NF; returns the times of frames
+  -- 1..NF (ms), frame 0's time and the pairs counted. Frame 0, timed apart: every box's first
+  -- move gives every leaf its first fat box (tight since the add) and queries its pairs (the C
+  -- bench does the same). Every pass does the same work frame by frame (fixed seed).
+  local function pass()
+    local W = collide.World()
+    local px, py, pz, _, _, _, vx, vy, vz = lib.movingboxes(W, collide.AABB(0, 0, 0, 1, 1, 1), NP, SIDE)
+    local pairsout = {}
+    W:pairs(pairsout)
+    local times, np, first = {}, 0, 0
+    collectgarbage("collect")
+    for f = 0, NF do
+      local t0 = clock()
+      for i = 1, NP do
+        local dx, dy, dz = vx[i], vy[i], vz[i]
+        local x, y, z = px[i] + dx, py[i] + dy, pz[i] + dz
+        if x < 0 or x > SIDE then dx = -dx; vx[i] = dx; x = px[i] + dx end
+        if y < 0 or y > SIDE then dy = -dy; vy[i] = dy; y = py[i] + dy end
+        if z < 0 or z > SIDE then dz = -dz; vz[i] = dz; z = pz[i] + dz end
+        px[i], py[i], pz[i] = x, y, z
+        W:translate(i, dx, dy, dz)
+      end
+      local _, c = W:pairs(pairsout)
+      if f == 0 then first = (clock() - t0) * 1e3 else times[f] = (clock() - t0) * 1e3; np = np + c end
     end
-    local _, c = W:pairs(pairsout)
-    if f == 0 then first = (clock() - t0) * 1e3 else times[f] = (clock() - t0) * 1e3; np = np + c end
+    return times, first, np
+  end
+  local times, first, np = pass()
+  -- the noise filter: each frame's least time over PASSES passes (the machine's noise only adds
+  -- time; a cost of the code's own, such as a tree rebuild's slice, is in every pass)
+  local least = {}
+  for f = 1, NF do least[f] = times[f] end
+  for _ = 2, PASSES do
+    local t = pass()
+    for f = 1, NF do if t[f] < least[f] then least[f] = t[f] end end
   end
   local med, p99, worst, mean = fstats(times)
+  local lmed, lp99, lworst = fstats(least)
   out("#### The game loop of bench/world.lua (10,000 boxes, translate + pairs(out) every frame), ", NF, " frames")
   out("")
   out("Each frame timed whole with os.clock (CPU time): the motion loop with 10,000 world:translate calls,")
   out("then world:pairs(out). Pairs per frame: about ", string.format("%.0f", np / NF), ". The first frame (every box's")
   out("first move: every leaf gets its first fat box and is queried for pairs) is timed apart: ", fmt(first), " ms.")
+  out("First row: one pass. Second row (noise filtered): the same ", NF, " frames run in ", PASSES, " passes (a new")
+  out("World each, the same boxes and moves, so frame f does the same work in every pass), each frame's")
+  out("least time over the passes: the machine's noise (another process, the host) only adds time, while")
+  out("a cost of collide's own (a slice of a tree rebuild) lands in the same frame in every pass.")
   out("")
-  out("| median ms | p99 ms | worst ms | worst / median | mean ms |")
-  out("|---:|---:|---:|---:|---:|")
-  out("| ", fmt(med), " | ", fmt(p99), " | ", fmt(worst), " | ", fmt(worst / med), " | ", fmt(mean), " |")
+  out("| frames | median ms | p99 ms | worst ms | worst / median | mean ms |")
+  out("|---|---:|---:|---:|---:|---:|")
+  out("| one pass | ", fmt(med), " | ", fmt(p99), " | ", fmt(worst), " | ", fmt(worst / med), " | ", fmt(mean), " |")
+  out("| least of ", PASSES, " passes | ", fmt(lmed), " | ", fmt(lp99), " | ", fmt(lworst), " | ", fmt(lworst / lmed), " | |")
   out("")
-  results[#results + 1] = "- worst frame / median frame: " .. fmt(worst / med) .. " (target <= 1.5): " ..
-    (worst <= 1.5 * med and "met" or "MISSED") .. "."
+  results[#results + 1] = "- worst frame / median frame: one pass " .. fmt(worst / med) .. ", noise filtered (least of " ..
+    PASSES .. " passes) " .. fmt(lworst / lmed) .. " (target <= 1.5): " ..
+    (worst <= 1.5 * med and "met" or lworst <= 1.5 * lmed and "met noise filtered, MISSED in one pass" or "MISSED") .. "."
 end
 
 -- ---------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@
 # and Box2D v3's dynamic tree side by side; Box2D's sources are compiled from
 # ../shared/peers/box2d-v3 when that folder exists, else its columns are skipped with a note)
 # and runs bench/frames.lua (1,000-frame loop, bulk adds, memory, raycastall garbage) on each Lua;
-# BENCH_FRAMES_N (default 1000) frames, BENCH_BIG=0 skips the 1,000,000-item rows in Lua.
+# BENCH_FRAMES_N (default 1000) frames, BENCH_FRAMES_PASSES (default 5) passes of them for the
+# noise-filtered rows (each frame's least time), BENCH_BIG=0 skips the 1,000,000-item rows in Lua.
 # The mesh part (issue 16) builds build/bench-mesh (csrc/test/bench_mesh.c: build time, bytes per
 # triangle, rays per second in C) and build/<lua>/bench_meshc.so (bench/meshc.c: bench/mesh.lua's
 # rays cast from C in the Lua process, interleaved, for its Lua-minus-C verdict), runs

@@ -20,7 +20,8 @@
  * ../shared/peers/box2d-v3 exists; without it only collide's columns are measured).
  * Writes the tables to stdout and, as markdown, to argv[1]. BENCH_FRAMES_N overrides 1,000;
  * BENCH_FRAMES_TRACE=path writes a per-frame trace of collide's 2D scene (CPU and wall time, the
- * tree upkeep of the frame); BENCH_FRAMES_ONLY=1 stops after the moving-boxes scenes;
+ * tree upkeep of the frame); BENCH_FRAMES_PASSES (default 5) runs the moving-boxes frames that many times for the
+ * noise-filtered rows (each frame's least time); BENCH_FRAMES_ONLY=1 stops after the moving-boxes scenes;
  * BENCH_FRAMES_MEMORY=1 prints only the memory rows (bytes per item at 100,000 and 1,000,000). */
 #define _POSIX_C_SOURCE 199309L
 #define _DEFAULT_SOURCE
@@ -420,18 +421,29 @@ static void frames_row(const char *label, double *ms, int nf, double pairs) {
         s.worst / s.med, s.mean, pairs / nf);
 }
 
-/* Scene 1. Returns through *c2 / *b2 the 2D medians and worsts (ms) for the verdicts. */
-static void bench_frames(int nf, fstats *col2, fstats *box2, fstats *col3) {
+/* Scene 1, in npass passes (each the same frames from a new scene: the same work frame by frame).
+ * Returns through *col2 / *box2 / *col3 the first pass's statistics (ms) and through *l2 / *l3 /
+ * *lb2 those of the least time of each frame over the passes (the noise filter) for the verdicts
+ * (box2->med and lb2->med -1 without Box2D). */
+static void bench_frames(int nf, int npass, fstats *col2, fstats *box2, fstats *col3, fstats *l2, fstats *l3,
+                         fstats *lb2) {
     static mscene s2c, s2b, s3;
     static cside c2, c3;
-    static double t_c2[100000], t_c3[100000];
+    static double t_c2[100000], t_c3[100000], m_c2[100000], m_c3[100000];
     double pc2 = 0, pc3 = 0, w0[3] = {0, 0, 0};
-    int f, k;
+    int f, k, pass;
 #ifdef HAVE_BOX2D
-    static double t_b2[100000];
+    static double t_b2[100000], m_b2[100000];
     static bside b2;
     double pb2 = 0;
     long mism = 0;
+#endif
+    for (pass = 0; pass < npass; pass++) {
+    FILE *tr = trace;
+    if (pass > 0) trace = NULL;     /* the trace shows the first pass */
+    pc2 = pc3 = 0;
+#ifdef HAVE_BOX2D
+    pb2 = 0;
 #endif
     mscene_make(&s2c, 2);
     mscene_make(&s2b, 2);
@@ -515,6 +527,22 @@ static void bench_frames(int nf, fstats *col2, fstats *box2, fstats *col3) {
         (void)nb;
 #endif
     }
+    trace = tr;
+    for (f = 0; f < nf; f++) {      /* the least time of each frame so far */
+        m_c2[f] = pass == 0 || t_c2[f] < m_c2[f] ? t_c2[f] : m_c2[f];
+        m_c3[f] = pass == 0 || t_c3[f] < m_c3[f] ? t_c3[f] : m_c3[f];
+#ifdef HAVE_BOX2D
+        m_b2[f] = pass == 0 || t_b2[f] < m_b2[f] ? t_b2[f] : m_b2[f];
+#endif
+    }
+    if (pass > 0) {
+#ifdef HAVE_BOX2D
+        bside_free(&b2);
+#endif
+        cl_world_free(&c2.w);
+        cl_world_free(&c3.w);
+        continue;
+    }
     out("#### 10,000 boxes moving every frame, all overlapping pairs every frame, %d frames (C)", nf);
     out("");
     out("The first frame after the adds (every box's first move) is timed apart and not in the rows: collide");
@@ -549,6 +577,28 @@ static void bench_frames(int nf, fstats *col2, fstats *box2, fstats *col3) {
 #endif
     cl_world_free(&c2.w);
     cl_world_free(&c3.w);
+    }
+    *l2 = fstats_of(m_c2, nf);
+    *l3 = fstats_of(m_c3, nf);
+#ifdef HAVE_BOX2D
+    *lb2 = fstats_of(m_b2, nf);
+#else
+    lb2->med = -1;
+#endif
+    out("Noise filtered: the same %d frames in %d passes (the scenes made again each pass, so frame f does", nf, npass);
+    out("the same work in every pass), collide's least time of each frame over the passes (the machine's");
+    out("noise only adds time; a cost of the library's own, such as a tree rebuild's slice, lands in the");
+    out("same frame in every pass):");
+    out("");
+    out("| scene, library, least of %d passes | median ms | p99 ms | worst ms | worst / median |", npass);
+    out("|---|---:|---:|---:|---:|");
+    out("| 2D scene, collide | %.3f | %.3f | %.3f | %.2f |", l2->med, l2->p99, l2->worst, l2->worst / l2->med);
+#ifdef HAVE_BOX2D
+    out("| 2D scene, Box2D v3 tree | %.3f | %.3f | %.3f | %.2f |", lb2->med, lb2->p99, lb2->worst,
+        lb2->worst / lb2->med);
+#endif
+    out("| 3D scene, collide | %.3f | %.3f | %.3f | %.2f |", l3->med, l3->p99, l3->worst, l3->worst / l3->med);
+    out("");
 }
 
 /* ---- scenes 2 and 3: 100,000 static boxes ---- */
@@ -937,11 +987,12 @@ static void bench_memory(int n) {
 }
 
 int main(int argc, char **argv) {
-    fstats c2, b2, c3;
+    fstats c2 = {0, 0, 0, 0}, b2 = c2, c3 = c2, l2 = c2, l3 = c2, lb2 = c2;
     double ir, rr, qr;
-    int nf = 1000;
+    int nf = 1000, npass = 5;
     const char *e = getenv("BENCH_FRAMES_N");
     if (e && atoi(e) > 0 && atoi(e) <= 100000) nf = atoi(e);
+    if ((e = getenv("BENCH_FRAMES_PASSES")) != NULL && atoi(e) > 0 && atoi(e) <= 100) npass = atoi(e);
     if (argc > 1 && (md = fopen(argv[1], "w")) == NULL) { perror(argv[1]); return 1; }
     if ((e = getenv("BENCH_FRAMES_TRACE")) != NULL && *e) {
         if ((trace = fopen(e, "w")) == NULL) { perror(e); return 1; }
@@ -957,7 +1008,7 @@ int main(int argc, char **argv) {
     out("build/bench-frames, so only collide's numbers are measured here.");
     out("");
 #endif
-    bench_frames(nf, &c2, &b2, &c3);
+    bench_frames(nf, npass, &c2, &b2, &c3, &l2, &l3, &lb2);
     if (trace) fclose(trace);
     if (getenv("BENCH_FRAMES_ONLY")) {
         if (md) fclose(md);
@@ -973,13 +1024,18 @@ int main(int argc, char **argv) {
     out("");
     out("#### C targets (issue 14)");
     out("");
-    out("- worst frame / median frame, collide 2D scene: %.2f; 3D scene: %.2f (target <= 1.5): %s.",
-        c2.worst / c2.med, c3.worst / c3.med,
-        c2.worst <= 1.5 * c2.med && c3.worst <= 1.5 * c3.med ? "met" : "MISSED");
+    out("- worst frame / median frame, collide 2D scene: one pass %.2f, noise filtered (least of %d passes) %.2f; "
+        "3D scene: %.2f, %.2f (target <= 1.5): %s.",
+        c2.worst / c2.med, npass, l2.worst / l2.med, c3.worst / c3.med, l3.worst / l3.med,
+        c2.worst <= 1.5 * c2.med && c3.worst <= 1.5 * c3.med ? "met"
+        : l2.worst <= 1.5 * l2.med && l3.worst <= 1.5 * l3.med ? "met noise filtered, MISSED in one pass" : "MISSED");
     if (b2.med > 0) {
-        out("- median frame collide / Box2D: %.2f (target <= 0.5): %s; worst frame collide / Box2D worst: %.2f (target <= 1): %s.",
-            c2.med / b2.med, c2.med <= 0.5 * b2.med ? "met" : "MISSED", c2.worst / b2.worst,
-            c2.worst <= b2.worst ? "met" : "MISSED");
+        out("- median frame collide / Box2D: one pass %.2f, noise filtered %.2f (target <= 0.5): %s; worst frame "
+            "collide / Box2D worst: %.2f, %.2f (target <= 1): %s.",
+            c2.med / b2.med, l2.med / lb2.med,
+            c2.med <= 0.5 * b2.med ? "met" : l2.med <= 0.5 * lb2.med ? "met noise filtered, MISSED in one pass" : "MISSED",
+            c2.worst / b2.worst, l2.worst / lb2.worst,
+            c2.worst <= b2.worst ? "met" : l2.worst <= lb2.worst ? "met noise filtered, MISSED in one pass" : "MISSED");
         out("- insertion collide / Box2D per item, cl_world_add then the first query: %.2f (target <= 1): %s; closest raycast %.2f, box query %.2f (targets <= 0.5): %s, %s.",
             ir, ir <= 1 ? "met" : "MISSED", rr, qr, rr <= 0.5 ? "met" : "MISSED", qr <= 0.5 ? "met" : "MISSED");
     }
