@@ -1396,6 +1396,19 @@ static int add_cubes(cl_world *w, int n, const double ext[3], double v[][3], con
     return bad;
 }
 
+/* Inserts unit cubes with corners at random in [0, ext)^3 into tree t as payloads from..to-1,
+ * lazily (pending until the next rebuild or link) or one by one. */
+static void add_unit_boxes(cl_tree *t, int from, int to, double ext, int lazy) {
+    int i;
+    for (i = from; i < to; i++) {
+        cl_aabb b;
+        b.min = cl_v3(rnd() * ext, rnd() * ext, rnd() * ext);
+        b.max = cl_add(b.min, cl_v3(1, 1, 1));
+        if (lazy) cl_tree_insert_lazy(t, &b, i);
+        else cl_tree_insert(t, &b, i);
+    }
+}
+
 static void test_keep_blocks(void) {
     static double v[2000][3];
     cl_world w;
@@ -1427,12 +1440,7 @@ static void test_keep_blocks(void) {
     ENSURE(live_bytes == 0, "every byte is freed, the kept blocks too");
     /* a tree whose rebuild blocks are larger than CL_TREE_KEEP_BYTES keeps none */
     cl_tree_init(&t, talloc, NULL);
-    for (i = 0; i < 60000; i++) {
-        cl_aabb b;
-        b.min = cl_v3(rnd() * 1000, rnd() * 1000, rnd() * 1000);
-        b.max = cl_add(b.min, cl_v3(1, 1, 1));
-        cl_tree_insert_lazy(&t, &b, i);
-    }
+    add_unit_boxes(&t, 0, 60000, 1000, 1);
     ENSURE(cl_tree_rebuild(&t) == CL_OK, "a large tree's whole build");
     cl_tree_rebuild_prepare(&t);
     ENSURE(t.keep == NULL, "no blocks prepared for a large tree");
@@ -1444,12 +1452,7 @@ static void test_keep_blocks(void) {
      * an allocation failure while preparing leaves nothing */
     cl_tree_free(&t);
     cl_tree_init(&t, talloc, NULL);
-    for (i = 0; i < 500; i++) {
-        cl_aabb b;
-        b.min = cl_v3(rnd() * 100, rnd() * 100, rnd() * 100);
-        b.max = cl_add(b.min, cl_v3(1, 1, 1));
-        cl_tree_insert_lazy(&t, &b, i);
-    }
+    add_unit_boxes(&t, 0, 500, 100, 1);
     ENSURE(cl_tree_rebuild(&t) == CL_OK, "a small tree's whole build");
     fail_after = 1;
     cl_tree_rebuild_prepare(&t);
@@ -1473,24 +1476,14 @@ static void test_keep_blocks(void) {
      * leaf block (its room), so no block is made; more leaves, the same pool capacity: only a
      * new leaf block, the kept pool reused */
     cl_tree_init(&t, talloc, NULL);
-    for (i = 0; i < 400; i++) {
-        cl_aabb b;
-        b.min = cl_v3(rnd() * 100, rnd() * 100, rnd() * 100);
-        b.max = cl_add(b.min, cl_v3(1, 1, 1));
-        cl_tree_insert_lazy(&t, &b, i);
-    }
+    add_unit_boxes(&t, 0, 400, 100, 1);
     ENSURE(cl_tree_rebuild(&t) == CL_OK, "a small tree's whole build");
     cl_tree_rebuild_prepare(&t);
     {
         const struct cl_tbuild *k = t.keep;
         int cap = t.cap, grow;
         for (grow = 20; grow <= 100; grow += 80) {
-            for (; i < 400 + grow; i++) {
-                cl_aabb b;
-                b.min = cl_v3(rnd() * 100, rnd() * 100, rnd() * 100);
-                b.max = cl_add(b.min, cl_v3(1, 1, 1));
-                cl_tree_insert(&t, &b, i);
-            }
+            add_unit_boxes(&t, t.leaves, 400 + grow, 100, 0);
             ENSURE(t.cap == cap && t.keep == k && k != NULL, "the tree grew within its pool, the blocks kept");
             fresh = fresh_blocks;
             ENSURE(cl_tree_rebuild_start(&t) == CL_OK && t.bld == k, "the start takes the kept record");
