@@ -174,13 +174,46 @@ WINLINE int world_snug(const cl_world *w, const cl_aabb *b, const cl_aabb *fat, 
     return clw_fat_snug(w, b, fat, lo, hi);
 }
 
-/* The tail of cl_world_update: item id now has shape *s (its stored shape may be s) with box b;
- * CL_OK, or CL_ENOMEM (unchanged) when an AABB item gets another kind and no slot is free. */
-int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
+/* The common tail of every update of item id (its kind already set to s's): its velocity and
+ * box b kept, and its leaf marked stale when its fat box no longer encloses b or is too loose.
+ * Inlined in cl_world_translate's AABB path (a game's every move) and in clw_update_to. */
+WINLINE void update_box(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
     cl_item *it = &w->items[id];
     cl_aabb fat;
     cl_vec3 lo, hi;
     double t;
+    to_float3(it->vel, ((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5,
+              ((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5,
+              ((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5);
+    it->box = b;
+    if (it->dirty) return;
+    fat.min = cl_v3(it->fat.lo[0], it->fat.lo[1], it->fat.lo[2]);     /* as cl_fbox_to */
+    fat.max = cl_v3(it->fat.hi[0], it->fat.hi[1], it->fat.hi[2]);
+    /* keep the leaf while its fat box still encloses the shape with its rounding allowance and
+     * is not too loose. The allowance: an OBB's own (its axes may have changed), else box_tol of
+     * fat, the allowance of the largest box inside fat, which is at least this box's whenever the
+     * enclosure test passes (the box is then inside fat); so the test is exact or stricter. */
+    t = s->kind == CL_OBB || s->kind == CL_MESH ? shape_tol(s, &b) : box_tol(&fat);
+    lo = cl_v3(b.min.x - t, b.min.y - t, b.min.z - t);
+    hi = cl_v3(b.max.x + t, b.max.y + t, b.max.z + t);
+    if ((fat.min.x <= lo.x) & (fat.min.y <= lo.y) & (fat.min.z <= lo.z) &
+        (fat.max.x >= hi.x) & (fat.max.y >= hi.y) & (fat.max.z >= hi.z) &&
+        world_snug(w, &b, &fat, lo, hi))
+        return;
+    /* the leaf is refitted on the next tree traversal (pairs do not need the tree) */
+    it->dirty = 1;
+    if (!it->onlist) {
+        it->onlist = 1;
+        it->dnext = w->dhead;
+        w->dhead = id;
+        w->dlen++;
+    }
+}
+
+/* The tail of cl_world_update: item id now has shape *s (its stored shape may be s) with box b;
+ * CL_OK, or CL_ENOMEM (unchanged) when an AABB item gets another kind and no slot is free. */
+int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
+    cl_item *it = &w->items[id];
     if (it->kind == CL_MESH && !(s->kind == CL_MESH && s->u.mesh.m == w->xs[it->xs].s.u.mesh.m))
         world_mesh_gone(w, it);
     if (s->kind != CL_AABB) {
@@ -197,32 +230,7 @@ int clw_update_to(cl_world *w, int id, const cl_shape *s, cl_aabb b) {
         it->xs = -1;
     }
     it->kind = (unsigned char)s->kind;
-    it->vel[0] = to_float(((b.min.x - it->box.min.x) + (b.max.x - it->box.max.x)) * 0.5);
-    it->vel[1] = to_float(((b.min.y - it->box.min.y) + (b.max.y - it->box.max.y)) * 0.5);
-    it->vel[2] = to_float(((b.min.z - it->box.min.z) + (b.max.z - it->box.max.z)) * 0.5);
-    it->box = b;
-    if (it->dirty) return CL_OK;
-    fat.min = cl_v3(it->fat.lo[0], it->fat.lo[1], it->fat.lo[2]);     /* as cl_fbox_to */
-    fat.max = cl_v3(it->fat.hi[0], it->fat.hi[1], it->fat.hi[2]);
-    /* keep the leaf while its fat box still encloses the shape with its rounding allowance and
-     * is not too loose. The allowance: an OBB's own (its axes may have changed), else box_tol of
-     * fat, the allowance of the largest box inside fat, which is at least this box's whenever the
-     * enclosure test passes (the box is then inside fat); so the test is exact or stricter. */
-    t = s->kind == CL_OBB || s->kind == CL_MESH ? shape_tol(s, &b) : box_tol(&fat);
-    lo = cl_v3(b.min.x - t, b.min.y - t, b.min.z - t);
-    hi = cl_v3(b.max.x + t, b.max.y + t, b.max.z + t);
-    if ((fat.min.x <= lo.x) & (fat.min.y <= lo.y) & (fat.min.z <= lo.z) &
-        (fat.max.x >= hi.x) & (fat.max.y >= hi.y) & (fat.max.z >= hi.z) &&
-        world_snug(w, &b, &fat, lo, hi))
-        return CL_OK;
-    /* the leaf is refitted on the next tree traversal (pairs do not need the tree) */
-    it->dirty = 1;
-    if (!it->onlist) {
-        it->onlist = 1;
-        it->dnext = w->dhead;
-        w->dhead = id;
-        w->dlen++;
-    }
+    update_box(w, id, s, b);
     return CL_OK;
 }
 
@@ -244,7 +252,8 @@ int cl_world_translate(cl_world *w, int id, cl_vec3 d) {
         if ((b.min.y - b.min.y) + (b.max.y - b.max.y) != 0) return 2;
         if ((b.min.z - b.min.z) + (b.max.z - b.max.z) != 0) return 3;
         nb.kind = CL_AABB;
-        clw_update_to(w, id, &nb, b);   /* reads only the kind of an AABB; never fails */
+        update_box(w, id, &nb, b);      /* clw_update_to's work for an AABB staying one (its
+                                         * kind only is read) */
         return 0;
     }
     sh = &w->xs[it->xs].s;

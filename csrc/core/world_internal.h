@@ -156,6 +156,23 @@ static inline float to_float(double x) {
     return x > FLT_MAX ? FLT_MAX : x < -FLT_MAX ? -FLT_MAX : (float)x;
 }
 
+/* Stores to_float(x), to_float(y), to_float(z) in f[0..2] (with SSE2: two at a time, min and max
+ * in the order that keeps NaN, as to_float's comparisons do: MINPD and MAXPD return their second
+ * operand when either is NaN). */
+WINLINE void to_float3(float *f, double x, double y, double z) {
+#if QSIMD
+    const __m128d hi = _mm_set1_pd(FLT_MAX), lo = _mm_set1_pd(-FLT_MAX);
+    __m128 v = _mm_cvtpd_ps(_mm_max_pd(lo, _mm_min_pd(hi, _mm_set_pd(y, x))));
+    _mm_store_ss(&f[0], v);
+    _mm_store_ss(&f[1], _mm_shuffle_ps(v, v, 1));
+    f[2] = to_float(z);
+#else
+    f[0] = to_float(x);
+    f[1] = to_float(y);
+    f[2] = to_float(z);
+#endif
+}
+
 /* Returns the box widened by margin plus the rounding allowance tol on every side. */
 static inline cl_aabb widen(const cl_aabb *b, double margin, double tol) {
     cl_aabb r;
