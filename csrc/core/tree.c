@@ -568,14 +568,12 @@ void cl_tree_refit(cl_tree *t) {
     }
 }
 
-/* A leaf to place by cl_tree_rebuild: its box and its payload (32 bytes). Its centre is not
- * stored: the splits use twice the centre, CX(e, k) = lo + hi in float (the key only decides
- * where the tree splits, any split is valid; an infinite box may give NaN or an infinity, which
- * the binning puts in an end bin). */
-typedef struct rleaf {
-    cl_fbox box;
-    int data, spare;
-} rleaf;
+/* A leaf to place by cl_tree_rebuild: its leaf node as it will be written (box, child1 =
+ * CL_NULLNODE, child2 = payload; 32 bytes), so a whole rebuild can keep its records in its own
+ * pool (cl_tree_rebuild). Its centre is not stored: the splits use twice the centre, CX(e, k) =
+ * lo + hi in float (the key only decides where the tree splits, any split is valid; an infinite
+ * box may give NaN or an infinity, which the binning puts in an end bin). */
+typedef cl_tnode rleaf;
 #define CX(e, k) ((e)->box.lo[k] + (e)->box.hi[k])
 
 /* Reorders lv[lo..hi-1] so that lv[m] holds the element of rank m by centre on axis k,
@@ -706,10 +704,7 @@ static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, 
     int me = (*k)++;
     m[me].parent = parent;
     if (cnt == 1) {
-        const rleaf *f = &e[ix[0]];
-        p[me].box = f->box;
-        p[me].child1 = CL_NULLNODE;
-        p[me].child2 = f->data;
+        p[me] = e[ix[0]];
     } else {
         float best = -1, ext[3];
         unsigned char lx[SAH_MIN], rx[SAH_MIN];
@@ -775,8 +770,18 @@ static uint32_t small_key(float f) {
  * returns its root. */
 static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, int parent) {
     rsmall s;
+    rleaf own[SAH_MIN];
     unsigned char ix[SAH_MIN];
     int i, j, a;
+    {
+        /* a whole rebuild keeps its records in the pool it writes (cl_tree_rebuild): the nodes
+         * of the last subtrees may cover their own records, which are then read from a copy */
+        uintptr_t w0 = (uintptr_t)(p + *k), w1 = (uintptr_t)(p + *k + 2 * r - 1);
+        if (w0 < (uintptr_t)(e + r) && (uintptr_t)e < w1) {
+            memcpy(own, e, (size_t)r * sizeof *e);
+            e = own;
+        }
+    }
     for (i = 0; i < r; i++) {
         s.c[i][0] = CX(&e[i], 0);
         s.c[i][1] = CX(&e[i], 1);
@@ -983,8 +988,8 @@ static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
     for (i = 0; i < t->cap; i++)
         if (t->hgt[i] == 0) {
             lv[nl].box = t->nodes[i].box;
-            lv[nl].spare = 0;
-            lv[nl++].data = byindex ? i : t->nodes[i].child2;
+            lv[nl].child1 = CL_NULLNODE;
+            lv[nl++].child2 = byindex ? i : t->nodes[i].child2;
         }
     while ((1L << lg) < n) lg++;
     /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
@@ -1022,24 +1027,47 @@ static void build_close(cl_tree *t, int k) {
     pend_clear(t);
 }
 
+/* Moves the n leaves of t, as records in node order, into its own nodes lv = nodes + b ..
+ * b + n - 1 (returned), b = max(n - 1, lazy - n), and sets the root task of their build into
+ * st[0]. The nodes are read from lazy - 1 down (none above holds a leaf) and each record is
+ * written from the top of lv down, so it lands on a node already read: with j leaves found at
+ * or above node i, i <= lazy - j <= b + n - j, the record's node. b >= lazy - n makes that
+ * hold and keeps lv below the untouched nodes the tree may not need; b >= n - 1 keeps lv above
+ * every node the build writes before reading the records there (see cl_tree_rebuild). */
+static rleaf *build_gather_pool(cl_tree *t, rtask *st) {
+    int n = t->leaves, b = n - 1 > t->lazy - n ? n - 1 : t->lazy - n, j = n, i, lg = 0;
+    rleaf *lv = t->nodes + b;
+    for (i = t->lazy - 1; i >= 0; i--)
+        if (t->hgt[i] == 0) {
+            j--;
+            if (&lv[j] != &t->nodes[i]) lv[j] = t->nodes[i];   /* child1: CL_NULLNODE */
+        }
+    while ((1L << lg) < n) lg++;
+    st[0].lo = 0; st[0].hi = n; st[0].parent = CL_NULLNODE; st[0].second = 0;
+    st[0].hmax = lg + 2;
+    return lv;
+}
+
+/* The leaf records live in the pool the new tree is written over, at nodes b + i, b >= n - 1
+ * (build_gather_pool; cap >= 2n - 1 as every pending leaf holds one free node for its link), so
+ * a whole rebuild allocates nothing. The build writes nodes in preorder: the subtree of the
+ * leaves [lo, hi) takes nodes 2 lo + L .. 2 hi + L - 2, L its left turns from the root; the
+ * leaves right of it number at least L (a sibling subtree per left turn), so it writes below
+ * node n - 1 + hi <= b + hi and never covers a record of a later task; a split node (at least
+ * two leaves) lies below b + lo, under its own records; only a small subtree may cover its own
+ * records, which small_build copies first. */
 int cl_tree_rebuild(cl_tree *t) {
-    int n = t->leaves, k = 0, ns = 1, root = CL_NULLNODE;
+    int k = 0, ns = 1, root = CL_NULLNODE;
     rleaf *lv;
     rtask st[64];           /* depth <= hmax of the root = ceil(log2(leaves)) + 2 < 64 */
-    if (n < 2) {
+    if (t->leaves < 2) {
         cl_tree_link_pending(t);
         return CL_OK;
     }
-    /* one buffer of n leaves, partitioned in place */
-    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * sizeof(rleaf));
-    if (!lv) return CL_ENOMEM;
     cl_tree_rebuild_cancel(t);
-    /* the leaves' boxes and payloads are all in lv once gathered, so the new tree is written
-     * over the pool in place (no second pool: half the memory traffic and no fresh pages) */
-    build_gather(t, lv, st, 0);
+    lv = build_gather_pool(t, st);
     build_run(lv, t->nodes, t->meta, st, &ns, &k, &root, LONG_MAX);
     t->root = root;
-    t->alloc(t->ud, lv, (size_t)n * sizeof(rleaf), 0);
     build_close(t, k);
     return CL_OK;
 }
