@@ -696,15 +696,40 @@ typedef struct rsmall {
     unsigned rb[3][SAH_MIN];            /* rb[a][i]: 1 << (leaf i's rank on axis a) */
 } rsmall;
 
-/* Writes the subtree of the leaves ix[0..cnt-1] at node *k on, depth first, under parent; returns its root. Leaves get their box and payload;
- * internal nodes their children (boxes and heights, leaves' too, are set afterwards, as for every
- * built node). */
+/* Where a build writes its nodes: pool p / m, the next free node k; with heights h (a whole
+ * rebuild), each internal node is also fitted (box, height) once its children are, and the
+ * costs of the internal boxes summed in sum (the leaf records are in cache then, and no later
+ * pass reads the whole pool again); without (NULL: an incremental rebuild, whose boxes are
+ * fitted in later calls), structure only. */
+typedef struct rout {
+    cl_tnode *p;
+    cl_tmeta *m;
+    signed char *h;
+    double sum;
+    int k;
+} rout;
+
+/* Fits internal node i of o to its children: box, height, and its cost added to o->sum. */
+TINLINE void rout_fit(rout *o, int i) {
+    cl_tnode *p = o->p;
+    signed char *h = o->h;
+    int a = p[i].child1, b = p[i].child2;
+    p[i].box = fb_union(&p[a].box, &p[b].box);
+    h[i] = (signed char)(1 + (h[a] > h[b] ? h[a] : h[b]));
+    o->sum += fb_cost(&p[i].box);
+}
+
+/* Writes the subtree of the leaves ix[0..cnt-1] at node o->k on, depth first, under parent;
+ * returns its root. Leaves get their box and payload, internal nodes their children (and with
+ * o->h their box and height, leaves their height; else those are set afterwards). */
 static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, int cnt,
-                      cl_tnode *p, cl_tmeta *m, int *k, int parent) {
-    int me = (*k)++;
-    m[me].parent = parent;
+                      rout *o, int parent) {
+    cl_tnode *p = o->p;
+    int me = o->k++;
+    o->m[me].parent = parent;
     if (cnt == 1) {
         p[me] = e[ix[0]];
+        if (o->h) o->h[me] = 0;
     } else {
         float best = -1, ext[3];
         unsigned char lx[SAH_MIN], rx[SAH_MIN];
@@ -752,8 +777,9 @@ static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, 
             nl += (int)tl;
             nr += (int)(1 - tl);
         }
-        p[me].child1 = small_node(e, s, lx, nl, p, m, k, me);
-        p[me].child2 = small_node(e, s, rx, nr, p, m, k, me);
+        p[me].child1 = small_node(e, s, lx, nl, o, me);
+        p[me].child2 = small_node(e, s, rx, nr, o, me);
+        if (o->h) rout_fit(o, me);
     }
     return me;
 }
@@ -768,7 +794,7 @@ static uint32_t small_key(float f) {
 
 /* Builds the leaves e[0..r-1] (1 <= r <= SAH_MIN) into the subtree at node *k on, under parent;
  * returns its root. */
-static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, int parent) {
+static int small_build(const rleaf *e, int r, rout *o, int parent) {
     rsmall s;
     rleaf own[SAH_MIN];
     unsigned char ix[SAH_MIN];
@@ -776,7 +802,7 @@ static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, 
     {
         /* a whole rebuild keeps its records in the pool it writes (cl_tree_rebuild): the nodes
          * of the last subtrees may cover their own records, which are then read from a copy */
-        uintptr_t w0 = (uintptr_t)(p + *k), w1 = (uintptr_t)(p + *k + 2 * r - 1);
+        uintptr_t w0 = (uintptr_t)(o->p + o->k), w1 = (uintptr_t)(o->p + o->k + 2 * r - 1);
         if (w0 < (uintptr_t)(e + r) && (uintptr_t)e < w1) {
             memcpy(own, e, (size_t)r * sizeof *e);
             e = own;
@@ -822,7 +848,7 @@ static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, 
 #endif
         for (i = 0; i < r; i++) s.rb[a][i] = 1u << rank[i];
     }
-    return small_node(e, &s, ix, r, p, m, k, parent);
+    return small_node(e, &s, ix, r, o, parent);
 }
 
 #define SAH_ONEAXIS 128 /* ranges of at most this many leaves bin their widest axis only */
@@ -929,13 +955,28 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
         /* the plane: the end of bin bestj (sah_bin(c) <= bestj but for rounding at the plane;
          * NaN goes left, to bin 0, as there) */
         double plane = cmin[bestaxis] + (bestj + 1.0) / scale[bestaxis];
+        /* a float key is >= plane exactly when it is >= the plane rounded up to a float: one
+         * float comparison a leaf (NaN still fails it) */
+        float fplane = f_up(plane);
         a = bestaxis;
         for (i = lo; i < hi; i++) {
             float key = CX(&lv[i], a);
+            int left = !(key >= fplane);
+#if TSIMD
+            /* a record moved as two 16-byte halves (the compiler's struct copy takes three
+             * loads and three stores a record, and the loop is bound by its stores) */
+            __m128i *pe = (__m128i *)(void *)&lv[i], *pf = (__m128i *)(void *)d;
+            __m128i e0 = _mm_loadu_si128(pe), e1 = _mm_loadu_si128(pe + 1);
+            __m128i f0 = _mm_loadu_si128(pf), f1 = _mm_loadu_si128(pf + 1);
+            _mm_storeu_si128(pe, f0);
+            _mm_storeu_si128(pe + 1, f1);
+            _mm_storeu_si128(pf, e0);
+            _mm_storeu_si128(pf + 1, e1);
+#else
             rleaf e = lv[i], f = *d;
-            int left = !((double)key >= plane);
             lv[i] = f;
             *d = e;
+#endif
             d += left;
         }
         if (split_ok(n, (int)(d - lv) - lo, hmax)) return (int)(d - lv);
@@ -943,12 +984,13 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
     return median_split(lv, lo, hi);
 }
 
-/* Builds subtrees from the task stack st[0..*ns-1] into pool p / m (next free node *k, the root
- * index into *root) from the leaves lv (partitioned in place), until the stack is empty or
- * about work units are done (a task of r leaves costs r); returns 1 when the stack is empty.
- * Leaves get child2 = the leaf's data. */
-static int build_run(rleaf *lv, cl_tnode *p, cl_tmeta *m, rtask *st, int *ns, int *k,
-                     int *root, long work) {
+/* Builds subtrees from the task stack st[0..*ns-1] into o (the root index into *root) from the
+ * leaves lv (partitioned in place), until the stack is empty or about work units are done (a
+ * task of r leaves costs r); returns 1 when the stack is empty. Leaves get child2 = the leaf's
+ * data. With o->h, a split node is fitted when its second subtree is done (preorder: its first
+ * one is done before). */
+static int build_run(rleaf *lv, rout *o, rtask *st, int *ns, int *root, long work) {
+    cl_tnode *p = o->p;
     while (*ns > 0) {
         rtask task;
         int me;
@@ -958,17 +1000,26 @@ static int build_run(rleaf *lv, cl_tnode *p, cl_tmeta *m, rtask *st, int *ns, in
             /* a small range: its whole subtree now (r leaves: r units per level, as the tasks
              * of its nodes would have cost) */
             int r = task.hi - task.lo;
-            me = small_build(lv + task.lo, r, p, m, k, task.parent);
+            me = small_build(lv + task.lo, r, o, task.parent);
             work -= r > 8 ? 5L * r : r > 4 ? 4L * r : r > 2 ? 3L * r : 2L * r - 1;
         } else {
-            me = (*k)++;
-            m[me].parent = task.parent;
+            me = o->k++;
+            o->m[me].parent = task.parent;
             work -= task.hi - task.lo;
         }
         if (task.parent == CL_NULLNODE) *root = me;
         else if (task.second) p[task.parent].child2 = me;
         else p[task.parent].child1 = me;
-        if (task.hi - task.lo > SAH_MIN) {
+        if (task.hi - task.lo <= SAH_MIN) {
+            /* a finished second subtree completes its parent, and so on up while the node
+             * completed is a second child */
+            int x = me, y = task.parent;
+            while (o->h && y != CL_NULLNODE && p[y].child2 == x) {
+                rout_fit(o, y);
+                x = y;
+                y = o->m[y].parent;
+            }
+        } else {
             int top = *ns;
             int mid = sah_split(lv, task.lo, task.hi, task.hmax);
             st[top].lo = mid; st[top].hi = task.hi; st[top].parent = me; st[top].second = 1;
@@ -997,27 +1048,14 @@ static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
     st[0].hmax = lg + 2;
 }
 
-/* Fits the k built nodes of t's pool bottom up (children follow their parent; the root is
- * node 0) and notes the new tree's cost (built_cost, as cl_tree_cost), frees the nodes
- * k..cap-1 into t's free list, and clears the pending list. */
-static void build_close(cl_tree *t, int k) {
-    cl_tnode *p = t->nodes;
+/* Notes the cost of the k nodes built and fitted into t's pool (built_cost, as cl_tree_cost,
+ * from sum, the internal boxes' costs; the root is node 0), frees the nodes k..cap-1 into t's
+ * free list, and clears the pending list. */
+static void build_close(cl_tree *t, int k, double sum) {
     signed char *h = t->hgt;
-    double sum = 0, rc;
+    double rc;
     int i;
-    for (i = k - 1; i >= 0; i--) {
-        if (p[i].child1 == CL_NULLNODE) {
-            h[i] = 0;
-            continue;
-        }
-        {
-            int a = p[i].child1, b = p[i].child2;
-            p[i].box = fb_union(&p[a].box, &p[b].box);
-            h[i] = (signed char)(1 + (h[a] > h[b] ? h[a] : h[b]));
-            sum += fb_cost(&p[i].box);
-        }
-    }
-    rc = fb_cost(&p[0].box);
+    rc = fb_cost(&t->nodes[0].box);
     t->built_cost = rc > 0 ? sum / rc : 0;
     for (i = k; i < t->cap; i++) h[i] = -1;     /* the rest: free, untouched (tree_grow) */
     t->lazy = k;
@@ -1057,8 +1095,9 @@ static rleaf *build_gather_pool(cl_tree *t, rtask *st) {
  * two leaves) lies below b + lo, under its own records; only a small subtree may cover its own
  * records, which small_build copies first. */
 int cl_tree_rebuild(cl_tree *t) {
-    int k = 0, ns = 1, root = CL_NULLNODE;
+    int ns = 1, root = CL_NULLNODE;
     rleaf *lv;
+    rout o;
     rtask st[64];           /* depth <= hmax of the root = ceil(log2(leaves)) + 2 < 64 */
     if (t->leaves < 2) {
         cl_tree_link_pending(t);
@@ -1066,9 +1105,10 @@ int cl_tree_rebuild(cl_tree *t) {
     }
     cl_tree_rebuild_cancel(t);
     lv = build_gather_pool(t, st);
-    build_run(lv, t->nodes, t->meta, st, &ns, &k, &root, LONG_MAX);
+    o.p = t->nodes; o.m = t->meta; o.h = t->hgt; o.sum = 0; o.k = 0;
+    build_run(lv, &o, st, &ns, &root, LONG_MAX);
     t->root = root;
-    build_close(t, k);
+    build_close(t, o.k, o.sum);
     return CL_OK;
 }
 
@@ -1342,7 +1382,10 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     cl_tmeta *m;
     if (!b) return 0;
     if (b->ns > 0) {        /* building; a call that finishes the build leaves the rest to the next */
-        build_run(b->lv, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work);
+        rout o;
+        o.p = b->p; o.m = b->m; o.h = NULL; o.sum = 0; o.k = b->k;
+        build_run(b->lv, &o, b->st, &b->ns, &b->root, work);
+        b->k = o.k;
         return 0;
     }
     if (b->phase == 0) {    /* each part of a phase in a call of its own: no call pays for two */
