@@ -610,12 +610,12 @@ typedef struct rtask {
 
 /* Returns the bin (0 .. SAH_BINS - 1) of centre coordinate c for bins of width 1 / scale from
  * cmin (NaN centres of infinite boxes go to bin 0). */
-static int sah_bin(float c, float cmin, double scale) {
+TINLINE int sah_bin(float c, float cmin, double scale) {
+    /* clamped without a branch (max / min instructions; NaN fails x > 0 and goes to 0) */
     double x = ((double)c - cmin) * scale;
-    int b;
-    if (!(x > 0)) return 0;
-    b = x < SAH_BINS ? (int)x : SAH_BINS - 1;
-    return b;
+    x = x > 0 ? x : 0;
+    x = x < SAH_BINS - 1 ? x : SAH_BINS - 1;
+    return (int)x;
 }
 
 /* Sets cmin / cmax to the bounds of the centres of lv[lo], lv[lo + stride], ... below hi (NaN
@@ -660,6 +660,24 @@ TINLINE void acc_grow(cl_fbox *acc, const float *l, const float *h) {
     acc->hi[0] = h[0] > acc->hi[0] ? h[0] : acc->hi[0];
     acc->hi[1] = h[1] > acc->hi[1] ? h[1] : acc->hi[1];
     acc->hi[2] = h[2] > acc->hi[2] ? h[2] : acc->hi[2];
+}
+
+/* Adds leaf e to bin bn of one axis: its count, and its box to the bin's box (rows of 4 floats). */
+TINLINE void bin_leaf(const rleaf *e, int bn, int *cnt, float (*blo)[4], float (*bhi)[4]) {
+    float *l = blo[bn], *h = bhi[bn];
+    cnt[bn]++;
+#if TSIMD
+    /* lanes lo[0..2], hi[0] and hi[0..2], child1: lane 3 is never read */
+    _mm_storeu_ps(l, _mm_min_ps(_mm_loadu_ps(e->box.lo), _mm_loadu_ps(l)));
+    _mm_storeu_ps(h, _mm_max_ps(_mm_loadu_ps(e->box.hi), _mm_loadu_ps(h)));
+#else
+    l[0] = e->box.lo[0] < l[0] ? e->box.lo[0] : l[0];
+    l[1] = e->box.lo[1] < l[1] ? e->box.lo[1] : l[1];
+    l[2] = e->box.lo[2] < l[2] ? e->box.lo[2] : l[2];
+    h[0] = e->box.hi[0] > h[0] ? e->box.hi[0] : h[0];
+    h[1] = e->box.hi[1] > h[1] ? e->box.hi[1] : h[1];
+    h[2] = e->box.hi[2] > h[2] ? e->box.hi[2] : h[2];
+#endif
 }
 
 /* Returns the largest subtree size allowed at height budget h (2^h, capped). */
@@ -719,54 +737,74 @@ TINLINE void rout_fit(rout *o, int i) {
     o->sum += fb_cost(&p[i].box);
 }
 
-/* Writes the subtree of the leaves ix[0..cnt-1] at node o->k on, depth first, under parent;
- * returns its root. Leaves get their box and payload, internal nodes their children (and with
- * o->h their box and height, leaves their height; else those are set afterwards). */
+/* Writes leaf record e[j] at node o->k under parent; returns its node. */
+TINLINE int small_leaf(const rleaf *e, unsigned j, rout *o, int parent) {
+    int me = o->k++;
+    o->m[me].parent = parent;
+    o->p[me] = e[j];
+    if (o->h) o->h[me] = 0;
+    return me;
+}
+
+/* Returns the axis (0, 1, 2) of the widest centre extent of the leaves ix[0..cnt-1] (the first
+ * of equal ones; NaN centres left out, as in centre_bounds). */
+TINLINE int small_axis(const rsmall *s, const unsigned char *ix, int cnt) {
+    float best = -1, ext[3];
+    int i, axis = 0;
+#if TSIMD
+    __m128 n = _mm_set1_ps(FLT_MAX), x = _mm_set1_ps(-FLT_MAX), d;
+    for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
+        __m128 c = _mm_loadu_ps(s->c[ix[i]]);
+        n = _mm_min_ps(c, n);
+        x = _mm_max_ps(c, x);
+    }
+    d = _mm_sub_ps(x, n);
+    {
+        float t[4];
+        _mm_storeu_ps(t, d);
+        ext[0] = t[0]; ext[1] = t[1]; ext[2] = t[2];
+    }
+#else
+    float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
+    for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
+        const float *c = s->c[ix[i]];
+        n0 = c[0] < n0 ? c[0] : n0;
+        n1 = c[1] < n1 ? c[1] : n1;
+        n2 = c[2] < n2 ? c[2] : n2;
+        x0 = c[0] > x0 ? c[0] : x0;
+        x1 = c[1] > x1 ? c[1] : x1;
+        x2 = c[2] > x2 ? c[2] : x2;
+    }
+    ext[0] = x0 - n0; ext[1] = x1 - n1; ext[2] = x2 - n2;
+#endif
+    if (ext[0] > best) { best = ext[0]; axis = 0; }
+    if (ext[1] > best) { best = ext[1]; axis = 1; }
+    if (ext[2] > best) { axis = 2; }
+    return axis;
+}
+
+/* Writes the subtree of the leaves ix[0..cnt-1] (cnt >= 2) at node o->k on, depth first, under
+ * parent; returns its root. Leaves get their box and payload, internal nodes their children
+ * (and with o->h their box and height, leaves their height; else those are set afterwards).
+ * Single leaves are written in place and pairs without a call (most nodes of a small subtree:
+ * no call, no loop of unknown length for them). */
 static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, int cnt,
                       rout *o, int parent) {
     cl_tnode *p = o->p;
     int me = o->k++;
     o->m[me].parent = parent;
-    if (cnt == 1) {
-        p[me] = e[ix[0]];
-        if (o->h) o->h[me] = 0;
+    if (cnt == 2) {
+        /* the leaf of lower rank on the axis goes left */
+        const unsigned *rb = s->rb[small_axis(s, ix, 2)];
+        unsigned j0 = ix[0], j1 = ix[1], lo = rb[j0] < rb[j1] ? j0 : j1;
+        p[me].child1 = small_leaf(e, lo, o, me);
+        p[me].child2 = small_leaf(e, lo ^ j0 ^ j1, o, me);
     } else {
-        float best = -1, ext[3];
         unsigned char lx[SAH_MIN], rx[SAH_MIN];
         unsigned set = 0;
-        int i, axis = 0, half = cnt / 2, nl = 0, nr = 0;
-        const unsigned *rb;
-#if TSIMD
-        __m128 n = _mm_set1_ps(FLT_MAX), x = _mm_set1_ps(-FLT_MAX), d;
-        for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
-            __m128 c = _mm_loadu_ps(s->c[ix[i]]);
-            n = _mm_min_ps(c, n);
-            x = _mm_max_ps(c, x);
-        }
-        d = _mm_sub_ps(x, n);
-        {
-            float t[4];
-            _mm_storeu_ps(t, d);
-            ext[0] = t[0]; ext[1] = t[1]; ext[2] = t[2];
-        }
-#else
-        float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
-        for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
-            const float *c = s->c[ix[i]];
-            n0 = c[0] < n0 ? c[0] : n0;
-            n1 = c[1] < n1 ? c[1] : n1;
-            n2 = c[2] < n2 ? c[2] : n2;
-            x0 = c[0] > x0 ? c[0] : x0;
-            x1 = c[1] > x1 ? c[1] : x1;
-            x2 = c[2] > x2 ? c[2] : x2;
-        }
-        ext[0] = x0 - n0; ext[1] = x1 - n1; ext[2] = x2 - n2;
-#endif
-        if (ext[0] > best) { best = ext[0]; axis = 0; }
-        if (ext[1] > best) { best = ext[1]; axis = 1; }
-        if (ext[2] > best) { best = ext[2]; axis = 2; }
+        int i, half = cnt / 2, nl = 0, nr = 0;
         /* the half of the leaves of lowest rank on the axis go left, the rest right */
-        rb = s->rb[axis];
+        const unsigned *rb = s->rb[small_axis(s, ix, cnt)];
         for (i = 0; i < cnt; i++) set |= rb[ix[i]];
         for (i = 0; i < half; i++) set &= set - 1;
         set &= 0u - set;
@@ -777,10 +815,10 @@ static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, 
             nl += (int)tl;
             nr += (int)(1 - tl);
         }
-        p[me].child1 = small_node(e, s, lx, nl, o, me);
-        p[me].child2 = small_node(e, s, rx, nr, o, me);
-        if (o->h) rout_fit(o, me);
+        p[me].child1 = nl == 1 ? small_leaf(e, lx[0], o, me) : small_node(e, s, lx, nl, o, me);
+        p[me].child2 = nr == 1 ? small_leaf(e, rx[0], o, me) : small_node(e, s, rx, nr, o, me);
     }
+    if (o->h) rout_fit(o, me);
     return me;
 }
 
@@ -848,7 +886,7 @@ static int small_build(const rleaf *e, int r, rout *o, int parent) {
 #endif
         for (i = 0; i < r; i++) s.rb[a][i] = 1u << rank[i];
     }
-    return small_node(e, &s, ix, r, o, parent);
+    return r == 1 ? small_leaf(e, 0, o, parent) : small_node(e, &s, ix, r, o, parent);
 }
 
 #define SAH_ONEAXIS 128 /* ranges of at most this many leaves bin their widest axis only */
@@ -899,50 +937,91 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
         int ax[3], na = 0, t;
         for (a = 0; a < 3; a++)
             if (scale[a] != 0) ax[na++] = a;
-        for (i = lo; i < hi; i += stride) {
-            const rleaf *e = &lv[i];
-            for (t = 0; t < na; t++) {
-                int bn;
-                float *l, *h;
-                a = ax[t];
-                bn = sah_bin(CX(e, a), cmin[a], scale[a]);
-                l = blo[a][bn];
-                h = bhi[a][bn];
-                cnt[a][bn]++;
-#if TSIMD
-                /* lanes lo[0..2], hi[0] and hi[0..2], data: lane 3 is never read */
-                _mm_storeu_ps(l, _mm_min_ps(_mm_loadu_ps(e->box.lo), _mm_loadu_ps(l)));
-                _mm_storeu_ps(h, _mm_max_ps(_mm_loadu_ps(e->box.hi), _mm_loadu_ps(h)));
-#else
-                l[0] = e->box.lo[0] < l[0] ? e->box.lo[0] : l[0];
-                l[1] = e->box.lo[1] < l[1] ? e->box.lo[1] : l[1];
-                l[2] = e->box.lo[2] < l[2] ? e->box.lo[2] : l[2];
-                h[0] = e->box.hi[0] > h[0] ? e->box.hi[0] : h[0];
-                h[1] = e->box.hi[1] > h[1] ? e->box.hi[1] : h[1];
-                h[2] = e->box.hi[2] > h[2] ? e->box.hi[2] : h[2];
-#endif
-            }
+        if (na == 1) {      /* one axis (most calls: the small ranges), its constants in registers */
+            float cm;
+            double sc;
+            a = ax[0];
+            cm = cmin[a];
+            sc = scale[a];
+            for (i = lo; i < hi; i += stride)
+                bin_leaf(&lv[i], sah_bin(CX(&lv[i], a), cm, sc), cnt[a], blo[a], bhi[a]);
+        } else {
+            for (i = lo; i < hi; i += stride)
+                for (t = 0; t < na; t++) {
+                    a = ax[t];
+                    bin_leaf(&lv[i], sah_bin(CX(&lv[i], a), cmin[a], scale[a]), cnt[a], blo[a], bhi[a]);
+                }
         }
     }
-    for (a = 0; a < 3; a++) {
-        int lcnt[SAH_BINS], tot = 0;
-        double larea[SAH_BINS];
-        cl_fbox acc;
-        if (scale[a] == 0) continue;
-        for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
-        for (k = 0; k < SAH_BINS - 1; k++) {       /* split after bin k */
-            acc_grow(&acc, blo[a][k], bhi[a][k]);
-            tot += cnt[a][k];
-            lcnt[k] = tot;
-            larea[k] = tot > 0 ? fb_cost(&acc) : 0;
-        }
-        for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
-        for (k = SAH_BINS - 2; k >= 0; k--) {
-            int nl = stride == 1 ? lcnt[k] : (int)(lcnt[k] * grow + 0.5), nr = n - nl;
-            acc_grow(&acc, blo[a][k + 1], bhi[a][k + 1]);
-            if (lcnt[k] > 0 && lcnt[k] < ns && split_ok(n, nl, hmax)) {
-                double cost = larea[k] * nl + fb_cost(&acc) * nr;
-                if (cost < bestcost) { bestcost = cost; bestaxis = a; bestj = k; }
+    {
+        /* split_ok as one interval of left counts, found once */
+        int maxsz = size_cap(hmax - 1), minsz = hmax - 5 > 0 ? size_cap(hmax - 5) : 1;
+        int nlmin = minsz > n - maxsz ? minsz : n - maxsz, nlmax = maxsz < n - minsz ? maxsz : n - minsz;
+        for (a = 0; a < 3; a++) {
+            /* split after bin k: its left count nlk[k], legal or not (ok[k]: only the legal
+             * splits are costed, the left box's cost larea[k] found in the first sweep) */
+            int nlk[SAH_BINS], ok[SAH_BINS], tot = 0;
+            double larea[SAH_BINS];
+            cl_fbox acc;
+#if TSIMD
+            __m128 alo, ahi;
+#endif
+            if (scale[a] == 0) continue;
+#if TSIMD
+            alo = _mm_set1_ps(INFINITY);
+            ahi = _mm_set1_ps(-INFINITY);
+#else
+            for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
+#endif
+            for (k = 0; k < SAH_BINS - 1; k++) {
+                int nl;
+#if TSIMD
+                /* as acc_grow (minps keeps its second operand on ties, as the comparison) */
+                alo = _mm_min_ps(_mm_loadu_ps(blo[a][k]), alo);
+                ahi = _mm_max_ps(_mm_loadu_ps(bhi[a][k]), ahi);
+#else
+                acc_grow(&acc, blo[a][k], bhi[a][k]);
+#endif
+                tot += cnt[a][k];
+                nl = stride == 1 ? tot : (int)(tot * grow + 0.5);
+                nlk[k] = nl;
+                ok[k] = tot > 0 && tot < ns && nl >= nlmin && nl <= nlmax;
+                if (ok[k]) {
+#if TSIMD
+                    float t[4];
+                    _mm_storeu_ps(t, alo);
+                    acc.lo[0] = t[0]; acc.lo[1] = t[1]; acc.lo[2] = t[2];
+                    _mm_storeu_ps(t, ahi);
+                    acc.hi[0] = t[0]; acc.hi[1] = t[1]; acc.hi[2] = t[2];
+#endif
+                    larea[k] = fb_cost(&acc);
+                }
+            }
+#if TSIMD
+            alo = _mm_set1_ps(INFINITY);
+            ahi = _mm_set1_ps(-INFINITY);
+#else
+            for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
+#endif
+            for (k = SAH_BINS - 2; k >= 0; k--) {
+#if TSIMD
+                alo = _mm_min_ps(_mm_loadu_ps(blo[a][k + 1]), alo);
+                ahi = _mm_max_ps(_mm_loadu_ps(bhi[a][k + 1]), ahi);
+#else
+                acc_grow(&acc, blo[a][k + 1], bhi[a][k + 1]);
+#endif
+                if (ok[k]) {
+                    double cost;
+#if TSIMD
+                    float t[4];
+                    _mm_storeu_ps(t, alo);
+                    acc.lo[0] = t[0]; acc.lo[1] = t[1]; acc.lo[2] = t[2];
+                    _mm_storeu_ps(t, ahi);
+                    acc.hi[0] = t[0]; acc.hi[1] = t[1]; acc.hi[2] = t[2];
+#endif
+                    cost = larea[k] * nlk[k] + fb_cost(&acc) * (n - nlk[k]);
+                    if (cost < bestcost) { bestcost = cost; bestaxis = a; bestj = k; }
+                }
             }
         }
     }
