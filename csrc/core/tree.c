@@ -652,7 +652,9 @@ static void centre_bounds(const rleaf *lv, int lo, int hi, int stride, float *cm
 #endif
 }
 
-/* Grows acc to enclose the bin box (l, h) (unrolled: the SAH sweep's inner step). */
+#if !TSIMD
+/* Grows acc to enclose the bin box (l, h) (unrolled: the SAH sweep's inner step; with SSE the
+ * sweeps use minps / maxps instead). */
 TINLINE void acc_grow(cl_fbox *acc, const float *l, const float *h) {
     acc->lo[0] = l[0] < acc->lo[0] ? l[0] : acc->lo[0];
     acc->lo[1] = l[1] < acc->lo[1] ? l[1] : acc->lo[1];
@@ -661,6 +663,7 @@ TINLINE void acc_grow(cl_fbox *acc, const float *l, const float *h) {
     acc->hi[1] = h[1] > acc->hi[1] ? h[1] : acc->hi[1];
     acc->hi[2] = h[2] > acc->hi[2] ? h[2] : acc->hi[2];
 }
+#endif
 
 /* Adds leaf e to bin bn of one axis: its count, and its box to the bin's box (rows of 4 floats). */
 TINLINE void bin_leaf(const rleaf *e, int bn, int *cnt, float (*blo)[4], float (*bhi)[4]) {
