@@ -568,14 +568,12 @@ void cl_tree_refit(cl_tree *t) {
     }
 }
 
-/* A leaf to place by cl_tree_rebuild: its box and its payload (32 bytes). Its centre is not
- * stored: the splits use twice the centre, CX(e, k) = lo + hi in float (the key only decides
- * where the tree splits, any split is valid; an infinite box may give NaN or an infinity, which
- * the binning puts in an end bin). */
-typedef struct rleaf {
-    cl_fbox box;
-    int data, spare;
-} rleaf;
+/* A leaf to place by cl_tree_rebuild: its leaf node as it will be written (box, child1 =
+ * CL_NULLNODE, child2 = payload; 32 bytes), so a whole rebuild can keep its records in its own
+ * pool (cl_tree_rebuild). Its centre is not stored: the splits use twice the centre, CX(e, k) =
+ * lo + hi in float (the key only decides where the tree splits, any split is valid; an infinite
+ * box may give NaN or an infinity, which the binning puts in an end bin). */
+typedef cl_tnode rleaf;
 #define CX(e, k) ((e)->box.lo[k] + (e)->box.hi[k])
 
 /* Reorders lv[lo..hi-1] so that lv[m] holds the element of rank m by centre on axis k,
@@ -612,12 +610,12 @@ typedef struct rtask {
 
 /* Returns the bin (0 .. SAH_BINS - 1) of centre coordinate c for bins of width 1 / scale from
  * cmin (NaN centres of infinite boxes go to bin 0). */
-static int sah_bin(float c, float cmin, double scale) {
+TINLINE int sah_bin(float c, float cmin, double scale) {
+    /* clamped without a branch (max / min instructions; NaN fails x > 0 and goes to 0) */
     double x = ((double)c - cmin) * scale;
-    int b;
-    if (!(x > 0)) return 0;
-    b = x < SAH_BINS ? (int)x : SAH_BINS - 1;
-    return b;
+    x = x > 0 ? x : 0;
+    x = x < SAH_BINS - 1 ? x : SAH_BINS - 1;
+    return (int)x;
 }
 
 /* Sets cmin / cmax to the bounds of the centres of lv[lo], lv[lo + stride], ... below hi (NaN
@@ -654,7 +652,9 @@ static void centre_bounds(const rleaf *lv, int lo, int hi, int stride, float *cm
 #endif
 }
 
-/* Grows acc to enclose the bin box (l, h) (unrolled: the SAH sweep's inner step). */
+#if !TSIMD
+/* Grows acc to enclose the bin box (l, h) (unrolled: the SAH sweep's inner step; with SSE the
+ * sweeps use minps / maxps instead). */
 TINLINE void acc_grow(cl_fbox *acc, const float *l, const float *h) {
     acc->lo[0] = l[0] < acc->lo[0] ? l[0] : acc->lo[0];
     acc->lo[1] = l[1] < acc->lo[1] ? l[1] : acc->lo[1];
@@ -662,6 +662,25 @@ TINLINE void acc_grow(cl_fbox *acc, const float *l, const float *h) {
     acc->hi[0] = h[0] > acc->hi[0] ? h[0] : acc->hi[0];
     acc->hi[1] = h[1] > acc->hi[1] ? h[1] : acc->hi[1];
     acc->hi[2] = h[2] > acc->hi[2] ? h[2] : acc->hi[2];
+}
+#endif
+
+/* Adds leaf e to bin bn of one axis: its count, and its box to the bin's box (rows of 4 floats). */
+TINLINE void bin_leaf(const rleaf *e, int bn, int *cnt, float (*blo)[4], float (*bhi)[4]) {
+    float *l = blo[bn], *h = bhi[bn];
+    cnt[bn]++;
+#if TSIMD
+    /* lanes lo[0..2], hi[0] and hi[0..2], child1: lane 3 is never read */
+    _mm_storeu_ps(l, _mm_min_ps(_mm_loadu_ps(e->box.lo), _mm_loadu_ps(l)));
+    _mm_storeu_ps(h, _mm_max_ps(_mm_loadu_ps(e->box.hi), _mm_loadu_ps(h)));
+#else
+    l[0] = e->box.lo[0] < l[0] ? e->box.lo[0] : l[0];
+    l[1] = e->box.lo[1] < l[1] ? e->box.lo[1] : l[1];
+    l[2] = e->box.lo[2] < l[2] ? e->box.lo[2] : l[2];
+    h[0] = e->box.hi[0] > h[0] ? e->box.hi[0] : h[0];
+    h[1] = e->box.hi[1] > h[1] ? e->box.hi[1] : h[1];
+    h[2] = e->box.hi[2] > h[2] ? e->box.hi[2] : h[2];
+#endif
 }
 
 /* Returns the largest subtree size allowed at height budget h (2^h, capped). */
@@ -698,55 +717,97 @@ typedef struct rsmall {
     unsigned rb[3][SAH_MIN];            /* rb[a][i]: 1 << (leaf i's rank on axis a) */
 } rsmall;
 
-/* Writes the subtree of the leaves ix[0..cnt-1] at node *k on, depth first, under parent; returns its root. Leaves get their box and payload;
- * internal nodes their children (boxes and heights, leaves' too, are set afterwards, as for every
- * built node). */
+/* Where a build writes its nodes: pool p / m, the next free node k; with heights h (a whole
+ * rebuild), each internal node is also fitted (box, height) once its children are, and the
+ * costs of the internal boxes summed in sum (the leaf records are in cache then, and no later
+ * pass reads the whole pool again); without (NULL: an incremental rebuild, whose boxes are
+ * fitted in later calls), structure only. */
+typedef struct rout {
+    cl_tnode *p;
+    cl_tmeta *m;
+    signed char *h;
+    double sum;
+    int k;
+} rout;
+
+/* Fits internal node i of o to its children: box, height, and its cost added to o->sum. */
+TINLINE void rout_fit(rout *o, int i) {
+    cl_tnode *p = o->p;
+    signed char *h = o->h;
+    int a = p[i].child1, b = p[i].child2;
+    p[i].box = fb_union(&p[a].box, &p[b].box);
+    h[i] = (signed char)(1 + (h[a] > h[b] ? h[a] : h[b]));
+    o->sum += fb_cost(&p[i].box);
+}
+
+/* Writes leaf record e[j] at node o->k under parent; returns its node. */
+TINLINE int small_leaf(const rleaf *e, unsigned j, rout *o, int parent) {
+    int me = o->k++;
+    o->m[me].parent = parent;
+    o->p[me] = e[j];
+    if (o->h) o->h[me] = 0;
+    return me;
+}
+
+/* Returns the axis (0, 1, 2) of the widest centre extent of the leaves ix[0..cnt-1] (the first
+ * of equal ones; NaN centres left out, as in centre_bounds). */
+TINLINE int small_axis(const rsmall *s, const unsigned char *ix, int cnt) {
+    float best = -1, ext[3];
+    int i, axis = 0;
+#if TSIMD
+    __m128 n = _mm_set1_ps(FLT_MAX), x = _mm_set1_ps(-FLT_MAX), d;
+    for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
+        __m128 c = _mm_loadu_ps(s->c[ix[i]]);
+        n = _mm_min_ps(c, n);
+        x = _mm_max_ps(c, x);
+    }
+    d = _mm_sub_ps(x, n);
+    {
+        float t[4];
+        _mm_storeu_ps(t, d);
+        ext[0] = t[0]; ext[1] = t[1]; ext[2] = t[2];
+    }
+#else
+    float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
+    for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
+        const float *c = s->c[ix[i]];
+        n0 = c[0] < n0 ? c[0] : n0;
+        n1 = c[1] < n1 ? c[1] : n1;
+        n2 = c[2] < n2 ? c[2] : n2;
+        x0 = c[0] > x0 ? c[0] : x0;
+        x1 = c[1] > x1 ? c[1] : x1;
+        x2 = c[2] > x2 ? c[2] : x2;
+    }
+    ext[0] = x0 - n0; ext[1] = x1 - n1; ext[2] = x2 - n2;
+#endif
+    if (ext[0] > best) { best = ext[0]; axis = 0; }
+    if (ext[1] > best) { best = ext[1]; axis = 1; }
+    if (ext[2] > best) { axis = 2; }
+    return axis;
+}
+
+/* Writes the subtree of the leaves ix[0..cnt-1] (cnt >= 2) at node o->k on, depth first, under
+ * parent; returns its root. Leaves get their box and payload, internal nodes their children
+ * (and with o->h their box and height, leaves their height; else those are set afterwards).
+ * Single leaves are written in place and pairs without a call (most nodes of a small subtree:
+ * no call, no loop of unknown length for them). */
 static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, int cnt,
-                      cl_tnode *p, cl_tmeta *m, int *k, int parent) {
-    int me = (*k)++;
-    m[me].parent = parent;
-    if (cnt == 1) {
-        const rleaf *f = &e[ix[0]];
-        p[me].box = f->box;
-        p[me].child1 = CL_NULLNODE;
-        p[me].child2 = f->data;
+                      rout *o, int parent) {
+    cl_tnode *p = o->p;
+    int me = o->k++;
+    o->m[me].parent = parent;
+    if (cnt == 2) {
+        /* the leaf of lower rank on the axis goes left */
+        const unsigned *rb = s->rb[small_axis(s, ix, 2)];
+        unsigned j0 = ix[0], j1 = ix[1], lo = rb[j0] < rb[j1] ? j0 : j1;
+        p[me].child1 = small_leaf(e, lo, o, me);
+        p[me].child2 = small_leaf(e, lo ^ j0 ^ j1, o, me);
     } else {
-        float best = -1, ext[3];
         unsigned char lx[SAH_MIN], rx[SAH_MIN];
         unsigned set = 0;
-        int i, axis = 0, half = cnt / 2, nl = 0, nr = 0;
-        const unsigned *rb;
-#if TSIMD
-        __m128 n = _mm_set1_ps(FLT_MAX), x = _mm_set1_ps(-FLT_MAX), d;
-        for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
-            __m128 c = _mm_loadu_ps(s->c[ix[i]]);
-            n = _mm_min_ps(c, n);
-            x = _mm_max_ps(c, x);
-        }
-        d = _mm_sub_ps(x, n);
-        {
-            float t[4];
-            _mm_storeu_ps(t, d);
-            ext[0] = t[0]; ext[1] = t[1]; ext[2] = t[2];
-        }
-#else
-        float n0 = FLT_MAX, n1 = FLT_MAX, n2 = FLT_MAX, x0 = -FLT_MAX, x1 = -FLT_MAX, x2 = -FLT_MAX;
-        for (i = 0; i < cnt; i++) {     /* centre bounds of the leaves */
-            const float *c = s->c[ix[i]];
-            n0 = c[0] < n0 ? c[0] : n0;
-            n1 = c[1] < n1 ? c[1] : n1;
-            n2 = c[2] < n2 ? c[2] : n2;
-            x0 = c[0] > x0 ? c[0] : x0;
-            x1 = c[1] > x1 ? c[1] : x1;
-            x2 = c[2] > x2 ? c[2] : x2;
-        }
-        ext[0] = x0 - n0; ext[1] = x1 - n1; ext[2] = x2 - n2;
-#endif
-        if (ext[0] > best) { best = ext[0]; axis = 0; }
-        if (ext[1] > best) { best = ext[1]; axis = 1; }
-        if (ext[2] > best) { best = ext[2]; axis = 2; }
+        int i, half = cnt / 2, nl = 0, nr = 0;
         /* the half of the leaves of lowest rank on the axis go left, the rest right */
-        rb = s->rb[axis];
+        const unsigned *rb = s->rb[small_axis(s, ix, cnt)];
         for (i = 0; i < cnt; i++) set |= rb[ix[i]];
         for (i = 0; i < half; i++) set &= set - 1;
         set &= 0u - set;
@@ -757,9 +818,10 @@ static int small_node(const rleaf *e, const rsmall *s, const unsigned char *ix, 
             nl += (int)tl;
             nr += (int)(1 - tl);
         }
-        p[me].child1 = small_node(e, s, lx, nl, p, m, k, me);
-        p[me].child2 = small_node(e, s, rx, nr, p, m, k, me);
+        p[me].child1 = nl == 1 ? small_leaf(e, lx[0], o, me) : small_node(e, s, lx, nl, o, me);
+        p[me].child2 = nr == 1 ? small_leaf(e, rx[0], o, me) : small_node(e, s, rx, nr, o, me);
     }
+    if (o->h) rout_fit(o, me);
     return me;
 }
 
@@ -773,10 +835,20 @@ static uint32_t small_key(float f) {
 
 /* Builds the leaves e[0..r-1] (1 <= r <= SAH_MIN) into the subtree at node *k on, under parent;
  * returns its root. */
-static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, int parent) {
+static int small_build(const rleaf *e, int r, rout *o, int parent) {
     rsmall s;
+    rleaf own[SAH_MIN];
     unsigned char ix[SAH_MIN];
     int i, j, a;
+    {
+        /* a whole rebuild keeps its records in the pool it writes (cl_tree_rebuild): the nodes
+         * of the last subtrees may cover their own records, which are then read from a copy */
+        uintptr_t w0 = (uintptr_t)(o->p + o->k), w1 = (uintptr_t)(o->p + o->k + 2 * r - 1);
+        if (w0 < (uintptr_t)(e + r) && (uintptr_t)e < w1) {
+            memcpy(own, e, (size_t)r * sizeof *e);
+            e = own;
+        }
+    }
     for (i = 0; i < r; i++) {
         s.c[i][0] = CX(&e[i], 0);
         s.c[i][1] = CX(&e[i], 1);
@@ -817,7 +889,7 @@ static int small_build(const rleaf *e, int r, cl_tnode *p, cl_tmeta *m, int *k, 
 #endif
         for (i = 0; i < r; i++) s.rb[a][i] = 1u << rank[i];
     }
-    return small_node(e, &s, ix, r, p, m, k, parent);
+    return r == 1 ? small_leaf(e, 0, o, parent) : small_node(e, &s, ix, r, o, parent);
 }
 
 #define SAH_ONEAXIS 128 /* ranges of at most this many leaves bin their widest axis only */
@@ -868,50 +940,91 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
         int ax[3], na = 0, t;
         for (a = 0; a < 3; a++)
             if (scale[a] != 0) ax[na++] = a;
-        for (i = lo; i < hi; i += stride) {
-            const rleaf *e = &lv[i];
-            for (t = 0; t < na; t++) {
-                int bn;
-                float *l, *h;
-                a = ax[t];
-                bn = sah_bin(CX(e, a), cmin[a], scale[a]);
-                l = blo[a][bn];
-                h = bhi[a][bn];
-                cnt[a][bn]++;
-#if TSIMD
-                /* lanes lo[0..2], hi[0] and hi[0..2], data: lane 3 is never read */
-                _mm_storeu_ps(l, _mm_min_ps(_mm_loadu_ps(e->box.lo), _mm_loadu_ps(l)));
-                _mm_storeu_ps(h, _mm_max_ps(_mm_loadu_ps(e->box.hi), _mm_loadu_ps(h)));
-#else
-                l[0] = e->box.lo[0] < l[0] ? e->box.lo[0] : l[0];
-                l[1] = e->box.lo[1] < l[1] ? e->box.lo[1] : l[1];
-                l[2] = e->box.lo[2] < l[2] ? e->box.lo[2] : l[2];
-                h[0] = e->box.hi[0] > h[0] ? e->box.hi[0] : h[0];
-                h[1] = e->box.hi[1] > h[1] ? e->box.hi[1] : h[1];
-                h[2] = e->box.hi[2] > h[2] ? e->box.hi[2] : h[2];
-#endif
-            }
+        if (na == 1) {      /* one axis (most calls: the small ranges), its constants in registers */
+            float cm;
+            double sc;
+            a = ax[0];
+            cm = cmin[a];
+            sc = scale[a];
+            for (i = lo; i < hi; i += stride)
+                bin_leaf(&lv[i], sah_bin(CX(&lv[i], a), cm, sc), cnt[a], blo[a], bhi[a]);
+        } else {
+            for (i = lo; i < hi; i += stride)
+                for (t = 0; t < na; t++) {
+                    a = ax[t];
+                    bin_leaf(&lv[i], sah_bin(CX(&lv[i], a), cmin[a], scale[a]), cnt[a], blo[a], bhi[a]);
+                }
         }
     }
-    for (a = 0; a < 3; a++) {
-        int lcnt[SAH_BINS], tot = 0;
-        double larea[SAH_BINS];
-        cl_fbox acc;
-        if (scale[a] == 0) continue;
-        for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
-        for (k = 0; k < SAH_BINS - 1; k++) {       /* split after bin k */
-            acc_grow(&acc, blo[a][k], bhi[a][k]);
-            tot += cnt[a][k];
-            lcnt[k] = tot;
-            larea[k] = tot > 0 ? fb_cost(&acc) : 0;
-        }
-        for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
-        for (k = SAH_BINS - 2; k >= 0; k--) {
-            int nl = stride == 1 ? lcnt[k] : (int)(lcnt[k] * grow + 0.5), nr = n - nl;
-            acc_grow(&acc, blo[a][k + 1], bhi[a][k + 1]);
-            if (lcnt[k] > 0 && lcnt[k] < ns && split_ok(n, nl, hmax)) {
-                double cost = larea[k] * nl + fb_cost(&acc) * nr;
-                if (cost < bestcost) { bestcost = cost; bestaxis = a; bestj = k; }
+    {
+        /* split_ok as one interval of left counts, found once */
+        int maxsz = size_cap(hmax - 1), minsz = hmax - 5 > 0 ? size_cap(hmax - 5) : 1;
+        int nlmin = minsz > n - maxsz ? minsz : n - maxsz, nlmax = maxsz < n - minsz ? maxsz : n - minsz;
+        for (a = 0; a < 3; a++) {
+            /* split after bin k: its left count nlk[k], legal or not (ok[k]: only the legal
+             * splits are costed, the left box's cost larea[k] found in the first sweep) */
+            int nlk[SAH_BINS], ok[SAH_BINS], tot = 0;
+            double larea[SAH_BINS];
+            cl_fbox acc;
+#if TSIMD
+            __m128 alo, ahi;
+#endif
+            if (scale[a] == 0) continue;
+#if TSIMD
+            alo = _mm_set1_ps(INFINITY);
+            ahi = _mm_set1_ps(-INFINITY);
+#else
+            for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
+#endif
+            for (k = 0; k < SAH_BINS - 1; k++) {
+                int nl;
+#if TSIMD
+                /* as acc_grow (minps keeps its second operand on ties, as the comparison) */
+                alo = _mm_min_ps(_mm_loadu_ps(blo[a][k]), alo);
+                ahi = _mm_max_ps(_mm_loadu_ps(bhi[a][k]), ahi);
+#else
+                acc_grow(&acc, blo[a][k], bhi[a][k]);
+#endif
+                tot += cnt[a][k];
+                nl = stride == 1 ? tot : (int)(tot * grow + 0.5);
+                nlk[k] = nl;
+                ok[k] = tot > 0 && tot < ns && nl >= nlmin && nl <= nlmax;
+                if (ok[k]) {
+#if TSIMD
+                    float t[4];
+                    _mm_storeu_ps(t, alo);
+                    acc.lo[0] = t[0]; acc.lo[1] = t[1]; acc.lo[2] = t[2];
+                    _mm_storeu_ps(t, ahi);
+                    acc.hi[0] = t[0]; acc.hi[1] = t[1]; acc.hi[2] = t[2];
+#endif
+                    larea[k] = fb_cost(&acc);
+                }
+            }
+#if TSIMD
+            alo = _mm_set1_ps(INFINITY);
+            ahi = _mm_set1_ps(-INFINITY);
+#else
+            for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
+#endif
+            for (k = SAH_BINS - 2; k >= 0; k--) {
+#if TSIMD
+                alo = _mm_min_ps(_mm_loadu_ps(blo[a][k + 1]), alo);
+                ahi = _mm_max_ps(_mm_loadu_ps(bhi[a][k + 1]), ahi);
+#else
+                acc_grow(&acc, blo[a][k + 1], bhi[a][k + 1]);
+#endif
+                if (ok[k]) {
+                    double cost;
+#if TSIMD
+                    float t[4];
+                    _mm_storeu_ps(t, alo);
+                    acc.lo[0] = t[0]; acc.lo[1] = t[1]; acc.lo[2] = t[2];
+                    _mm_storeu_ps(t, ahi);
+                    acc.hi[0] = t[0]; acc.hi[1] = t[1]; acc.hi[2] = t[2];
+#endif
+                    cost = larea[k] * nlk[k] + fb_cost(&acc) * (n - nlk[k]);
+                    if (cost < bestcost) { bestcost = cost; bestaxis = a; bestj = k; }
+                }
             }
         }
     }
@@ -924,13 +1037,28 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
         /* the plane: the end of bin bestj (sah_bin(c) <= bestj but for rounding at the plane;
          * NaN goes left, to bin 0, as there) */
         double plane = cmin[bestaxis] + (bestj + 1.0) / scale[bestaxis];
+        /* a float key is >= plane exactly when it is >= the plane rounded up to a float: one
+         * float comparison a leaf (NaN still fails it) */
+        float fplane = f_up(plane);
         a = bestaxis;
         for (i = lo; i < hi; i++) {
             float key = CX(&lv[i], a);
+            int left = !(key >= fplane);
+#if TSIMD
+            /* a record moved as two 16-byte halves (the compiler's struct copy takes three
+             * loads and three stores a record, and the loop is bound by its stores) */
+            __m128i *pe = (__m128i *)(void *)&lv[i], *pf = (__m128i *)(void *)d;
+            __m128i e0 = _mm_loadu_si128(pe), e1 = _mm_loadu_si128(pe + 1);
+            __m128i f0 = _mm_loadu_si128(pf), f1 = _mm_loadu_si128(pf + 1);
+            _mm_storeu_si128(pe, f0);
+            _mm_storeu_si128(pe + 1, f1);
+            _mm_storeu_si128(pf, e0);
+            _mm_storeu_si128(pf + 1, e1);
+#else
             rleaf e = lv[i], f = *d;
-            int left = !((double)key >= plane);
             lv[i] = f;
             *d = e;
+#endif
             d += left;
         }
         if (split_ok(n, (int)(d - lv) - lo, hmax)) return (int)(d - lv);
@@ -938,12 +1066,13 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
     return median_split(lv, lo, hi);
 }
 
-/* Builds subtrees from the task stack st[0..*ns-1] into pool p / m (next free node *k, the root
- * index into *root) from the leaves lv (partitioned in place), until the stack is empty or
- * about work units are done (a task of r leaves costs r); returns 1 when the stack is empty.
- * Leaves get child2 = the leaf's data. */
-static int build_run(rleaf *lv, cl_tnode *p, cl_tmeta *m, rtask *st, int *ns, int *k,
-                     int *root, long work) {
+/* Builds subtrees from the task stack st[0..*ns-1] into o (the root index into *root) from the
+ * leaves lv (partitioned in place), until the stack is empty or about work units are done (a
+ * task of r leaves costs r); returns 1 when the stack is empty. Leaves get child2 = the leaf's
+ * data. With o->h, a split node is fitted when its second subtree is done (preorder: its first
+ * one is done before). */
+static int build_run(rleaf *lv, rout *o, rtask *st, int *ns, int *root, long work) {
+    cl_tnode *p = o->p;
     while (*ns > 0) {
         rtask task;
         int me;
@@ -953,17 +1082,26 @@ static int build_run(rleaf *lv, cl_tnode *p, cl_tmeta *m, rtask *st, int *ns, in
             /* a small range: its whole subtree now (r leaves: r units per level, as the tasks
              * of its nodes would have cost) */
             int r = task.hi - task.lo;
-            me = small_build(lv + task.lo, r, p, m, k, task.parent);
+            me = small_build(lv + task.lo, r, o, task.parent);
             work -= r > 8 ? 5L * r : r > 4 ? 4L * r : r > 2 ? 3L * r : 2L * r - 1;
         } else {
-            me = (*k)++;
-            m[me].parent = task.parent;
+            me = o->k++;
+            o->m[me].parent = task.parent;
             work -= task.hi - task.lo;
         }
         if (task.parent == CL_NULLNODE) *root = me;
         else if (task.second) p[task.parent].child2 = me;
         else p[task.parent].child1 = me;
-        if (task.hi - task.lo > SAH_MIN) {
+        if (task.hi - task.lo <= SAH_MIN) {
+            /* a finished second subtree completes its parent, and so on up while the node
+             * completed is a second child */
+            int x = me, y = task.parent;
+            while (o->h && y != CL_NULLNODE && p[y].child2 == x) {
+                rout_fit(o, y);
+                x = y;
+                y = o->m[y].parent;
+            }
+        } else {
             int top = *ns;
             int mid = sah_split(lv, task.lo, task.hi, task.hmax);
             st[top].lo = mid; st[top].hi = task.hi; st[top].parent = me; st[top].second = 1;
@@ -983,8 +1121,8 @@ static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
     for (i = 0; i < t->cap; i++)
         if (t->hgt[i] == 0) {
             lv[nl].box = t->nodes[i].box;
-            lv[nl].spare = 0;
-            lv[nl++].data = byindex ? i : t->nodes[i].child2;
+            lv[nl].child1 = CL_NULLNODE;
+            lv[nl++].child2 = byindex ? i : t->nodes[i].child2;
         }
     while ((1L << lg) < n) lg++;
     /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
@@ -992,27 +1130,14 @@ static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
     st[0].hmax = lg + 2;
 }
 
-/* Fits the k built nodes of t's pool bottom up (children follow their parent; the root is
- * node 0) and notes the new tree's cost (built_cost, as cl_tree_cost), frees the nodes
- * k..cap-1 into t's free list, and clears the pending list. */
-static void build_close(cl_tree *t, int k) {
-    cl_tnode *p = t->nodes;
+/* Notes the cost of the k nodes built and fitted into t's pool (built_cost, as cl_tree_cost,
+ * from sum, the internal boxes' costs; the root is node 0), frees the nodes k..cap-1 into t's
+ * free list, and clears the pending list. */
+static void build_close(cl_tree *t, int k, double sum) {
     signed char *h = t->hgt;
-    double sum = 0, rc;
+    double rc;
     int i;
-    for (i = k - 1; i >= 0; i--) {
-        if (p[i].child1 == CL_NULLNODE) {
-            h[i] = 0;
-            continue;
-        }
-        {
-            int a = p[i].child1, b = p[i].child2;
-            p[i].box = fb_union(&p[a].box, &p[b].box);
-            h[i] = (signed char)(1 + (h[a] > h[b] ? h[a] : h[b]));
-            sum += fb_cost(&p[i].box);
-        }
-    }
-    rc = fb_cost(&p[0].box);
+    rc = fb_cost(&t->nodes[0].box);
     t->built_cost = rc > 0 ? sum / rc : 0;
     for (i = k; i < t->cap; i++) h[i] = -1;     /* the rest: free, untouched (tree_grow) */
     t->lazy = k;
@@ -1022,25 +1147,50 @@ static void build_close(cl_tree *t, int k) {
     pend_clear(t);
 }
 
+/* Moves the n leaves of t, as records in node order, into its own nodes lv = nodes + b ..
+ * b + n - 1 (returned), b = max(n - 1, lazy - n), and sets the root task of their build into
+ * st[0]. The nodes are read from lazy - 1 down (none above holds a leaf) and each record is
+ * written from the top of lv down, so it lands on a node already read: with j leaves found at
+ * or above node i, i <= lazy - j <= b + n - j, the record's node. b >= lazy - n makes that
+ * hold and keeps lv below the untouched nodes the tree may not need; b >= n - 1 keeps lv above
+ * every node the build writes before reading the records there (see cl_tree_rebuild). */
+static rleaf *build_gather_pool(cl_tree *t, rtask *st) {
+    int n = t->leaves, b = n - 1 > t->lazy - n ? n - 1 : t->lazy - n, j = n, i, lg = 0;
+    rleaf *lv = t->nodes + b;
+    for (i = t->lazy - 1; i >= 0; i--)
+        if (t->hgt[i] == 0) {
+            j--;
+            if (&lv[j] != &t->nodes[i]) lv[j] = t->nodes[i];   /* child1: CL_NULLNODE */
+        }
+    while ((1L << lg) < n) lg++;
+    st[0].lo = 0; st[0].hi = n; st[0].parent = CL_NULLNODE; st[0].second = 0;
+    st[0].hmax = lg + 2;
+    return lv;
+}
+
+/* The leaf records live in the pool the new tree is written over, at nodes b + i, b >= n - 1
+ * (build_gather_pool; cap >= 2n - 1 as every pending leaf holds one free node for its link), so
+ * a whole rebuild allocates nothing. The build writes nodes in preorder: the subtree of the
+ * leaves [lo, hi) takes nodes 2 lo + L .. 2 hi + L - 2, L its left turns from the root; the
+ * leaves right of it number at least L (a sibling subtree per left turn), so it writes below
+ * node n - 1 + hi <= b + hi and never covers a record of a later task; a split node (at least
+ * two leaves) lies below b + lo, under its own records; only a small subtree may cover its own
+ * records, which small_build copies first. */
 int cl_tree_rebuild(cl_tree *t) {
-    int n = t->leaves, k = 0, ns = 1, root = CL_NULLNODE;
+    int ns = 1, root = CL_NULLNODE;
     rleaf *lv;
+    rout o;
     rtask st[64];           /* depth <= hmax of the root = ceil(log2(leaves)) + 2 < 64 */
-    if (n < 2) {
+    if (t->leaves < 2) {
         cl_tree_link_pending(t);
         return CL_OK;
     }
-    /* one buffer of n leaves, partitioned in place */
-    lv = (rleaf *)t->alloc(t->ud, NULL, 0, (size_t)n * sizeof(rleaf));
-    if (!lv) return CL_ENOMEM;
     cl_tree_rebuild_cancel(t);
-    /* the leaves' boxes and payloads are all in lv once gathered, so the new tree is written
-     * over the pool in place (no second pool: half the memory traffic and no fresh pages) */
-    build_gather(t, lv, st, 0);
-    build_run(lv, t->nodes, t->meta, st, &ns, &k, &root, LONG_MAX);
+    lv = build_gather_pool(t, st);
+    o.p = t->nodes; o.m = t->meta; o.h = t->hgt; o.sum = 0; o.k = 0;
+    build_run(lv, &o, st, &ns, &root, LONG_MAX);
     t->root = root;
-    t->alloc(t->ud, lv, (size_t)n * sizeof(rleaf), 0);
-    build_close(t, k);
+    build_close(t, o.k, o.sum);
     return CL_OK;
 }
 
@@ -1330,7 +1480,10 @@ int cl_tree_rebuild_step(cl_tree *t, long work) {
     cl_tmeta *m;
     if (!b) return 0;
     if (b->ns > 0) {        /* building; a call that finishes the build leaves the rest to the next */
-        build_run(b->lv, b->p, b->m, b->st, &b->ns, &b->k, &b->root, work);
+        rout o;
+        o.p = b->p; o.m = b->m; o.h = NULL; o.sum = 0; o.k = b->k;
+        build_run(b->lv, &o, b->st, &b->ns, &b->root, work);
+        b->k = o.k;
         return 0;
     }
     if (b->phase == 0) {    /* each part of a phase in a call of its own: no call pays for two */

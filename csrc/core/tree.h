@@ -148,9 +148,9 @@ CL_API void cl_tree_refit(cl_tree *t);
 /// ceil(log2(leaves)) + 2 and siblings differ by at most CL_TREE_SLACK, written over its own pool
 /// in depth-first order (a node's first child follows it), so traversals walk memory forward.
 /// Deterministic. Leaves keep their boxes and payloads but get new node indices (the caller
-/// re-reads them from the leaves); pending leaves are built in too. CL_OK, or CL_ENOMEM (its
-/// temporary leaf records: one buffer of 32 bytes per leaf, partitioned in place) with the tree
-/// unchanged.
+/// re-reads them from the leaves); pending leaves are built in too. Allocates nothing (its leaf
+/// records, 32 bytes each, are partitioned in place in nodes of its own pool, which always has
+/// room for 2 * leaves - 1 nodes) and returns CL_OK.
 CL_API int cl_tree_rebuild(cl_tree *t);
 /// Starts an incremental rebuild: the same build as cl_tree_rebuild (same splits), run a slice
 /// at a time by cl_tree_rebuild_step into a second pool while the tree keeps serving, from the

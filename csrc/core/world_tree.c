@@ -126,8 +126,9 @@ static void tree_rebuilt(cl_world *w, const int *map) {
 }
 
 /* Rebuilds the tree (cl_tree_rebuild, pending leaves built in) and re-reads the items' leaf
- * indices; when memory runs out, links the pending leaves one by one and refits every internal
- * box instead (the tree stays valid, only slower to search). */
+ * indices; should the rebuild fail (it allocates nothing now, but its contract allows
+ * CL_ENOMEM), links the pending leaves one by one and refits every internal box instead (the
+ * tree stays valid, only slower to search). */
 void clw_tree_rebuild(cl_world *w) {
     cl_tree *t = &w->tree;
     if (cl_tree_rebuild(t) != CL_OK) {
