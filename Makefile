@@ -116,10 +116,13 @@ test-rockspec:
 	  -e 'local c = require "collide"; assert(c.AABB(0,0,0,1,1,1):contains(1,1,1)); require "collide.love"; print("rockspec: installed and loaded collide " .. c._VERSION)'
 
 # The plain-C test of the core: no Lua involved.
-check-core: build/check-core build/check-world build/check-inline build/check-mesh build/check-narrow build/check-trisweep
+check-core: build/check-core build/check-world build/check-inline build/check-mesh build/check-narrow build/check-trisweep \
+	    build/check-tree-keep
 	./build/check-core
 	./build/check-narrow
 	./build/check-world
+	./build/check-tree-keep 1 4000
+	./build/check-tree-keep 2 4000
 	./build/check-inline
 	./build/check-mesh
 	./build/check-trisweep
@@ -144,6 +147,12 @@ check-fused:
 build/check-core: csrc/test/test_core.c csrc/test/check.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O1 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_core.c $(CORE_SRC) -lm
+
+# The tree's kept rebuild blocks under random operations across CL_TREE_KEEP_BYTES, with a
+# size-checking, failure-injecting allocator (review rev21; includes tree.c for its private record).
+build/check-tree-keep: csrc/test/test_tree_keep.c csrc/core/tree.c $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_tree_keep.c -lm
 
 build/check-world: csrc/test/test_world.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)

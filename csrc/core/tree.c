@@ -1214,7 +1214,7 @@ struct cl_tbuild {
     signed char *h;
     int n, cap, k, ns, root;
     int phase, sub, stale, nlog, logcap;
-    size_t lvbytes;     /* lv's block: n records, or cap + logcap ints if more */
+    size_t lvbytes;     /* lv's block: at least n records and cap + logcap ints (more when kept) */
     int *map, *log;
     double cost;
     rtask st[64];
@@ -1308,6 +1308,11 @@ void cl_tree_rebuild_prepare(cl_tree *t) {
     if (t->keep && t->keep->cap == t->cap && t->keep->lvbytes >= lvbytes) return;
     b = build_blocks(t, lvbytes);
     if (b == NULL) return;
+    if (b->lvbytes + pool_bytes(b->cap) > CL_TREE_KEEP_BYTES) {     /* a reused leaf block and a larger
+                                                                  * pool: over the limit a kept one has */
+        tree_build_free(t, b);
+        return;
+    }
     memset(b->lv, 0, b->lvbytes);       /* written once now: the build's first writes fault no page */
     memset(b->p, 0, pool_bytes(b->cap));
     t->keep = b;
