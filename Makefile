@@ -117,12 +117,13 @@ test-rockspec:
 
 # The plain-C test of the core: no Lua involved.
 check-core: build/check-core build/check-world build/check-inline build/check-mesh build/check-narrow build/check-trisweep \
-	    build/check-tree-keep
+	    build/check-tree-keep build/check-tree-cost
 	./build/check-core
 	./build/check-narrow
 	./build/check-world
 	./build/check-tree-keep 1 4000
 	./build/check-tree-keep 2 4000
+	./build/check-tree-cost
 	./build/check-inline
 	./build/check-mesh
 	./build/check-trisweep
@@ -153,6 +154,11 @@ build/check-core: csrc/test/test_core.c csrc/test/check.h $(CORE_SRC) $(CORE_HDR
 build/check-tree-keep: csrc/test/test_tree_keep.c csrc/core/tree.c $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_tree_keep.c -lm
+
+# The whole rebuild's noted cost equals the built tree's (review rev22: stale child2 reads).
+build/check-tree-cost: csrc/test/test_tree_cost.c csrc/core/tree.c $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_tree_cost.c csrc/core/tree.c -lm
 
 build/check-world: csrc/test/test_world.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)

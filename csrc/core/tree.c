@@ -1087,6 +1087,8 @@ static int build_run(rleaf *lv, rout *o, rtask *st, int *ns, int *root, long wor
         } else {
             me = o->k++;
             o->m[me].parent = task.parent;
+            o->p[me].child2 = CL_NULLNODE;      /* not yet built: the walk-up fit must not take a stale
+                                                 * child2 (an old node's or a record's) for it (rev22) */
             work -= task.hi - task.lo;
         }
         if (task.parent == CL_NULLNODE) *root = me;
