@@ -652,17 +652,40 @@ static void centre_bounds(const rleaf *lv, int lo, int hi, int stride, float *cm
 #endif
 }
 
-#if !TSIMD
-/* Grows acc to enclose the bin box (l, h) (unrolled: the SAH sweep's inner step; with SSE the
- * sweeps use minps / maxps instead). */
-TINLINE void acc_grow(cl_fbox *acc, const float *l, const float *h) {
-    acc->lo[0] = l[0] < acc->lo[0] ? l[0] : acc->lo[0];
-    acc->lo[1] = l[1] < acc->lo[1] ? l[1] : acc->lo[1];
-    acc->lo[2] = l[2] < acc->lo[2] ? l[2] : acc->lo[2];
-    acc->hi[0] = h[0] > acc->hi[0] ? h[0] : acc->hi[0];
-    acc->hi[1] = h[1] > acc->hi[1] ? h[1] : acc->hi[1];
-    acc->hi[2] = h[2] > acc->hi[2] ? h[2] : acc->hi[2];
+/* The SAH sweep's running box (bins merged one by one): empty, grown by a bin box (l, h), its
+ * cost (fb_cost). With SSE two 4-wide rows (minps / maxps keep their second operand on ties, as
+ * the comparisons of the plain version), else a cl_fbox. */
+#if TSIMD
+typedef struct racc { __m128 lo, hi; } racc;
+TINLINE void racc_empty(racc *a) { a->lo = _mm_set1_ps(INFINITY); a->hi = _mm_set1_ps(-INFINITY); }
+TINLINE void racc_grow(racc *a, const float *l, const float *h) {
+    a->lo = _mm_min_ps(_mm_loadu_ps(l), a->lo);
+    a->hi = _mm_max_ps(_mm_loadu_ps(h), a->hi);
 }
+TINLINE double racc_cost(const racc *a) {
+    cl_fbox b;
+    float t[4];
+    _mm_storeu_ps(t, a->lo);
+    b.lo[0] = t[0]; b.lo[1] = t[1]; b.lo[2] = t[2];
+    _mm_storeu_ps(t, a->hi);
+    b.hi[0] = t[0]; b.hi[1] = t[1]; b.hi[2] = t[2];
+    return fb_cost(&b);
+}
+#else
+typedef cl_fbox racc;
+TINLINE void racc_empty(racc *a) {
+    int j;
+    for (j = 0; j < 3; j++) { a->lo[j] = INFINITY; a->hi[j] = -INFINITY; }
+}
+TINLINE void racc_grow(racc *a, const float *l, const float *h) {
+    a->lo[0] = l[0] < a->lo[0] ? l[0] : a->lo[0];
+    a->lo[1] = l[1] < a->lo[1] ? l[1] : a->lo[1];
+    a->lo[2] = l[2] < a->lo[2] ? l[2] : a->lo[2];
+    a->hi[0] = h[0] > a->hi[0] ? h[0] : a->hi[0];
+    a->hi[1] = h[1] > a->hi[1] ? h[1] : a->hi[1];
+    a->hi[2] = h[2] > a->hi[2] ? h[2] : a->hi[2];
+}
+TINLINE double racc_cost(const racc *a) { return fb_cost(a); }
 #endif
 
 /* Adds leaf e to bin bn of one axis: its count, and its box to the bin's box (rows of 4 floats). */
@@ -965,64 +988,23 @@ static int sah_split(rleaf *lv, int lo, int hi, int hmax) {
              * splits are costed, the left box's cost larea[k] found in the first sweep) */
             int nlk[SAH_BINS], ok[SAH_BINS], tot = 0;
             double larea[SAH_BINS];
-            cl_fbox acc;
-#if TSIMD
-            __m128 alo, ahi;
-#endif
+            racc acc;
             if (scale[a] == 0) continue;
-#if TSIMD
-            alo = _mm_set1_ps(INFINITY);
-            ahi = _mm_set1_ps(-INFINITY);
-#else
-            for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
-#endif
+            racc_empty(&acc);
             for (k = 0; k < SAH_BINS - 1; k++) {
                 int nl;
-#if TSIMD
-                /* as acc_grow (minps keeps its second operand on ties, as the comparison) */
-                alo = _mm_min_ps(_mm_loadu_ps(blo[a][k]), alo);
-                ahi = _mm_max_ps(_mm_loadu_ps(bhi[a][k]), ahi);
-#else
-                acc_grow(&acc, blo[a][k], bhi[a][k]);
-#endif
+                racc_grow(&acc, blo[a][k], bhi[a][k]);
                 tot += cnt[a][k];
                 nl = stride == 1 ? tot : (int)(tot * grow + 0.5);
                 nlk[k] = nl;
                 ok[k] = tot > 0 && tot < ns && nl >= nlmin && nl <= nlmax;
-                if (ok[k]) {
-#if TSIMD
-                    float t[4];
-                    _mm_storeu_ps(t, alo);
-                    acc.lo[0] = t[0]; acc.lo[1] = t[1]; acc.lo[2] = t[2];
-                    _mm_storeu_ps(t, ahi);
-                    acc.hi[0] = t[0]; acc.hi[1] = t[1]; acc.hi[2] = t[2];
-#endif
-                    larea[k] = fb_cost(&acc);
-                }
+                if (ok[k]) larea[k] = racc_cost(&acc);
             }
-#if TSIMD
-            alo = _mm_set1_ps(INFINITY);
-            ahi = _mm_set1_ps(-INFINITY);
-#else
-            for (j = 0; j < 3; j++) { acc.lo[j] = INFINITY; acc.hi[j] = -INFINITY; }
-#endif
+            racc_empty(&acc);
             for (k = SAH_BINS - 2; k >= 0; k--) {
-#if TSIMD
-                alo = _mm_min_ps(_mm_loadu_ps(blo[a][k + 1]), alo);
-                ahi = _mm_max_ps(_mm_loadu_ps(bhi[a][k + 1]), ahi);
-#else
-                acc_grow(&acc, blo[a][k + 1], bhi[a][k + 1]);
-#endif
+                racc_grow(&acc, blo[a][k + 1], bhi[a][k + 1]);
                 if (ok[k]) {
-                    double cost;
-#if TSIMD
-                    float t[4];
-                    _mm_storeu_ps(t, alo);
-                    acc.lo[0] = t[0]; acc.lo[1] = t[1]; acc.lo[2] = t[2];
-                    _mm_storeu_ps(t, ahi);
-                    acc.hi[0] = t[0]; acc.hi[1] = t[1]; acc.hi[2] = t[2];
-#endif
-                    cost = larea[k] * nlk[k] + fb_cost(&acc) * (n - nlk[k]);
+                    double cost = larea[k] * nlk[k] + racc_cost(&acc) * (n - nlk[k]);
                     if (cost < bestcost) { bestcost = cost; bestaxis = a; bestj = k; }
                 }
             }
@@ -1116,20 +1098,27 @@ static int build_run(rleaf *lv, rout *o, rtask *st, int *ns, int *root, long wor
     return 1;
 }
 
-/* Fills the n leaves of t into lv (box, centre; data: the payload, or the node index if
- * byindex) and the root task of their build into st[0]. */
-static void build_gather(const cl_tree *t, rleaf *lv, rtask *st, int byindex) {
-    int i, nl = 0, lg = 0, n = t->leaves;
+/* Sets st[0] to the root task of a build of n leaves: all of them, height budget
+ * ceil(log2(n)) + 2 (the root may be 2 higher than a perfectly balanced tree: room for the SAH
+ * splits). */
+static void root_task(rtask *st, int n) {
+    int lg = 0;
+    while ((1L << lg) < n) lg++;
+    st[0].lo = 0; st[0].hi = n; st[0].parent = CL_NULLNODE; st[0].second = 0;
+    st[0].hmax = lg + 2;
+}
+
+/* Fills the n leaves of t into lv (an incremental rebuild's block: box, and in child2 the leaf's
+ * node index, not its payload) and the root task of their build into st[0]. */
+static void build_gather(const cl_tree *t, rleaf *lv, rtask *st) {
+    int i, nl = 0;
     for (i = 0; i < t->cap; i++)
         if (t->hgt[i] == 0) {
             lv[nl].box = t->nodes[i].box;
             lv[nl].child1 = CL_NULLNODE;
-            lv[nl++].child2 = byindex ? i : t->nodes[i].child2;
+            lv[nl++].child2 = i;
         }
-    while ((1L << lg) < n) lg++;
-    /* the root may be 2 higher than a perfectly balanced tree: room for the SAH splits */
-    st[0].lo = 0; st[0].hi = n; st[0].parent = CL_NULLNODE; st[0].second = 0;
-    st[0].hmax = lg + 2;
+    root_task(st, t->leaves);
 }
 
 /* Notes the cost of the k nodes built and fitted into t's pool (built_cost, as cl_tree_cost,
@@ -1157,16 +1146,14 @@ static void build_close(cl_tree *t, int k, double sum) {
  * hold and keeps lv below the untouched nodes the tree may not need; b >= n - 1 keeps lv above
  * every node the build writes before reading the records there (see cl_tree_rebuild). */
 static rleaf *build_gather_pool(cl_tree *t, rtask *st) {
-    int n = t->leaves, b = n - 1 > t->lazy - n ? n - 1 : t->lazy - n, j = n, i, lg = 0;
+    int n = t->leaves, b = n - 1 > t->lazy - n ? n - 1 : t->lazy - n, j = n, i;
     rleaf *lv = t->nodes + b;
     for (i = t->lazy - 1; i >= 0; i--)
         if (t->hgt[i] == 0) {
             j--;
             if (&lv[j] != &t->nodes[i]) lv[j] = t->nodes[i];   /* child1: CL_NULLNODE */
         }
-    while ((1L << lg) < n) lg++;
-    st[0].lo = 0; st[0].hi = n; st[0].parent = CL_NULLNODE; st[0].second = 0;
-    st[0].hmax = lg + 2;
+    root_task(st, n);
     return lv;
 }
 
@@ -1340,7 +1327,7 @@ int cl_tree_rebuild_start(cl_tree *t) {
     b->map = (int *)(void *)b->lv;
     b->log = b->map + b->cap;
     b->cost = 0;
-    build_gather(t, b->lv, b->st, 1);
+    build_gather(t, b->lv, b->st);
     t->bld = b;
     t->bldno++;
     return CL_OK;
