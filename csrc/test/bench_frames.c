@@ -436,8 +436,10 @@ static void frames_free(cside *c2, cside *c3, void *bb) {
 
 #ifdef HAVE_BOX2D
 #define B2SIDE (&b2)
+#define B2TIMES t_b2
 #else
 #define B2SIDE NULL
+#define B2TIMES NULL
 #endif
 
 /* Reads (wr 0) or writes (wr 1) the n bytes at p through pipe end fd; exits on an error. */
@@ -452,6 +454,17 @@ static void pipe_io(int fd, void *p, size_t n, int wr) {
         c += k;
         n -= (size_t)k;
     }
+}
+
+/* A pass's answer through pipe end fd, read by the parent (wr 0) or written by the child (wr 1):
+ * the nf frame times of each scene (tb2 NULL without Box2D), the three pair totals, the
+ * collide / Box2D mismatches. */
+static void pass_io(int fd, int wr, int nf, double *tc2, double *tc3, double *tb2, double *tot, long *mism) {
+    pipe_io(fd, tc2, (size_t)nf * sizeof(double), wr);
+    pipe_io(fd, tc3, (size_t)nf * sizeof(double), wr);
+    if (tb2) pipe_io(fd, tb2, (size_t)nf * sizeof(double), wr);
+    pipe_io(fd, tot, 3 * sizeof(double), wr);
+    pipe_io(fd, mism, sizeof *mism, wr);
 }
 
 /* Scene 1, in npass passes (each the same frames from a new scene: the same work frame by frame).
@@ -490,13 +503,7 @@ static void bench_frames(int nf, int npass, fstats *col2, fstats *box2, fstats *
         long mm;
         int st;
         close(fd[1]);
-        pipe_io(fd[0], t_c2, (size_t)nf * sizeof(double), 0);
-        pipe_io(fd[0], t_c3, (size_t)nf * sizeof(double), 0);
-#ifdef HAVE_BOX2D
-        pipe_io(fd[0], t_b2, (size_t)nf * sizeof(double), 0);
-#endif
-        pipe_io(fd[0], tot, sizeof tot, 0);
-        pipe_io(fd[0], &mm, sizeof mm, 0);
+        pass_io(fd[0], 0, nf, t_c2, t_c3, B2TIMES, tot, &mm);
         if (pass == 0) {
             pipe_io(fd[0], col2, sizeof *col2, 0);
             pipe_io(fd[0], col3, sizeof *col3, 0);
@@ -611,13 +618,7 @@ static void bench_frames(int nf, int npass, fstats *col2, fstats *box2, fstats *
         double pb2 = 0;
 #endif
         tot[0] = pc2; tot[1] = pc3; tot[2] = pb2;
-        pipe_io(fd[1], t_c2, (size_t)nf * sizeof(double), 1);
-        pipe_io(fd[1], t_c3, (size_t)nf * sizeof(double), 1);
-#ifdef HAVE_BOX2D
-        pipe_io(fd[1], t_b2, (size_t)nf * sizeof(double), 1);
-#endif
-        pipe_io(fd[1], tot, sizeof tot, 1);
-        pipe_io(fd[1], &mism, sizeof mism, 1);
+        pass_io(fd[1], 1, nf, t_c2, t_c3, B2TIMES, tot, &mism);
     }
     if (pass > 0) {
         close(fd[1]);
