@@ -528,8 +528,21 @@ static void pushitem(lua_State *L, int u, int id) {
     lua_rawgeti(L, u, id + 1);
 }
 
+/* Pops n values and overwrites their slots with nil. Used where a slot held the weak-valued
+ * table's [1] (countCells' marker): on LuaJIT a C function's slots above its top can lie inside
+ * the calling Lua function's frame, which the collector marks whole, so a stale copy there kept
+ * the marker alive through a full collection (seen once in the LÖVE suite: bump.lua's spec
+ * "marks empty cells & rows for deallocation" counted 2 cells after collectgarbage). */
+static void popclear(lua_State *L, int n) {
+    int i;
+    lua_pop(L, n);
+    for (i = 0; i < n; i++) lua_pushnil(L);
+    lua_pop(L, n);
+}
+
 /* Records a cell rect emptied (l, t, r, b): countCells counts it until the next collection. */
 static void addghost(lua_State *L, bcore *c, int u, const double *cr) {
+    int top = lua_gettop(L);
     uvtable(L, u, -1);
     lua_rawgeti(L, -1, 1);
     if (lua_isnil(L, -1) || c->nghost > 4096 + 4 * c->b.count) {
@@ -538,7 +551,8 @@ static void addghost(lua_State *L, bcore *c, int u, const double *cr) {
         lua_newtable(L);
         lua_rawseti(L, -3, 1);
     }
-    lua_pop(L, 2);
+    lua_settop(L, top + 3);     /* the three slots used (the table, its [1], a new marker) */
+    popclear(L, 3);
     if (c->nghost == c->ghostcap) {
         int ncap = c->ghostcap ? 2 * c->ghostcap : 16;
         double *g = (double *)bgrow(L, c->ghost, (size_t)c->ghostcap * 4 * sizeof(double),
@@ -792,7 +806,7 @@ static int w_countcells(lua_State *L) {
     uvtable(L, u, -1);
     lua_rawgeti(L, -1, 1);
     if (lua_isnil(L, -1)) c->nghost = 0;
-    lua_pop(L, 2);
+    popclear(L, 2);
     lua_newtable(L);
     t = lua_gettop(L);
     for (id = 0; id < c->b.count; id++) {
