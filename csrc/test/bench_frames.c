@@ -22,7 +22,8 @@
  * BENCH_FRAMES_TRACE=path writes a per-frame trace of collide's 2D scene (CPU and wall time, the
  * tree upkeep of the frame); BENCH_FRAMES_PASSES (default 5) runs the moving-boxes frames that many times for the
  * noise-filtered rows (each frame's least time); BENCH_FRAMES_ONLY=1 stops after the moving-boxes scenes;
- * BENCH_FRAMES_MEMORY=1 prints only the memory rows (bytes per item at 100,000 and 1,000,000). */
+ * BENCH_FRAMES_MEMORY=1 prints only the memory rows (bytes per item at 100,000 and 1,000,000);
+ * BENCH_FRAMES_STATIC=1 runs only part 2-3 (insertion, raycast, box query) and prints the ratios. */
 #define _POSIX_C_SOURCE 199309L
 #define _DEFAULT_SOURCE
 #include <math.h>
@@ -1097,6 +1098,13 @@ int main(int argc, char **argv) {
     out("build/bench-frames, so only collide's numbers are measured here.");
     out("");
 #endif
+    if (getenv("BENCH_FRAMES_STATIC")) {     /* insertion, raycast and box query alone */
+        bench_static(&ir, &rr, &qr);
+        out("");
+        out("- closest raycast collide / Box2D %.2f, box query %.2f, insertion %.2f.", rr, qr, ir);
+        if (md) fclose(md);
+        return 0;
+    }
     bench_frames(nf, npass, &c2, &b2, &c3, &l2, &l3, &lb2);
     if (trace) fclose(trace);
     if (getenv("BENCH_FRAMES_ONLY")) {
