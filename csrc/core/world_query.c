@@ -103,6 +103,21 @@ WCOLD int res_grow(cl_world *w, int need) {
     return 1;
 }
 
+/* The slot kinds of snapshot node n: bit j of the result is set when slot j holds a child
+ * (child[j] != 0), and of *leaf when it holds a leaf (child[j] < 0). */
+WINLINE unsigned qnode_slots(const cl_qnode *n, unsigned *leaf) {
+#if QSIMD
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)n->child), z = _mm_setzero_si128();
+    *leaf = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(c, z)));
+    return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(c, z))) ^ 15u;
+#else
+    *leaf = (unsigned)(n->child[0] < 0) | (unsigned)(n->child[1] < 0) << 1 |
+            (unsigned)(n->child[2] < 0) << 2 | (unsigned)(n->child[3] < 0) << 3;
+    return (unsigned)(n->child[0] != 0) | (unsigned)(n->child[1] != 0) << 1 |
+           (unsigned)(n->child[2] != 0) << 2 | (unsigned)(n->child[3] != 0) << 3;
+#endif
+}
+
 /* The walk of the box-query snapshot (valid, at least two leaves) for the float box *qp: a visit
  * tests the four child boxes of a node at once (six 4-wide float comparisons with SSE, else the
  * same comparisons one by one: the same answers, NaN slots included), handles the overlapping
@@ -138,28 +153,31 @@ WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, con
                                 (nd->b[2][k] <= q.hi[2]) & (q.lo[2] <= nd->b[5][k])) << k;
         }
 #endif
-        node = -1;
-        while (m) {
-            int c = nd->child[CTZ4(m)];
-            m &= m - 1;
-            if (c >= 0) {
-                if (node < 0) {
-                    node = c;
-                } else {
-                    if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
-                    stk[sp++] = c;
+        {
+            unsigned ml;
+            qnode_slots(nd, &ml);
+            ml &= m;                /* the leaves overlapped, then the inner slots */
+            m &= ~ml;
+            for (; ml; ml &= ml - 1) {
+                int c = ~nd->child[CTZ4(ml)];
+                if (items[c].dirty) {
+                    continue;
+                } else if (mode == 3) {
+                    if (n >= w->tmpcap && !tmp_grow(w, n + 1)) goto nomem;
+                    w->tmp[n++] = c;
+                } else if (item_hit(w, &items[c], mode, p, s)) {
+                    if (n >= w->rescap && !res_grow(w, n + 1)) goto nomem;
+                    w->res[n++] = c;
                 }
-            } else if (items[~c].dirty) {
-                continue;
-            } else if (mode == 3) {
-                if (n >= w->tmpcap && !tmp_grow(w, n + 1)) goto nomem;
-                w->tmp[n++] = ~c;
-            } else if (item_hit(w, &items[~c], mode, p, s)) {
-                if (n >= w->rescap && !res_grow(w, n + 1)) goto nomem;
-                w->res[n++] = ~c;
             }
         }
-        if (node < 0) {
+        if (m) {                    /* the first inner slot next, the others pushed */
+            node = nd->child[CTZ4(m)];
+            for (m &= m - 1; m; m &= m - 1) {
+                if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
+                stk[sp++] = nd->child[CTZ4(m)];
+            }
+        } else {
             if (sp == 0) break;
             node = stk[--sp];
         }
@@ -745,9 +763,8 @@ WINLINE int ray_next(cl_tree *t, cl_stack *st, int c1, int h1, double t1, int c2
  * the first is NaN, as the comparisons of ray_fbox_fast do), and ray_fbox's test of the origin
  * on mode 0 axes; so a child is hit exactly when ray_fbox would hit it, at the same entry (up to
  * the order of a max over equal values: -0 or +0). */
-WINLINE unsigned qnode_hits(const cl_qnode *n, const rayq *q, double maxt, double *te, const int n1) {
-    unsigned used = (unsigned)(n->child[0] != 0) | (unsigned)(n->child[1] != 0) << 1 |
-                    (unsigned)(n->child[2] != 0) << 2 | (unsigned)(n->child[3] != 0) << 3;
+WINLINE unsigned qnode_hits(const cl_qnode *n, const rayq *q, double maxt, double *te, const int n1,
+                            unsigned used) {
 #if QSIMD
 #define QLOAD2(p) _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
 #define QSLOT(j, h)                                                                              \
@@ -817,48 +834,55 @@ WINLINE int qsnap_ray_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b
         for (;;) {
             const cl_qnode *n = &qn[i];
             double te[4] = { 0, 0, 0, 0 };
-            unsigned m;
-            int j, nin = 0, in[4];
+            unsigned m, ml, used = qnode_slots(n, &ml);
+            int j, k;
             if (n1 >= 0) {
-                m = qnode_hits(n, q, b->t, te, n1);
+                m = qnode_hits(n, q, b->t, te, n1, used);
             } else {
                 m = 0;
                 for (j = 0; j < 4; j++) {
                     cl_fbox fb;
-                    int k;
                     if (n->child[j] == 0) continue;
                     for (k = 0; k < 3; k++) { fb.lo[k] = n->b[k][j]; fb.hi[k] = n->b[3 + k][j]; }
                     m |= (unsigned)ray_fbox(q, &fb, b->t, &te[j]) << j;
                 }
             }
-            for (; m; m &= m - 1) {
-                int c;
-                j = CTZ4(m);
-                c = n->child[j];
-                if (c < 0) {
-                    if (te[j] <= b->t && !items[~c].dirty) ray_item(w, ~c, r, b, out);
-                } else {
-                    in[nin++] = j;
+            ml &= m;                    /* the leaves hit, then the inner slots hit */
+            m &= ~ml;
+            if (ml) {
+                do {
+                    j = CTZ4(ml);
+                    ml &= ml - 1;
+                    if (te[j] <= b->t && !items[~n->child[j]].dirty) ray_item(w, ~n->child[j], r, b, out);
+                } while (ml);
+                for (ml = m; ml; ml &= ml - 1)      /* the inner slots still in reach */
+                    if (te[CTZ4(ml)] > b->t) m &= ~(1u << CTZ4(ml));
+            }
+            /* the nearest inner slot hit is visited next, the others pushed with their entries,
+             * farthest first; one or two hits (the usual cases) without a loop */
+            if (m == 0) break;
+            j = CTZ4(m);
+            m &= m - 1;
+            if (m) {
+                k = CTZ4(m);
+                m &= m - 1;
+                if (m == 0) {
+                    if (te[k] < te[j]) { int x = j; j = k; k = x; }
+                    if (!SPUSH(&w->tree, &st, n->child[k], te[k])) goto nomem;
+                } else {                /* three or four: insertion sort, nearest first */
+                    int in[4], nin = 2, x;
+                    in[0] = j; in[1] = k;
+                    for (; m; m &= m - 1) in[nin++] = CTZ4(m);
+                    for (j = 1; j < nin; j++)
+                        for (x = j; x > 0 && te[in[x]] < te[in[x - 1]]; x--) {
+                            int y = in[x]; in[x] = in[x - 1]; in[x - 1] = y;
+                        }
+                    for (j = nin - 1; j > 0; j--)
+                        if (!SPUSH(&w->tree, &st, n->child[in[j]], te[in[j]])) goto nomem;
+                    j = in[0];
                 }
             }
-            /* the inner slots still in reach, nearest first (insertion sort of at most four) */
-            {
-                int k = 0, x;
-                for (j = 0; j < nin; j++)
-                    if (te[in[j]] <= b->t) in[k++] = in[j];
-                nin = k;
-                for (j = 1; j < nin; j++)
-                    for (x = j; x > 0 && te[in[x]] < te[in[x - 1]]; x--) {
-                        int y = in[x]; in[x] = in[x - 1]; in[x - 1] = y;
-                    }
-            }
-            if (nin == 0) break;
-            for (j = nin - 1; j > 0; j--)
-                if (!SPUSH(&w->tree, &st, n->child[in[j]], te[in[j]])) {
-                    cl_stack_free(&w->tree, &st);
-                    return CL_ENOMEM;
-                }
-            i = n->child[in[0]];
+            i = n->child[j];
             /* the snapshot outgrows the caches in big worlds: fetch one visit ahead, the next
              * node's first inner child (built right after it, depth-first), as the nodes are
              * tested (its 112 bytes span up to three cache lines) */
@@ -869,6 +893,9 @@ WINLINE int qsnap_ray_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b
     }
     cl_stack_free(&w->tree, &st);
     return b->found;
+nomem:
+    cl_stack_free(&w->tree, &st);
+    return CL_ENOMEM;
 }
 
 static int raycast_snap(cl_world *w, const cl_ray *r, const rayq *q, rbest *b, cl_whit *out) {
