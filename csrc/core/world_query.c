@@ -839,10 +839,11 @@ WINLINE int qsnap_ray_walk(cl_world *w, const cl_ray *r, const rayq *q, rbest *b
             if (n1 >= 0) {
                 m = qnode_hits(n, q, b->t, te, n1, used);
             } else {
+                unsigned u;
                 m = 0;
-                for (j = 0; j < 4; j++) {
+                for (u = used; u; u &= u - 1) {     /* the slots holding a child */
                     cl_fbox fb;
-                    if (n->child[j] == 0) continue;
+                    j = CTZ4(u);
                     for (k = 0; k < 3; k++) { fb.lo[k] = n->b[k][j]; fb.hi[k] = n->b[3 + k][j]; }
                     m |= (unsigned)ray_fbox(q, &fb, b->t, &te[j]) << j;
                 }
