@@ -813,10 +813,11 @@ static void bench_static(double *ins_ratio, double *ray_ratio, double *q_ratio) 
     int bhit[NQ];
 #endif
     const char *only = getenv("BENCH_FRAMES_STATIC");
+    const int rayonly = only != NULL && strcmp(only, "ray") == 0;
     bscene_make();
     /* insertion: fresh trees every round, interleaved (BENCH_FRAMES_STATIC=ray: one round, its
      * numbers copied to the others, to time the rays and queries quickly) */
-    for (r = only && !strcmp(only, "ray") ? ROUNDS - 1 : 0; r < ROUNDS; r++) {
+    for (r = rayonly ? ROUNDS - 1 : 0; r < ROUNDS; r++) {
         double t0;
         cl_tree t;
         cl_world_init(&w, MARGIN, balloc, NULL);
@@ -858,11 +859,10 @@ static void bench_static(double *ins_ratio, double *ray_ratio, double *q_ratio) 
         ins_b[r] = ir[r] = -1;
 #endif
     }
-    for (r = 0; r < ROUNDS - 1; r++)
-        if (only && !strcmp(only, "ray")) {
-            ins_c[r] = ins_c[ROUNDS - 1]; ins_q[r] = ins_q[ROUNDS - 1]; ins_t[r] = ins_t[ROUNDS - 1];
-            ins_b[r] = ins_b[ROUNDS - 1]; ir[r] = ir[ROUNDS - 1];
-        }
+    for (r = 0; rayonly && r < ROUNDS - 1; r++) {
+        ins_c[r] = ins_c[ROUNDS - 1]; ins_q[r] = ins_q[ROUNDS - 1]; ins_t[r] = ins_t[ROUNDS - 1];
+        ins_b[r] = ins_b[ROUNDS - 1]; ir[r] = ir[ROUNDS - 1];
+    }
     /* the last round's trees stay for the queries */
     cl_world_init(&w, MARGIN, balloc, NULL);
     for (i = 0; i < NB; i++) {
