@@ -116,11 +116,12 @@ test-rockspec:
 	  -e 'local c = require "collide"; assert(c.AABB(0,0,0,1,1,1):contains(1,1,1)); require "collide.love"; print("rockspec: installed and loaded collide " .. c._VERSION)'
 
 # The plain-C test of the core: no Lua involved.
-check-core: build/check-core build/check-world build/check-inline build/check-mesh build/check-narrow build/check-trisweep \
+check-core: build/check-core build/check-world build/check-world-slice8 build/check-inline build/check-mesh build/check-narrow build/check-trisweep \
 	    build/check-tree-keep build/check-tree-cost
 	./build/check-core
 	./build/check-narrow
 	./build/check-world
+	./build/check-world-slice8
 	./build/check-tree-keep 1 4000
 	./build/check-tree-keep 2 4000
 	./build/check-tree-cost
@@ -163,6 +164,12 @@ build/check-tree-cost: csrc/test/test_tree_cost.c csrc/core/tree.c $(CORE_HDR)
 build/check-world: csrc/test/test_world.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 -g -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_world.c $(CORE_SRC) -lm
+
+# The same with a whole rebuild's leaf indices copied into the items 8 a traversal (cl_world.lf,
+# LEAF_SLICE): every World over 8 slots defers the copy, so every test runs with it under way.
+build/check-world-slice8: csrc/test/test_world.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O2 -g -DLEAF_SLICE=8 -Wall -Wextra -pedantic -Werror -Icsrc/core -o $@ csrc/test/test_world.c $(CORE_SRC) -lm
 
 build/check-trisweep: csrc/test/test_trisweep.c csrc/test/check.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)

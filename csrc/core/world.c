@@ -10,6 +10,8 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     memset(w, 0, sizeof *w);
     cl_tree_init(&w->tree, alloc, ud);
     w->items = NULL;
+    w->lf = NULL;
+    w->lfcap = w->lfpos = 0;
     w->freelist = -1;
     w->xs = NULL;
     w->xsfree = -1;
@@ -31,6 +33,7 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
 void cl_world_free(cl_world *w) {
     cl_tree_free(&w->tree);
     free_buf(w, w->items, w->acap, sizeof(cl_item));
+    free_buf(w, w->lf, w->lfcap, sizeof(int));
     free_buf(w, w->xs, w->xscap, sizeof(cl_xshape));
     free_buf(w, w->res, w->rescap, sizeof(int));
     free_buf(w, w->tmp, w->tmpcap, sizeof(int));
@@ -71,6 +74,7 @@ int cl_world_reserve(cl_world *w) {
          * the order the doubling block's free list used to give them (its fresh slots were
          * always at the bottom of the list, below every slot freed since) */
         cl_item *it;
+        if (w->lf != NULL && w->cap + 1 > w->lfcap) clw_leaf_finish(w);    /* lf holds lfcap ids */
         ENSURE(w->items, w->acap, w->cap + 1);
         it = &w->items[w->cap];
         it->proxy = CL_NULLNODE;
@@ -111,7 +115,7 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
      * waits off the tree until the next traversal links the new leaves (clw_link_tree: built in
      * bulk when they are many, so bulk adds cost no tree search each) */
     fat = widen(&it->box, 0, shape_tol(s, &it->box));
-    it->proxy = cl_tree_insert_lazy(&w->tree, &fat, id);   /* cannot fail after the reserve */
+    clw_set_leaf(w, id, cl_tree_insert_lazy(&w->tree, &fat, id));  /* cannot fail after the reserve */
     clw_set_fat(w, it, &w->tree.nodes[it->proxy].box);
     w->tchg += 8;
     w->tver++;
@@ -142,7 +146,7 @@ static void world_mesh_gone(cl_world *w, const cl_item *it) {
 void cl_world_remove(cl_world *w, int id) {
     cl_item *it = &w->items[id];
     world_mesh_gone(w, it);
-    cl_tree_remove(&w->tree, it->proxy);
+    cl_tree_remove(&w->tree, clw_leaf(w, id));
     w->tchg += 8;
     w->tver++;
     it->proxy = CL_NULLNODE;

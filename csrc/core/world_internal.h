@@ -299,6 +299,27 @@ CL_API void clw_tree_rebuild(cl_world *w);
 CL_API void clw_tree_upkeep(cl_world *w);
 /* world_tree.c: runs a slice of the incremental rebuild under way, taking the new tree when built. */
 CL_API void clw_tree_step(cl_world *w);
+/* world_tree.c: copies the next LEAF_SLICE of w->lf's leaf indices into the items (cl_world.lf),
+ * freeing lf after the last; clw_leaf_finish copies all that is left at once. */
+CL_API void clw_leaf_step(cl_world *w);
+CL_API void clw_leaf_finish(cl_world *w);
+
+/* Items per clw_leaf_step (a traversal's share of the copy after a whole rebuild), and the
+ * fewest item slots for which a whole rebuild defers the copy (smaller Worlds copy at once). */
+#ifndef LEAF_SLICE
+#define LEAF_SLICE 32768
+#endif
+
+/* The tree leaf of live item id (see cl_world.lf). */
+WINLINE int clw_leaf(const cl_world *w, int id) {
+    return w->lf != NULL ? w->lf[id] : w->items[id].proxy;
+}
+
+/* Sets the tree leaf of live item id. */
+WINLINE void clw_set_leaf(cl_world *w, int id, int leaf) {
+    w->items[id].proxy = leaf;
+    if (w->lf != NULL) w->lf[id] = leaf;
+}
 /* world_tree.c: frees what the last install left for a later call (the old pool and the
  * rebuild's buffers, the old box-query snapshot) or a spare snapshot no rebuild waits for. */
 CL_API void clw_tree_release(cl_world *w);
@@ -344,6 +365,7 @@ CL_API int clw_less_hit(const void *ctx, const void *a, const void *b);
  * since the last rebuild (so a rebuild costs O(log n) per change) an incremental rebuild starts,
  * and every traversal runs a slice of it (clw_tree_upkeep, clw_tree_step). */
 static inline void tree_maint(cl_world *w) {
+    if (w->lf != NULL) clw_leaf_step(w);        /* a whole rebuild's leaf indices, a slice */
     if (w->tree.bld) clw_tree_step(w);
     else if (w->tree.old || (w->qn2block && !clw_spare_kept(w))) clw_tree_release(w);
     else if (w->tree.leaves >= 64 && w->tchg >= 2L * w->tree.leaves) clw_tree_upkeep(w);

@@ -109,20 +109,54 @@ static cl_aabb fat_box(const cl_world *w, int id) {
  * instead of walking the new pool and writing each leaf's item at random: the same indices,
  * but a stream through the items rather than a cache miss per item (the install frame's largest
  * cost in memory traffic, frame22's cache simulation). Every item with a leaf had it when the
- * rebuild started (an add or a remove cancels a rebuild), so map holds it. */
+ * rebuild started (an add or a remove cancels a rebuild), so map holds it (a copy of a whole
+ * rebuild's indices still under way (cl_world.lf) is finished in the same pass).
+ * After a whole rebuild (map NULL) of a World of more than LEAF_SLICE slots, the new indices go
+ * into w->lf (a block of acap ints: its random writes stay in cache) and the items get them a
+ * slice per traversal (clw_leaf_step); without memory for lf, or in a smaller World, they are
+ * written into the items at once. */
 static void tree_rebuilt(cl_world *w, const int *map) {
     cl_tree *t = &w->tree;
-    int i;
+    int i, *lf;
     w->tchg = 0;
     w->tver++;
     w->refcost = t->built_cost;
     if (map != NULL) {
         for (i = 0; i < w->cap; i++)
-            if (w->items[i].proxy != CL_NULLNODE) w->items[i].proxy = map[w->items[i].proxy];
+            if (w->items[i].proxy != CL_NULLNODE) w->items[i].proxy = map[clw_leaf(w, i)];
+        free_buf(w, w->lf, w->lfcap, sizeof(int));
+        w->lf = NULL;
+        return;
+    }
+    lf = w->lf;
+    if (lf == NULL && w->cap > LEAF_SLICE) {
+        lf = (int *)w->alloc(w->ud, NULL, 0, (size_t)w->acap * sizeof(int));
+        if (lf != NULL) w->lfcap = w->acap;
+    }
+    if (lf == NULL) {
+        for (i = 0; i < 2 * t->leaves - 1; i++)
+            if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
         return;
     }
     for (i = 0; i < 2 * t->leaves - 1; i++)
-        if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
+        if (t->nodes[i].child1 == CL_NULLNODE) lf[t->nodes[i].child2] = i;
+    w->lf = lf;
+    w->lfpos = 0;
+}
+
+void clw_leaf_step(cl_world *w) {
+    int i, end = w->cap - w->lfpos > LEAF_SLICE ? w->lfpos + LEAF_SLICE : w->cap;
+    for (i = w->lfpos; i < end; i++)
+        if (w->items[i].proxy != CL_NULLNODE) w->items[i].proxy = w->lf[i];
+    w->lfpos = end;
+    if (end == w->cap) {
+        free_buf(w, w->lf, w->lfcap, sizeof(int));
+        w->lf = NULL;
+    }
+}
+
+void clw_leaf_finish(cl_world *w) {
+    while (w->lf != NULL) clw_leaf_step(w);
 }
 
 /* Rebuilds the tree (cl_tree_rebuild, pending leaves built in) and re-reads the items' leaf
@@ -306,26 +340,27 @@ void clw_flush_tree(cl_world *w) {
         w->dhead = it->dnext;
         it->onlist = 0;
         if (it->dnext >= 0) {       /* the next leaf and its parent link: random, from memory */
-            int p = w->items[it->dnext].proxy;
+            int p = clw_leaf(w, it->dnext);
             if (p != CL_NULLNODE) {
                 WPREFETCH(&w->tree.nodes[p]);
                 WPREFETCH(&w->tree.meta[p]);
             }
         }
         if (it->dirty && it->proxy != CL_NULLNODE) {
+            int leaf = clw_leaf(w, id);
             cl_aabb nf = fat_box(w, id);
             cl_fbox nfb = fbox_of(&nf);             /* cl_fbox_from's bits */
             it->dirty = 0;
             w->tver++;
             if (bulk) {
-                w->tree.nodes[it->proxy].box = nfb;     /* ancestors fixed by the rebuild */
+                w->tree.nodes[leaf].box = nfb;          /* ancestors fixed by the rebuild */
             } else if (fboxes_overlap(&it->fat, &nfb)) {     /* a small step: grow the ancestors
                                                                (the next rebuild refits them) */
-                cl_tree_enlarge_fbox(&w->tree, it->proxy, &nfb);
-                if (qsync) qsnap_path(w, it->proxy);
+                cl_tree_enlarge_fbox(&w->tree, leaf, &nfb);
+                if (qsync) qsnap_path(w, leaf);
                 w->tchg++;
             } else {
-                it->proxy = cl_tree_move(&w->tree, it->proxy, &nf);
+                clw_set_leaf(w, id, cl_tree_move(&w->tree, leaf, &nf));
                 w->tchg += 8;
                 qsync = 0;
             }

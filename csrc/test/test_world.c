@@ -386,6 +386,111 @@ static void test_bulk(void) {
     cl_world_free(&w);
 }
 
+/* ---- a whole rebuild's leaf indices copied into the items over later calls (cl_world.lf) ---- */
+
+/* 1 if every live item's leaf (w->lf[id] while the copy is under way, else its proxy) is a tree
+ * leaf holding that item, and every item below the copy's position already has it. */
+static int leaves_right(const cl_world *w) {
+    int id;
+    for (id = 0; id < w->cap; id++) {
+        int leaf;
+        if (w->items[id].proxy == CL_NULLNODE) continue;
+        leaf = w->lf ? w->lf[id] : w->items[id].proxy;
+        if (leaf < 0 || leaf >= w->tree.cap || w->tree.nodes[leaf].child1 != CL_NULLNODE ||
+            w->tree.nodes[leaf].child2 != id)
+            return 0;
+        if (w->lf && id < w->lfpos && w->items[id].proxy != leaf) return 0;
+    }
+    return 1;
+}
+
+/* Count of shapes sh[0..n-1] (alive[i] set) that overlap q: the brute-force answer. */
+static int brute_count(const cl_shape *q, const cl_shape *sh, const char *alive, int n) {
+    int i, m = 0;
+    for (i = 0; i < n; i++) m += alive[i] && cl_shape_overlaps(q, &sh[i]);
+    return m;
+}
+
+/* The first query after 100,000 adds rebuilds the whole tree; the items' new leaf indices are
+ * copied a slice per later traversal. Removes, small and far moves (leaf enlargements and
+ * reinsertions), re-adds and queries in between find the right leaves, and an add that grows
+ * the item block finishes the copy first. */
+static void test_leaf_copy(void) {
+    enum { N = 100000, M = 140000 };
+    static cl_shape sh[M];
+    static char alive[M];
+    cl_world w;
+    long live0 = live_bytes;
+    int i, round, bad = 0, deferred = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    memset(alive, 0, sizeof alive);
+    for (i = 0; i < N; i++) {
+        double x = rnd() * 500, y = rnd() * 500, z = rnd() * 500;
+        cl_shape s = mkaabb(x, y, z, x + 1 + rnd() * 4, y + 1 + rnd() * 4, z + 1 + rnd() * 4);
+        int id = cl_world_add(&w, &s);
+        sh[id] = s;
+        alive[id] = 1;
+    }
+    for (round = 0; round < 12 && (round < 2 || w.lf != NULL); round++) {
+        double x = rnd() * 450, y = rnd() * 450, z = rnd() * 450;
+        cl_shape q = mkaabb(x, y, z, x + 50, y + 50, z + 50);
+        if (cl_world_query(&w, &q) != brute_count(&q, sh, alive, w.cap)) bad++;
+        deferred += w.lf != NULL && w.lfpos < w.cap;
+        if (!leaves_right(&w)) bad++;
+        for (i = round; i < N; i += 97) {           /* removes, moves, re-adds while it copies */
+            if (!alive[i]) {
+                cl_shape s = mkaabb(x, y, z, x + 2, y + 2, z + 2);
+                int id = cl_world_add(&w, &s);
+                sh[id] = s;
+                alive[id] = 1;
+            } else if (i % 3 == 0) {
+                cl_world_remove(&w, i);
+                alive[i] = 0;
+            } else {
+                double d = i % 3 == 1 ? 0.3 : 200;  /* in its fat box's reach, or far */
+                cl_shape_translate(&sh[i], cl_v3(d, -d / 2, d / 3));
+                cl_world_update(&w, i, &sh[i]);
+            }
+        }
+        if (!leaves_right(&w) || !cl_tree_validate(&w.tree)) bad++;
+    }
+    for (i = 0; w.lf != NULL && i < 1000000; i++) {       /* the rest of the copy */
+        cl_shape q = mkaabb(1, 1, 1, 2, 2, 2);
+        cl_world_query(&w, &q);
+    }
+    ENSURE(deferred > 0 && w.lf == NULL && bad == 0 && leaves_right(&w),
+           "100,000 items: the whole rebuild's leaf indices copied over later traversals, right throughout");
+    /* a copy under way when the item block must grow: the add finishes it first */
+    {
+        double x = 10;
+        cl_shape q = mkaabb(0, 0, 0, 500, 500, 500);
+        int id;
+        while (w.cap < w.acap || w.freelist >= 0) {     /* fill every slot of the block */
+            cl_shape s = mkaabb(x, x, x, x + 1, x + 1, x + 1);
+            id = cl_world_add(&w, &s);
+            sh[id] = s;
+            alive[id] = 1;
+        }
+        for (i = 0; i < w.cap; i++)             /* 3 in 4 far away: the next query rebuilds whole */
+            if (alive[i] && i % 4 != 0) {
+                cl_shape_translate(&sh[i], cl_v3(1000, 0, 0));
+                cl_world_update(&w, i, &sh[i]);
+            }
+        cl_world_query(&w, &q);
+        deferred = w.lf != NULL;
+        {
+            cl_shape s = mkaabb(x, x, x, x + 1, x + 1, x + 1);
+            id = cl_world_add(&w, &s);
+            sh[id] = s;
+            alive[id] = 1;
+        }
+        ENSURE(deferred && w.lf == NULL && leaves_right(&w) && cl_world_query(&w, &q) == brute_count(&q, sh, alive, w.cap),
+               "an add that grows the item block while the copy is under way finishes it");
+    }
+    cl_world_free(&w);
+    ENSURE(live_bytes == live0 && w.lf == NULL, "every byte is freed");
+}
+
 /* ---- the box-query snapshot kept in step with leaf enlargements and refits ---- */
 
 /* 1 if every slotted tree node's snapshot slot holds its box and every leaf has a slot. */
@@ -1551,6 +1656,7 @@ int main(void) {
     test_ray_qsnap();
     test_rounding();
     test_bulk();
+    test_leaf_copy();
     test_rebuild_sah();
     test_translate();
     test_move();
