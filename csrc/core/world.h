@@ -134,7 +134,8 @@ typedef struct cl_world {
     int cap, count, freelist, acap;
     /* after a whole rebuild of a large tree (the first query after bulk adds), the items' new
      * leaf indices wait here (lf[id], lfcap = the acap it was made for) and are copied into the
-     * items a slice per traversal from id lfpos on (clw_leaf_step), instead of all at once in
+     * items a slice per traversal from id lfpos on (clw_leaf_step; lfpos -1: from the next
+     * traversal, not the one that rebuilt), instead of all at once in
      * that call: 1,000,000 random writes into the item block were a quarter of that call. While
      * lf is set it is the leaf index of every live item (clw_leaf) and writes go to both. */
     int *lf; int lfcap, lfpos;

@@ -141,11 +141,16 @@ static void tree_rebuilt(cl_world *w, const int *map) {
     for (i = 0; i < 2 * t->leaves - 1; i++)
         if (t->nodes[i].child1 == CL_NULLNODE) lf[t->nodes[i].child2] = i;
     w->lf = lf;
-    w->lfpos = 0;
+    w->lfpos = -1;                  /* the copy starts with the next call, not this one */
 }
 
 void clw_leaf_step(cl_world *w) {
-    int i, end = w->cap - w->lfpos > LEAF_SLICE ? w->lfpos + LEAF_SLICE : w->cap;
+    int i, end;
+    if (w->lfpos < 0) {
+        w->lfpos = 0;
+        return;
+    }
+    end = w->cap - w->lfpos > LEAF_SLICE ? w->lfpos + LEAF_SLICE : w->cap;
     for (i = w->lfpos; i < end; i++)
         if (w->items[i].proxy != CL_NULLNODE) w->items[i].proxy = w->lf[i];
     w->lfpos = end;
