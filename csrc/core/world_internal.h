@@ -304,8 +304,8 @@ CL_API void clw_tree_step(cl_world *w);
 CL_API void clw_leaf_step(cl_world *w);
 CL_API void clw_leaf_finish(cl_world *w);
 
-/* Items per clw_leaf_step (a traversal's share of the copy after a whole rebuild), and the
- * most item slots for which a whole rebuild still writes the items at once. The copy's first
+/* Item slots per clw_leaf_step (a traversal's share of the copy after a whole rebuild), and the
+ * most tree leaves for which a whole rebuild still writes the items at once (tree_rebuilt). The copy's first
  * touch of the item block's pages after the build is slow on the benchmark VM: 16,384 items a
  * call cost 2.3-3 ms there (32,768: 4.7-6.6 ms). */
 #ifndef LEAF_SLICE

@@ -111,7 +111,9 @@ static cl_aabb fat_box(const cl_world *w, int id) {
  * cost in memory traffic, frame22's cache simulation). Every item with a leaf had it when the
  * rebuild started (an add or a remove cancels a rebuild), so map holds it (a copy of a whole
  * rebuild's indices still under way (cl_world.lf) is finished in the same pass).
- * After a whole rebuild (map NULL) of a World of more than LEAF_SLICE slots, the new indices go
+ * After a whole rebuild (map NULL) of a tree of more than LEAF_SLICE leaves, in a World whose slots
+ * are at most twice its leaves (review rev24: a World that once held a million items and now holds
+ * 2,000 scanned 32,768 slots a call for 31 calls after each rebuild), the new indices go
  * into w->lf (a block of acap ints: its random writes stay in cache) and the items get them a
  * slice per traversal (clw_leaf_step); without memory for lf, or in a smaller World, they are
  * written into the items at once. */
@@ -129,7 +131,8 @@ static void tree_rebuilt(cl_world *w, const int *map) {
         return;
     }
     lf = w->lf;
-    if (lf == NULL && w->cap > LEAF_SLICE) {
+    if (lf == NULL && t->leaves > LEAF_SLICE && w->cap <= 2L * t->leaves) {   /* large and dense (a
+                                          * sparse World's copy would scan many free slots a call) */
         lf = (int *)w->alloc(w->ud, NULL, 0, (size_t)w->acap * sizeof(int));
         if (lf != NULL) w->lfcap = w->acap;
     }
