@@ -1257,3 +1257,87 @@ describe("FFI Character wrappers", function()
     end
   end)
 end)
+
+describe("FFI World wrappers: item lists built while finalizers run", function()
+  -- query and querypoint build their item lists after the fast call (lists of up to 3 items by
+  -- table constructors, longer ones by table.new): a finalizer run by that allocation may make
+  -- calls on another world (the results stay right) or use this world (the call raises the classic
+  -- error), as move's collision tables above. Each call below allocates its list.
+  it("keep their results when finalizers use another world, and refuse a world changed by one", function()
+    if not (isluajit and collide._ffi) then return end
+    local w, w2 = collide.World(), collide.World()
+    w:add("a", collide.AABB(0, 0, 0, 1, 1, 1))
+    w:add("b", collide.AABB(0.5, 0.5, 0.5, 2, 2, 2))
+    w:add("c", collide.AABB(0.8, 0.8, 0.8, 3, 3, 3))
+    for i = 1, 6 do w:add(i, collide.AABB(10, 10, 10, 11, 11, 11)) end
+    w2:add(1, collide.AABB(0, 0, 0, 1, 1, 1))
+    local b1, b2, b3 = collide.AABB(0.1, 0.1, 0.1, 0.2, 0.2, 0.2), collide.AABB(0.6, 0.6, 0.6, 0.7, 0.7, 0.7),
+      collide.AABB(0.9, 0.9, 0.9, 0.95, 0.95, 0.95)
+    local b9 = collide.AABB(0.9, 0.9, 0.9, 10.5, 10.5, 10.5)
+    local calls = {      -- function name, arguments, expected items (add order)
+      { "querypoint", { 0.25, 0.25, 0.25 }, { "a" } },
+      { "querypoint", { 0.6, 0.6, 0.6 }, { "a", "b" } },
+      { "querypoint", { 0.9, 0.9, 0.9 }, { "a", "b", "c" } },
+      { "query", { b1 }, { "a" } },
+      { "query", { b2 }, { "a", "b" } },
+      { "query", { b3 }, { "a", "b", "c" } },
+      { "query", { b9 }, { "a", "b", "c", 1, 2, 3, 4, 5, 6 } },
+    }
+    local pause = collectgarbage("setpause", 1)
+    local stepmul = collectgarbage("setstepmul", 100)
+    local proto = newproxy(true)
+    local mode, inside = "none", false
+    local bad, refused, done, during = nil, 0, 0, 0
+    local shortrefused = 0   -- refusals of calls with up to 3 results (the constructors' branch)
+    getmetatable(proto).__gc = function()
+      if mode == "none" then return end
+      if inside then during = during + 1 end
+      if mode == "other" then
+        w2:querypoint(0.5, 0.5, 0.5); w2:query(b2)
+      else
+        w:querypoint(0.5, 0.5, 0.5)
+      end
+    end
+    local function step(i)
+      if i % 50 == 1 then for _ = 1, 500 do local _ = newproxy(proto) end end
+      local c = calls[i % #calls + 1]
+      local f = w[c[1]]
+      inside = true
+      local ok, t, n = pcall(f, w, unpack(c[2]))
+      inside = false
+      if ok then
+        done = done + 1
+        local same = n == #c[3] and #t == n
+        for k = 1, #c[3] do same = same and t[k] == c[3][k] end
+        if not same then bad = bad or ("%s %d: %d items"):format(c[1], i, n) end
+      else
+        refused = refused + 1
+        if #c[3] <= 3 then shortrefused = shortrefused + 1 end
+        if t ~= "world used by a finalizer while '" .. c[1] .. "' built its results" or mode == "other" then
+          bad = bad or ("%s %d refused: %s"):format(c[1], i, tostring(t))
+        end
+      end
+    end
+    local N = os.getenv("COLLIDE_QUICK") and 1000 or 4000
+    for _ = 1, os.getenv("COLLIDE_QUICK") and 1 or 10 do
+      for _, m in ipairs { "other", "same" } do
+        for _, jmode in ipairs { "off", "on" } do
+          jit[jmode]()
+          mode = m
+          for i = 1, N do step(i) end
+        end
+      end
+      if bad or (during > 0 and shortrefused > 0 and refused > shortrefused) then break end
+    end
+    jit.on()
+    mode = "none"
+    collectgarbage("setpause", pause)
+    collectgarbage("setstepmul", stepmul)
+    assert.is_nil(bad)
+    assert.is_true(done >= 2 * N, done .. " done")
+    if not os.getenv("COLLIDE_QUICK") then
+      assert.is_true(during > 0 and shortrefused > 0 and refused > shortrefused,
+        during .. " during calls, " .. refused .. " refused, " .. shortrefused .. " with up to 3 results")
+    end
+  end)
+end)
