@@ -468,9 +468,17 @@ WINLINE int select_items(cl_world *w, const cl_aabb *q, int mode, cl_vec3 p, con
 }
 
 int cl_world_query(cl_world *w, const cl_shape *s) {
-    cl_aabb b = cl_shape_aabb(s), q = widen(&b, 0, shape_tol(s, &b));
     cl_vec3 o = cl_v3(0, 0, 0);
-    return s->kind == CL_AABB ? select_items(w, &q, 1, o, s) : select_items(w, &q, 2, o, s);
+    cl_aabb b, q;
+    if (s->kind == CL_AABB) {
+        /* an AABB's box and allowance inline (cl_shape_aabb is the box itself and shape_tol is
+         * box_tol for it: the same q without the two calls, a tenth of a small query) */
+        q = widen(&s->u.aabb, 0, box_tol(&s->u.aabb));
+        return select_items(w, &q, 1, o, s);
+    }
+    b = cl_shape_aabb(s);
+    q = widen(&b, 0, shape_tol(s, &b));
+    return select_items(w, &q, 2, o, s);
 }
 
 /* box_tol of the point box p..p (shape_tol(NULL, &b) for b.min = b.max = p), the same value: the
