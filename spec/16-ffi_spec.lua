@@ -499,7 +499,7 @@ describe("mesh:raycast's FFI wrapper", function()
 end)
 
 -- ------------------------------------------------------------------ World methods
--- world:move, query, querypoint and raycast (csrc/bind/ffi_world.c): the same random calls on two
+-- world:move, query, querypoint, raycast and raycastall (csrc/bind/ffi_world.c): the same random calls on two
 -- equal worlds, one through the wrappers and one through the classic C methods
 -- (collide._classic.World), with filters (which take the classic path: results must still agree),
 -- out tables (reused across calls, with extra entries, holes and foreign values), bad arguments and
@@ -545,9 +545,9 @@ local function samev(a, b, ida, idb, depth)
 end
 
 local function worldcase(mode)
-  it("world:move, query, querypoint and raycast give the classic results, errors and effects (" .. mode .. ")", function()
+  it("world:move, query, querypoint, raycast and raycastall give the classic results, errors and effects (" .. mode .. ")", function()
     assert.is_table(CW)
-    for _, name in ipairs { "move", "query", "querypoint", "raycast" } do
+    for _, name in ipairs { "move", "query", "querypoint", "raycast", "raycastall" } do
       local m = getmetatable(collide.World()).__index[name]
       assert.are.equal("Lua", debug.getinfo(m, "S").what, name)
       assert.are.equal("C", debug.getinfo(CW[name], "S").what, name)
@@ -622,7 +622,7 @@ local function worldcase(mode)
           fa = pick { "f", 3, {} }; fb = fa
         end
         -- the call
-        local name = pick { "move", "move", "query", "querypoint", "raycast" }
+        local name = pick { "move", "move", "query", "querypoint", "raycast", "raycastall" }
         local args
         local wself = rnd() < 0.96 and "w" or pick { "other", "destroyed", "shape", "nil", "file" }
         if name == "move" then
@@ -652,6 +652,7 @@ local function worldcase(mode)
           local ray = rnd() < 0.93 and collide.Ray(o[1], o[2], o[3], d[1], d[2], d[3]) or pick { collide.AABB(0, 0, 0, 1, 1, 1), "r" }
           local maxt = rnd() < 0.5 and nil or pick { 0, 1, 2.5, 10, 1 / 0, -1, 0 / 0, "2" }
           args = { ray, maxt, fa, n = 3 }
+          if name == "raycastall" then args = { ray, maxt, fa, oa, n = 4 } end
         end
         local n = args.n
         if rnd() < 0.05 then n = math.floor(rnd() * n) end       -- missing arguments
@@ -662,7 +663,8 @@ local function worldcase(mode)
         if name == "query" and n >= 3 then argsb[3] = ob end
         if name == "querypoint" and n >= 4 then argsb[4] = fb end
         if name == "querypoint" and n >= 5 then argsb[5] = ob end
-        if name == "raycast" and n >= 3 then argsb[3] = fb end
+        if (name == "raycast" or name == "raycastall") and n >= 3 then argsb[3] = fb end
+        if name == "raycastall" and n >= 4 then argsb[4] = ob end
         local sa, sb = wa, wb
         if wself == "other" then sa, sb = collide.World(), collide.World()
         elseif wself == "destroyed" then sa, sb = collide.World(), collide.World(); sa:destroy(); sb:destroy()
@@ -739,6 +741,51 @@ describe("FFI World wrappers: move's spare collision tables", function()
 end)
 
 bothjit("FFI World wrappers vs the classic C methods", worldcase)
+
+-- raycastall without a filter or an out table (its fast path) on hit-rich worlds: every result the
+-- classic method's, bit for bit (hit tables entry by entry: item, t, normal, a mesh item's tri). Rays
+-- from grid points and face centres along axes and diagonals (along edges, through shared
+-- vertices), from inside shapes, with and without a limit.
+local function raycastallcase(mode)
+  it("world:raycastall without a filter or an out table gives the classic hits (" .. mode .. ")", function()
+    local problems, hits = {}, 0
+    local n = os.getenv("COLLIDE_QUICK") and 40 or 200
+    for wi = 1, n do
+      local w = collide.World()
+      local W = getmetatable(w).__index
+      for k = 1, 4 + math.floor(rnd() * 20) do
+        local s = gridshape(true)
+        if type(s) == "table" then w:add(k, unpack(s)) else w:add(k, s) end
+      end
+      for ci = 1, 40 do
+        local o = { math.floor(rnd() * 9) - 4 + pick { 0, 0.5, 1 }, math.floor(rnd() * 9) - 4 + pick { 0, 0.5 },
+                    math.floor(rnd() * 3) - 1 + pick { 0, 0.5 } }
+        local d = { math.floor(rnd() * 3) - 1, math.floor(rnd() * 3) - 1, rnd() < 0.6 and 0 or math.floor(rnd() * 3) - 1 }
+        if d[1] == 0 and d[2] == 0 and d[3] == 0 then d[1] = -1 end
+        if rnd() < 0.2 then d[1], d[2] = d[1] + rnd(), d[2] - rnd() end
+        local ray = collide.Ray(o[1], o[2], o[3], d[1], d[2], d[3])
+        local maxt = pick { 1, 3.5, 100, 1 / 0 }
+        local ra, rb
+        if rnd() < 0.3 then    -- no limit
+          ra, rb = { pcall(W.raycastall, w, ray) }, { pcall(CW.raycastall, w, ray) }
+        else
+          ra, rb = { pcall(W.raycastall, w, ray, maxt) }, { pcall(CW.raycastall, w, ray, maxt) }
+        end
+        local ida, idb = { n = 0, map = {} }, { n = 0, map = {} }
+        if #ra ~= #rb or not samev(ra[2], rb[2], ida, idb, 0) or not same(ra[3], rb[3]) or ra[1] ~= rb[1] then
+          problems[#problems + 1] = ("world %d ray %d: %s %s vs %s %s"):format(wi, ci, show(ra[2]), show(ra[3]),
+            show(rb[2]), show(rb[3]))
+          if #problems >= 5 then break end
+        end
+        if ra[1] and type(ra[3]) == "number" then hits = hits + ra[3] end
+      end
+      if #problems >= 5 then break end
+    end
+    assert.are.equal("", table.concat(problems, "\n"))
+    assert.is_true(hits >= n * 20, hits .. " hits")
+  end)
+end
+bothjit("FFI World wrappers: raycastall's fast path vs the classic method", raycastallcase)
 
 -- world:move of boxes at every scale: the wrapper's core entry does a box's free move apart from
 -- the general loop (clw_move_commitfree), the classic method always runs the loop. Random AABB
@@ -1259,8 +1306,8 @@ describe("FFI Character wrappers", function()
 end)
 
 describe("FFI World wrappers: item lists built while finalizers run", function()
-  -- query and querypoint build their item lists after the fast call (lists of up to 3 items by
-  -- table constructors, longer ones by table.new): a finalizer run by that allocation may make
+  -- query, querypoint and raycastall build their lists after the fast call (lists of up to 3
+  -- items and 2 hits by table constructors, longer ones by table.new): a finalizer run by an allocation may make
   -- calls on another world (the results stay right) or use this world (the call raises the classic
   -- error), as move's collision tables above. Each call below allocates its list.
   it("keep their results when finalizers use another world, and refuse a world changed by one", function()
@@ -1282,6 +1329,11 @@ describe("FFI World wrappers: item lists built while finalizers run", function()
       { "query", { b2 }, { "a", "b" } },
       { "query", { b3 }, { "a", "b", "c" } },
       { "query", { b9 }, { "a", "b", "c", 1, 2, 3, 4, 5, 6 } },
+      -- raycastall's hit tables, by item (nearest first)
+      { "raycastall", { collide.Ray(-1, 0.25, 0.25, 1, 0, 0), 100 }, { "a" }, hits = true },
+      { "raycastall", { collide.Ray(-1, 0.6, 0.6, 1, 0, 0), 100 }, { "a", "b" }, hits = true },
+      { "raycastall", { collide.Ray(-1, 0.9, 0.9, 1, 0, 0), 100 }, { "a", "b", "c" }, hits = true },
+      { "raycastall", { collide.Ray(-1, 10.5, 10.5, 1, 0, 0), 100 }, { 1, 2, 3, 4, 5, 6 }, hits = true },
     }
     local pause = collectgarbage("setpause", 1)
     local stepmul = collectgarbage("setstepmul", 100)
@@ -1289,6 +1341,7 @@ describe("FFI World wrappers: item lists built while finalizers run", function()
     local mode, inside = "none", false
     local bad, refused, done, during = nil, 0, 0, 0
     local shortrefused = 0   -- refusals of calls with up to 3 results (the constructors' branch)
+    local refusedby = { query = 0, querypoint = 0, raycastall = 0 }
     getmetatable(proto).__gc = function()
       if mode == "none" then return end
       if inside then during = during + 1 end
@@ -1308,11 +1361,16 @@ describe("FFI World wrappers: item lists built while finalizers run", function()
       if ok then
         done = done + 1
         local same = n == #c[3] and #t == n
-        for k = 1, #c[3] do same = same and t[k] == c[3][k] end
+        for k = 1, #c[3] do
+          local v = t[k]
+          if c.hits then v = type(v) == "table" and v.item end
+          same = same and v == c[3][k]
+        end
         if not same then bad = bad or ("%s %d: %d items"):format(c[1], i, n) end
       else
         refused = refused + 1
         if #c[3] <= 3 then shortrefused = shortrefused + 1 end
+        refusedby[c[1]] = refusedby[c[1]] + 1
         if t ~= "world used by a finalizer while '" .. c[1] .. "' built its results" or mode == "other" then
           bad = bad or ("%s %d refused: %s"):format(c[1], i, tostring(t))
         end
@@ -1327,7 +1385,8 @@ describe("FFI World wrappers: item lists built while finalizers run", function()
           for i = 1, N do step(i) end
         end
       end
-      if bad or (during > 0 and shortrefused > 0 and refused > shortrefused) then break end
+      local all = refusedby.query > 0 and refusedby.querypoint > 0 and refusedby.raycastall > 0
+      if bad or (during > 0 and shortrefused > 0 and refused > shortrefused and all) then break end
     end
     jit.on()
     mode = "none"
@@ -1336,8 +1395,10 @@ describe("FFI World wrappers: item lists built while finalizers run", function()
     assert.is_nil(bad)
     assert.is_true(done >= 2 * N, done .. " done")
     if not os.getenv("COLLIDE_QUICK") then
-      assert.is_true(during > 0 and shortrefused > 0 and refused > shortrefused,
-        during .. " during calls, " .. refused .. " refused, " .. shortrefused .. " with up to 3 results")
+      assert.is_true(during > 0 and shortrefused > 0 and refused > shortrefused and refusedby.query > 0
+        and refusedby.querypoint > 0 and refusedby.raycastall > 0,
+        during .. " during calls, " .. refused .. " refused, " .. shortrefused .. " with up to 3 results, by query "
+        .. refusedby.query .. ", querypoint " .. refusedby.querypoint .. ", raycastall " .. refusedby.raycastall)
     end
   end)
 end)

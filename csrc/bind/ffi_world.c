@@ -1,6 +1,7 @@
 /* collide Lua binding: the LuaJIT FFI fast path of the World (built only against LuaJIT headers):
- * world:move, world:query, world:querypoint and world:raycast without a filter, and a Character's
- * move without a filter and grounded (collide._classic.Character keeps the classic methods).
+ * world:move, world:query, world:querypoint, world:raycast and world:raycastall (the last without
+ * an out table: with one it takes the classic path) without a filter, and a Character's move
+ * without a filter and grounded (collide._classic.Character keeps the classic methods).
  *
  * As for the shapes (ffi.c, whose header explains the FFI conventions and the safety argument),
  * each method gets a plain C entry point below taking the World userdata as a pointer to its
@@ -173,6 +174,44 @@ static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
     return 2;
 }
 
+/* world:raycastall(ray, maxt) without a filter or an out table: the hit count n (>= 0), each hit
+ * as t, nx, ny, nz, id, tri in hits[6i..6i+5] when n <= cap (else nothing copied: the wrapper grows
+ * its buffer and takes the classic path), tri being a mesh item's triangle + 1 as world_query.c's
+ * lw_b_raycastall reports it (raytri + 1), 0 for any other hit (no tri field); the World's gen once
+ * the core has answered in *gen (as fw_querypoint's); -1 if irregular (the checks of fw_raycast). */
+static int fw_raycastall(void *ud, const void *rud, double maxt, double *hits, int cap, double *gen) {
+    lworld *lw = liveworld(ud);
+    const cl_udhead *h = (const cl_udhead *)rud;
+    const cl_ray *r;
+    int n, i;
+    if (lw == NULL || h == NULL || h->tag != &cl_class_tags[CL_K_RAY] || !(maxt >= 0)) return -1;
+    r = (const cl_ray *)(const void *)(h + 1);
+    lw->gen++;
+    n = cl_world_raycastall(&lw->w, r, maxt);
+    if (n < 0) return -1;
+    if (n <= cap) {
+        for (i = 0; i < n; i++) {
+            const cl_whit *wh = &lw->w.hits[i];
+            double *o = hits + 6 * i;
+            cl_shape tmp;
+            const cl_shape *s = cl_world_shape(&lw->w, wh->item, &tmp);
+            o[0] = wh->t;
+            o[1] = wh->n.x;
+            o[2] = wh->n.y;
+            o[3] = wh->n.z;
+            o[4] = wh->item;
+            o[5] = 0;
+            if (s->kind == CL_MESH) {
+                cl_hit mh;
+                size_t tri;
+                if (cl_pmesh_raycast(&s->u.mesh, r, maxt, &mh, &tri)) o[5] = (double)tri + 1;
+            }
+        }
+    }
+    *gen = lw->gen;
+    return n;
+}
+
 /* Writes collisions c[0..n-1] as other id, type, t, nx, ny, nz into cols[6i..6i+5]. */
 static void putcols(const cl_col *c, int n, double *cols) {
     int i;
@@ -323,7 +362,8 @@ static int fw_npool(void *ud, int set) {
 typedef void (*anyfnw)(void);
 static const struct { const char *name; anyfnw fn; } wfast[] = {
     { "querypoint", (anyfnw)fw_querypoint }, { "query", (anyfnw)fw_query },
-    { "raycast", (anyfnw)fw_raycast }, { "move", (anyfnw)fw_move }, { "commit", (anyfnw)fw_commit },
+    { "raycast", (anyfnw)fw_raycast }, { "raycastall", (anyfnw)fw_raycastall }, { "move", (anyfnw)fw_move },
+    { "commit", (anyfnw)fw_commit },
     { "gen", (anyfnw)fw_gen }, { "npool", (anyfnw)fw_npool }, { "charmove", (anyfnw)fc_move },
     { "charcols", (anyfnw)fc_cols }, { "grounded", (anyfnw)fc_grounded },
 };
@@ -331,9 +371,9 @@ static const struct { const char *name; anyfnw fn; } wfast[] = {
 /* The Lua chunk (run by lw_open_ffi), pieces of under 4095 characters as in ffi.c. */
 static const char *const wchunk[] = {
 /* CHUNK BEGIN */
-    "-- collide.ffi.world (embedded in csrc/bind/ffi_world.c): replaces world:move, query, querypoint and\n"
-    "-- raycast, and character:move and grounded, by Lua wrappers calling the C fast functions through the\n"
-    "-- LuaJIT FFI when no filter is given. Arguments: the module, the World metatable, the shape kinds'\n"
+    "-- collide.ffi.world (embedded in csrc/bind/ffi_world.c): replaces world:move, query, querypoint,\n"
+    "-- raycast and raycastall, and character:move and grounded, by Lua wrappers calling the C fast functions\n"
+    "-- through the LuaJIT FFI when no filter (and for raycastall no out table) is given. Arguments: the module, the World metatable, the shape kinds'\n"
     "-- metatables as a set, the Ray metatable, the fast functions by name, debug.getmetatable,\n"
     "-- debug.getfenv, the classic table and the Character metatable.\n"
     "-- Replaces nothing unless all was built. Nothing here allocates on a warm call with out tables,\n"
@@ -351,6 +391,7 @@ static const char *const wchunk[] = {
     "local FQP = cfn(\"querypoint\", \"void *, double, double, double, int32_t *, int, double *\")\n"
     "local FQ = cfn(\"query\", \"void *, const void *, int32_t *, int, double *\")\n"
     "local FRC = cfn(\"raycast\", \"void *, const void *, double, double *\")\n"
+    "local FRA = cfn(\"raycastall\", \"void *, const void *, double, double *, int, double *\")\n"
     "local FMV = cfn(\"move\", \"void *, double, int, double, double, double, double *, double *, int\")\n"
     "local FCM = cfn(\"commit\", \"void *, double\")\n"
     "local FGEN = cfn(\"gen\", \"void *\", \"double\")\n"
@@ -363,12 +404,13 @@ static const char *const wchunk[] = {
     "local LUD = FAST.move\n"
     "local OUT = dvla(8)\n"
     "-- The result buffer of the wrappers that set busy before their fast call (move, character:move,\n"
-    "-- grounded, query, querypoint; the last two write only the gen, in MOUT[0]) and read it before\n"
-    "-- clearing busy, so a finalizer run meanwhile (at a trace exit, or by an allocation) takes the\n"
-    "-- classic path for those, and its raycasts write OUT, not this. IDS and COLS are guarded alike.\n"
+    "-- grounded, query, querypoint, raycastall; the last three write only the gen, in MOUT[0]) and read it\n"
+    "-- before clearing busy, so a finalizer run meanwhile (at a trace exit, or by an allocation) takes the\n"
+    "-- classic path for those, and its raycasts write OUT, not this. IDS, COLS and HITS are guarded alike.\n"
     "local MOUT = dvla(8)\n"
     "local IDS, IDCAP = ivla(256), 256\n"
     "local COLS, COLCAP = dvla(6 * 64), 64\n"
+    "local HITS, HITCAP = dvla(6 * 64), 64\n"
     "local RESP = { [0] = \"ignore\", \"slide\", \"touch\", \"cross\", \"bounce\" }\n"
     "local POOLMAX = 16   -- world.c's POOLMAX (lworld.h)\n"
     "-- the user value U of each World met (see ffi_world.c), by World; weak keys\n"
@@ -379,7 +421,7 @@ static const char *const wchunk[] = {
     "local W = MW.__index\n"
     "if type(W) ~= \"table\" then return end\n"
     "local C = {}\n"
-    "for _, name in ipairs { \"move\", \"query\", \"querypoint\", \"raycast\" } do\n"
+    "for _, name in ipairs { \"move\", \"query\", \"querypoint\", \"raycast\", \"raycastall\" } do\n"
     "  if type(W[name]) ~= \"function\" then return end\n"
     "  C[name] = W[name]\n"
     "end\n"
@@ -578,6 +620,54 @@ static const char *const wchunk[] = {
     "  end\n"
     "  return C.raycast(...)\n"
     "end\n"
+    "\n"    "-- One hit of HITS (from k) as lw_b_raycastall's hit table (tri only on a mesh item's hit).\n"
+    "local function newhit(U, k)\n"
+    "  local tri = HITS[k + 5]\n"
+    "  if tri == 0 then\n"
+    "    return { item = rawget(U, HITS[k + 4] + 1), t = HITS[k], nx = HITS[k + 1], ny = HITS[k + 2], nz = HITS[k + 3] }\n"
+    "  end\n"
+    "  return { item = rawget(U, HITS[k + 4] + 1), t = HITS[k], nx = HITS[k + 1], ny = HITS[k + 2], nz = HITS[k + 3],\n"
+    "           tri = tri }\n"
+    "end\n"
+    "\n"
+    "-- raycastall without a filter or an out table (those take the classic path): a new list of new hit\n"
+    "-- tables, built as itemlist builds its list (busy set before the fast call, the gen checked after).\n"
+    "local function raycastall(...)\n"
+    "  local w, r, maxt, f, out = ...\n"
+    "  if f == nil and out == nil and not busy and type(w) == \"userdata\" and getmetatable(w) == MW\n"
+    "     and getmetatable(LUD) ~= MW and type(r) == \"userdata\" and getmetatable(r) == MR\n"
+    "     and getmetatable(LUD) ~= MR and (maxt == nil or type(maxt) == \"number\") then\n"
+    "    local U = UV[w] or items(w)\n"
+    "    if U then\n"
+    "      busy = true\n"
+    "      local n = FRA(w, r, maxt or HUGE, HITS, HITCAP, MOUT)\n"
+    "      if n >= 0 and n <= HITCAP then\n"
+    "        local gen, t = MOUT[0]\n"
+    "        if n == 0 then\n"
+    "          busy = false\n"
+    "          return {}, 0\n"
+    "        elseif n == 1 then\n"
+    "          t = { newhit(U, 0) }\n"
+    "        elseif n == 2 then\n"
+    "          t = { newhit(U, 0), newhit(U, 6) }\n"
+    "        else\n"
+    "          t = tnew(n, 0)\n"
+    "          for i = 1, n do rawset(t, i, newhit(U, 6 * (i - 1))) end\n"
+    "        end\n"
+    "        if FGEN(w) ~= gen then changed(\"raycastall\") end\n"
+    "        busy = false\n"
+    "        return t, n\n"
+    "      end\n"
+    "      busy = false\n"
+    "      if n > HITCAP then\n"
+    "        local c = HITCAP\n"
+    "        while c < n do c = 2 * c end\n"
+    "        HITS, HITCAP = dvla(6 * c), c\n"
+    "      end\n"
+    "    end\n"
+    "  end\n"
+    "  return C.raycastall(...)\n"
+    "end\n"
     "\n"
     "-- Collision i of COLS (from 1) as a new table: a constructor with constant keys (LuaJIT copies a\n"
     "-- template: cheaper than an empty table and six stores into its hash part).\n",
@@ -745,7 +835,7 @@ static const char *const wchunk[] = {
     "end\n"
     "\n"
     "classic.World = C\n"
-    "W.querypoint, W.query, W.raycast, W.move = querypoint, query, raycast, move\n"
+    "W.querypoint, W.query, W.raycast, W.raycastall, W.move = querypoint, query, raycast, raycastall, move\n"
     "if CC then\n"
     "  classic.Character = CC\n"
     "  CHM.move, CHM.grounded = charmove, grounded\n"
