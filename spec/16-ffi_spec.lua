@@ -1143,6 +1143,25 @@ end
 
 bothjit("FFI Character wrappers vs the classic C methods", charcase)
 
+-- Runs step(1 .. N) with the finalizers in mode "other", then "same" (setmode), the JIT off then on,
+-- for up to 10 rounds (1 in the quick runs) until enough() says finalizers have done their part
+-- (when the collector runs its steps is not ours to decide, and under the sanitizers one round saw
+-- none); leaves the JIT on and the mode "none".
+local function finalizer_rounds(N, step, setmode, enough)
+  for _ = 1, os.getenv("COLLIDE_QUICK") and 1 or 10 do
+    for _, m in ipairs { "other", "same" } do
+      for _, jmode in ipairs { "off", "on" } do
+        jit[jmode]()
+        setmode(m)
+        for i = 1, N do step(i) end
+      end
+    end
+    if enough() then break end
+  end
+  jit.on()
+  setmode("none")
+end
+
 describe("FFI Character wrappers", function()
   local errof = require("support.util").errof
   local function level(pad)
@@ -1277,22 +1296,10 @@ describe("FFI Character wrappers", function()
     end
     local N = os.getenv("COLLIDE_QUICK") and 1000 or 4000
     -- finalizers making fast calls elsewhere, then finalizers using this world; interpreted and
-    -- compiled
-    -- (rounds until finalizers have run inside moves and refused some: when the collector runs
-    -- its steps is not ours to decide, and under the sanitizers one round saw none; one round in
-    -- the quick runs, which do not assert it)
-    for _ = 1, os.getenv("COLLIDE_QUICK") and 1 or 10 do
-      for _, m in ipairs { "other", "same" } do
-        for _, jmode in ipairs { "off", "on" } do
-          jit[jmode]()
-          mode = m
-          for i = 1, N do step(i) end
-        end
-      end
-      if bad or (during > 0 and refused > 0) then break end
-    end
-    jit.on()
-    mode = "none"
+    -- compiled (rounds until finalizers have run inside moves and refused some; one round in the
+    -- quick runs, which do not assert it)
+    finalizer_rounds(N, step, function(m) mode = m end,
+      function() return bad or (during > 0 and refused > 0) end)
     collectgarbage("setpause", pause)
     collectgarbage("setstepmul", stepmul)
     assert.is_nil(bad)
@@ -1377,19 +1384,10 @@ describe("FFI World wrappers: item lists built while finalizers run", function()
       end
     end
     local N = os.getenv("COLLIDE_QUICK") and 1000 or 4000
-    for _ = 1, os.getenv("COLLIDE_QUICK") and 1 or 10 do
-      for _, m in ipairs { "other", "same" } do
-        for _, jmode in ipairs { "off", "on" } do
-          jit[jmode]()
-          mode = m
-          for i = 1, N do step(i) end
-        end
-      end
+    finalizer_rounds(N, step, function(m) mode = m end, function()
       local all = refusedby.query > 0 and refusedby.querypoint > 0 and refusedby.raycastall > 0
-      if bad or (during > 0 and shortrefused > 0 and refused > shortrefused and all) then break end
-    end
-    jit.on()
-    mode = "none"
+      return bad or (during > 0 and shortrefused > 0 and refused > shortrefused and all)
+    end)
     collectgarbage("setpause", pause)
     collectgarbage("setstepmul", stepmul)
     assert.is_nil(bad)
