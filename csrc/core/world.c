@@ -11,7 +11,6 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     cl_tree_init(&w->tree, alloc, ud);
     w->items = NULL;
     w->lf = NULL;
-    w->lfcap = w->lfpos = 0;
     w->freelist = -1;
     w->xs = NULL;
     w->xsfree = -1;
