@@ -149,6 +149,16 @@ static int fw_query(void *ud, const void *sud, int32_t *ids, int cap, double *ge
     return n;
 }
 
+/* The triangle a ray hit on item id, as world_query.c's raytri + 1 (the mesh's own raycast names
+ * it), for a mesh item; 0 for any other item or when that raycast misses. */
+static double fw_tri(const lworld *lw, int id, const cl_ray *r, double maxt) {
+    cl_shape tmp;
+    const cl_shape *s = cl_world_shape(&lw->w, id, &tmp);
+    cl_hit mh;
+    size_t tri;
+    return s->kind == CL_MESH && cl_pmesh_raycast(&s->u.mesh, r, maxt, &mh, &tri) ? (double)tri + 1 : 0;
+}
+
 /* world:raycast(ray, maxt): 0 (no hit), 1 with t, nx, ny, nz, id in out[0..4], or 2 (a mesh item)
  * with also the triangle in out[5] as world_query.c's lw_raycast reports it (its raytri + 1: the
  * mesh's own raycast names the triangle); -1 if irregular. */
@@ -156,8 +166,6 @@ static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
     lworld *lw = liveworld(ud);
     const cl_udhead *h = (const cl_udhead *)rud;
     const cl_ray *r;
-    const cl_shape *s;
-    cl_shape tmp;
     cl_whit hit;
     int st;
     if (lw == NULL || h == NULL || h->tag != &cl_class_tags[CL_K_RAY] || !(maxt >= 0)) return -1;
@@ -169,13 +177,8 @@ static int fw_raycast(void *ud, const void *rud, double maxt, double *out) {
     out[2] = hit.n.y;
     out[3] = hit.n.z;
     out[4] = hit.item;
-    s = cl_world_shape(&lw->w, hit.item, &tmp);
-    if (s->kind != CL_MESH) return 1;
-    {
-        cl_hit mh;
-        size_t tri;
-        out[5] = cl_pmesh_raycast(&s->u.mesh, r, maxt, &mh, &tri) ? (double)tri + 1 : 0;
-    }
+    if (cl_world_kind(&lw->w, hit.item) != CL_MESH) return 1;
+    out[5] = fw_tri(lw, hit.item, r, maxt);
     return 2;
 }
 
@@ -198,19 +201,12 @@ static int fw_raycastall(void *ud, const void *rud, double maxt, double *hits, i
         for (i = 0; i < n; i++) {
             const cl_whit *wh = &lw->w.hits[i];
             double *o = hits + 6 * i;
-            cl_shape tmp;
-            const cl_shape *s = cl_world_shape(&lw->w, wh->item, &tmp);
             o[0] = wh->t;
             o[1] = wh->n.x;
             o[2] = wh->n.y;
             o[3] = wh->n.z;
             o[4] = wh->item;
-            o[5] = 0;
-            if (s->kind == CL_MESH) {
-                cl_hit mh;
-                size_t tri;
-                if (cl_pmesh_raycast(&s->u.mesh, r, maxt, &mh, &tri)) o[5] = (double)tri + 1;
-            }
+            o[5] = fw_tri(lw, wh->item, r, maxt);
         }
     }
     *gen = lw->gen;
@@ -377,9 +373,9 @@ static const struct { const char *name; anyfnw fn; } wfast[] = {
 static const char *const wchunk[] = {
 /* CHUNK BEGIN */
     "-- collide.ffi.world (embedded in csrc/bind/ffi_world.c): replaces world:move, query, querypoint,\n"
-    "-- raycast and raycastall, and character:move and grounded, by Lua wrappers calling the C fast functions\n"
-    "-- through the LuaJIT FFI when no filter (and for raycastall no out table) is given. Arguments: the module, the World metatable, the shape kinds'\n"
-    "-- metatables as a set, the Ray metatable, the fast functions by name, debug.getmetatable,\n"
+    "-- raycast and raycastall, and character:move and grounded, by Lua wrappers calling the C fast\n"
+    "-- functions through the LuaJIT FFI when no filter (and for raycastall no out table) is given.\n"
+    "-- Arguments: the module, the World metatable, the shape kinds' metatables as a set, the Ray metatable, the fast functions by name, debug.getmetatable,\n"
     "-- debug.getfenv, the classic table and the Character metatable.\n"
     "-- Replaces nothing unless all was built. Nothing here allocates on a warm call with out tables,\n"
     "-- interpreted too (no cdata is made: every FFI call returns a number).\n"
@@ -569,10 +565,15 @@ static const char *const wchunk[] = {
     "  return t, n\n"
     "end\n"
     "\n"
+    "-- Capacity c doubled until it holds n (the growth of IDS, COLS and HITS).\n"
+    "local function doubled(c, n)\n"
+    "  while c < n do c = 2 * c end\n"
+    "  return c\n"
+    "end\n"
+    "\n"
     "-- Grows IDS to hold n ids (the wrapper then takes the classic path for this call).\n"
     "local function growids(n)\n"
-    "  local c = IDCAP\n"
-    "  while c < n do c = 2 * c end\n"
+    "  local c = doubled(IDCAP, n)\n"
     "  IDS, IDCAP = ivla(c), c\n"
     "end\n"
     "\n",
@@ -666,8 +667,7 @@ static const char *const wchunk[] = {
     "      end\n"
     "      busy = false\n"
     "      if n > HITCAP then\n"
-    "        local c = HITCAP\n"
-    "        while c < n do c = 2 * c end\n"
+    "        local c = doubled(HITCAP, n)\n"
     "        HITS, HITCAP = dvla(6 * c), c\n"
     "      end\n"
     "    end\n"
@@ -697,8 +697,7 @@ static const char *const wchunk[] = {
     "\n"
     "-- Grows COLS to hold n collisions.\n"
     "local function growcols(n)\n"
-    "  local c = COLCAP\n"
-    "  while c < n do c = 2 * c end\n"
+    "  local c = doubled(COLCAP, n)\n"
     "  COLS, COLCAP = dvla(6 * c), c\n"
     "end\n"
     "\n"
