@@ -1534,6 +1534,69 @@ static void add_unit_boxes(cl_tree *t, int from, int to, double ext, int lazy) {
     }
 }
 
+/* The pool's growth (tree_grow): the block is grown in place (a realloc, so a big pool's doubling
+ * moves pages, not bytes), and the untouched nodes lazy..cap-1 stay untouched (bulk adds leave up
+ * to half the pool so: writing out their links made the add that doubled the pool a game's
+ * slowest call). pool_insert fills those nodes with a pattern the tree must neither read nor
+ * write (a free untouched node is set up when handed out), inserts a leaf (lazily or not) and,
+ * when that grew the pool, checks the pattern, the blocks made and the tree's invariants. */
+struct pool_stats { int grown, regions, ahead, bad, data; };
+
+static void pool_insert(cl_tree *t, int lazy, struct pool_stats *st) {
+    int cap0 = t->cap, lazy0 = t->lazy, hadpend = t->pend != NULL, fl0 = t->freelist;
+    long fresh = fresh_blocks;
+    cl_aabb b;
+    if (lazy0 < cap0) memset(&t->nodes[lazy0], 0xA5, (size_t)(cap0 - lazy0) * sizeof(cl_tnode));
+    b.min = cl_v3(rnd() * 100, rnd() * 100, rnd() * 100);
+    b.max = cl_add(b.min, cl_v3(1, 1, 1));
+    if ((lazy ? cl_tree_insert_lazy(t, &b, st->data++) : cl_tree_insert(t, &b, st->data++)) == CL_NULLNODE)
+        st->bad++;
+    if (t->cap == cap0) return;
+    st->grown++;
+    if (!cl_tree_validate(t)) st->bad++;
+    if (cap0 > 0 && fresh_blocks - fresh != (hadpend ? 0 : 1)) st->bad++;     /* in place */
+    if (lazy0 < cap0) {
+        const unsigned char *u = (const unsigned char *)&t->nodes[t->lazy];
+        size_t j, nb = t->lazy < cap0 ? (size_t)(cap0 - t->lazy) * sizeof(cl_tnode) : 0;
+        st->regions++;
+        if (fl0 != CL_TREE_LAZY) st->ahead++;
+        if (t->lazy < lazy0 || t->lazy > lazy0 + 2) st->bad++;     /* the region kept its place */
+        for (j = 0; j < nb; j++)
+            if (u[j] != 0xA5) { st->bad++; break; }
+    }
+}
+
+/* Grows the pool in rounds: lazy leaves until it grows (the untouched region is in front of the
+ * free list); the pending leaves linked, the region handed out but a few nodes, every third leaf
+ * removed (their nodes freed ahead of the region in the free list), then lazy leaves until it
+ * grows again (they take the freed nodes first; it grows while some are left). */
+static void test_pool_growth(void) {
+    cl_tree t;
+    struct pool_stats st = {0, 0, 0, 0, 0};
+    int i, k, round;
+    rng = 5;
+    live_bytes = 0;
+    cl_tree_init(&t, talloc, NULL);
+    for (round = 0; round < 7; round++) {
+        int g = st.grown;
+        while (st.grown == g) pool_insert(&t, 1, &st);
+        cl_tree_link_pending(&t);
+        while (t.cap - t.lazy > 8) pool_insert(&t, 0, &st);
+        for (i = 0, k = 0; i < t.cap; i++)
+            if (t.hgt[i] == 0 && k++ % 3 == 0) cl_tree_remove(&t, i);
+        if (!cl_tree_validate(&t)) st.bad++;
+        g = st.grown;
+        while (st.grown == g) pool_insert(&t, 1, &st);
+        if (!cl_tree_validate(&t)) st.bad++;
+    }
+    printf("pool growth: %d growths, %d with an untouched region (%d behind freed nodes), %d leaves: %d bad\n",
+           st.grown, st.regions, st.ahead, t.leaves, st.bad);
+    ENSURE(st.bad == 0, "the pool grows in place and leaves its untouched nodes untouched");
+    ENSURE(st.regions >= 4 && st.ahead >= 2, "growths with an untouched region, behind freed nodes too");
+    cl_tree_free(&t);
+    ENSURE(live_bytes == 0, "every byte is freed after the pool's growths");
+}
+
 static void test_keep_blocks(void) {
     static double v[2000][3];
     cl_world w;
@@ -1685,6 +1748,7 @@ int main(void) {
     test_move_nomem();
     test_frames_nomem();
     test_keep_blocks();
+    test_pool_growth();
     bench();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
