@@ -148,7 +148,8 @@ void cl_tree_free(cl_tree *t) {
 /* Grows the pool so that at least need nodes are free; CL_OK or CL_ENOMEM (pool unchanged).
  * The block holds the nodes, then the metas, then the heights: it is reallocated in place of the
  * old one and the metas and heights of the nodes below lazy moved up to their new places (the
- * heights first: the metas' new place may overlap their old one, never the heights' new place).
+ * pool at least doubles, so the new metas start at byte 32 ncap >= 64 cap, past the old block's
+ * end at 37 cap: no move overlaps another's source).
  * The new nodes are untouched (only their heights are written): they extend the pool's untouched
  * region lazy..cap-1 when it has one (its place in the free list stays), else they go in front
  * of the free list, lowest index first. A pool that doubled for a few more nodes keeps the rest

@@ -1554,7 +1554,8 @@ static void pool_insert(cl_tree *t, int lazy, struct pool_stats *st) {
     if (t->cap == cap0) return;
     st->grown++;
     if (!cl_tree_validate(t)) st->bad++;
-    if (cap0 > 0 && fresh_blocks - fresh != (hadpend ? 0 : 1)) st->bad++;     /* in place */
+    if (cap0 > 0 && fresh_blocks - fresh != (lazy && !hadpend ? 1 : 0)) st->bad++;  /* in place (a lazy
+                                          * leaf's first pending list is the one fresh block) */
     if (lazy0 < cap0) {
         const unsigned char *u = (const unsigned char *)&t->nodes[t->lazy];
         size_t j, nb = t->lazy < cap0 ? (size_t)(cap0 - t->lazy) * sizeof(cl_tnode) : 0;
