@@ -117,6 +117,7 @@ void cl_tree_init(cl_tree *t, cl_alloc alloc, void *ud) {
     t->freelist = CL_NULLNODE;
     t->lazy = 0;
     t->lazynext = CL_NULLNODE;
+    t->ahead = 0;
     t->root = CL_NULLNODE;
     t->leaves = 0;
     t->pend = NULL;
@@ -175,7 +176,8 @@ static int tree_grow(cl_tree *t, int need) {
     if (!p) return CL_ENOMEM;
     m = (cl_tmeta *)(void *)(p + ncap);
     h = (signed char *)(void *)(m + ncap);
-    set = t->lazy < t->cap ? t->lazy : t->cap;     /* the nodes set up: 0..set-1 */
+    set = t->lazy > t->ahead ? t->lazy : t->ahead; /* the nodes set up or touched ahead: 0..set-1 */
+    if (set > t->cap) set = t->cap;
     if (set > 0) {
         const cl_tmeta *om = (const cl_tmeta *)(const void *)(p + t->cap);
         memmove(h, (const signed char *)(const void *)(om + t->cap), (size_t)set);
@@ -452,6 +454,24 @@ int cl_tree_insert(cl_tree *t, const cl_aabb *box, int data) {
     return leaf;
 }
 
+/* Touches two untouched nodes (node and meta) below 2 x leaves + 2, from t->ahead on: the nodes
+ * the pending leaves reserved for their linking (cl_tree_reserve), which the build of a tree of
+ * that many leaves writes (2 n - 1 nodes, its leaf records among them). On hosts where a page's
+ * first touch costs a fault (~11.7 us here), a bulk load's first query paid a fault per 128 nodes
+ * (at 1,000,000 adds about 9,000, 0.1 s): each lazy add now pays for the two nodes it adds to the
+ * build instead (a fault every 64 adds). The writes are what node_alloc writes, into free nodes
+ * nothing reads (their heights stay -1). */
+static void touch_ahead(cl_tree *t) {
+    int i = t->ahead > t->lazy ? t->ahead : t->lazy;
+    int end = 2 * t->leaves + 2 < t->cap ? 2 * t->leaves + 2 : t->cap;
+    if (end - i > 2) end = i + 2;
+    for (; i < end; i++) {
+        t->nodes[i].child1 = t->nodes[i].child2 = CL_NULLNODE;
+        t->meta[i].parent = CL_NULLNODE;
+    }
+    t->ahead = i;
+}
+
 int cl_tree_insert_lazy(cl_tree *t, const cl_aabb *box, int data) {
     int leaf;
     if (tree_grow(t, 2 + t->npend) != CL_OK) return CL_NULLNODE;
@@ -471,6 +491,7 @@ int cl_tree_insert_lazy(cl_tree *t, const cl_aabb *box, int data) {
     t->meta[leaf].parent = PEND_MARK(t->npend);
     t->pend[t->npend++] = leaf;
     t->leaves++;
+    touch_ahead(t);
     return leaf;
 }
 

@@ -72,9 +72,12 @@ typedef struct cl_tree {
     int cap;            /* nodes allocated */
     int nfree;          /* nodes on the free list */
     int freelist;       /* first free node, or CL_TREE_LAZY: take node lazy next */
-    int lazy;           /* nodes lazy..cap-1 are free and never written but their heights (-1):
-                         * they follow CL_TREE_LAZY in the free list, in index order, then lazynext */
+    int lazy;           /* nodes lazy..cap-1 are free and never set up (their heights are -1, the
+                         * rest is never read; cl_tree_insert_lazy touches some ahead of a bulk
+                         * build): they follow CL_TREE_LAZY in the free list, in index order, then
+                         * lazynext */
     int lazynext;
+    int ahead;          /* cl_tree_insert_lazy's next node to touch ahead (from lazy on) */
     int root;
     int leaves;         /* every leaf, pending ones included */
     int *pend;          /* pending leaves (cl_tree_insert_lazy): allocated, not yet linked */

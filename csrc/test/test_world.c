@@ -1544,6 +1544,7 @@ struct pool_stats { int grown, regions, ahead, bad, data; };
 
 static void pool_insert(cl_tree *t, int lazy, struct pool_stats *st) {
     int cap0 = t->cap, lazy0 = t->lazy, hadpend = t->pend != NULL, fl0 = t->freelist;
+    int a0 = t->ahead > lazy0 ? t->ahead : lazy0;   /* a lazy insert touches nodes a0..a0+2 at most */
     long fresh = fresh_blocks;
     cl_aabb b;
     if (lazy0 < cap0) memset(&t->nodes[lazy0], 0xA5, (size_t)(cap0 - lazy0) * sizeof(cl_tnode));
@@ -1557,13 +1558,18 @@ static void pool_insert(cl_tree *t, int lazy, struct pool_stats *st) {
     if (cap0 > 0 && fresh_blocks - fresh != (lazy && !hadpend ? 1 : 0)) st->bad++;  /* in place (a lazy
                                           * leaf's first pending list is the one fresh block) */
     if (lazy0 < cap0) {
-        const unsigned char *u = (const unsigned char *)&t->nodes[t->lazy];
-        size_t j, nb = t->lazy < cap0 ? (size_t)(cap0 - t->lazy) * sizeof(cl_tnode) : 0;
+        int i;
         st->regions++;
         if (fl0 != CL_TREE_LAZY) st->ahead++;
         if (t->lazy < lazy0 || t->lazy > lazy0 + 2) st->bad++;     /* the region kept its place */
-        for (j = 0; j < nb; j++)
-            if (u[j] != 0xA5) { st->bad++; break; }
+        for (i = t->lazy; i < cap0; i++) {
+            const unsigned char *u = (const unsigned char *)&t->nodes[i];
+            size_t j;
+            if (lazy && i >= a0 && i < a0 + 3) continue;    /* touched ahead (touch_ahead) */
+            for (j = 0; j < sizeof(cl_tnode); j++)
+                if (u[j] != 0xA5) break;
+            if (j < sizeof(cl_tnode)) { st->bad++; break; }
+        }
     }
 }
 
@@ -1596,6 +1602,36 @@ static void test_pool_growth(void) {
     ENSURE(st.regions >= 4 && st.ahead >= 2, "growths with an untouched region, behind freed nodes too");
     cl_tree_free(&t);
     ENSURE(live_bytes == 0, "every byte is freed after the pool's growths");
+    /* bulk lazy leaves touch the nodes their build will write ahead (touch_ahead): after n of them
+     * every node below 2n is written (set up as node_alloc would, or a leaf), its meta too (across
+     * the pool's growths), and no node is written from 2n + 2 on: before each leaf the nodes from
+     * max(lazy, ahead) on get a pattern, which the leaf leaves there but in at most 3 nodes (node
+     * alloc's one, touch_ahead's two); the build then gives a valid tree */
+    {
+        int n, touched = 1, beyond = 1;
+        cl_tree_init(&t, talloc, NULL);
+        for (n = 0; n < 5000; n++) {
+            int a0 = t.ahead > t.lazy ? t.ahead : t.lazy, cap0 = t.cap, lim;
+            cl_aabb b;
+            if (a0 < t.cap) memset(&t.nodes[a0], 0xA5, (size_t)(t.cap - a0) * sizeof(cl_tnode));
+            b.min = cl_v3(rnd() * 100, rnd() * 100, rnd() * 100);
+            b.max = cl_add(b.min, cl_v3(1, 1, 1));
+            cl_tree_insert_lazy(&t, &b, n);
+            if (t.ahead > 2 * t.leaves + 2) beyond = 0;
+            for (i = a0 + 3; i < cap0; i++) {
+                const unsigned char *u = (const unsigned char *)&t.nodes[i];
+                if (u[0] != 0xA5 || u[sizeof(cl_tnode) - 1] != 0xA5) { beyond = 0; break; }
+            }
+            lim = 2 * t.leaves < t.cap ? 2 * t.leaves : t.cap;
+            for (i = t.lazy; i < lim; i++)
+                if (t.nodes[i].child1 != CL_NULLNODE || t.meta[i].parent != CL_NULLNODE) touched = 0;
+        }
+        ENSURE(touched, "lazy leaves touch the nodes below 2 x leaves ahead of their build");
+        ENSURE(beyond, "and none from 2 x leaves + 2 on");
+        ENSURE(cl_tree_rebuild(&t) == CL_OK && cl_tree_validate(&t) && t.leaves == 5000, "the build after them");
+        cl_tree_free(&t);
+        ENSURE(live_bytes == 0, "every byte is freed after the touched-ahead tree");
+    }
 }
 
 static void test_keep_blocks(void) {
