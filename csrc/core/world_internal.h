@@ -347,8 +347,10 @@ CL_API int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap,
                           void **blk, int *qncap, int **qslotp, int *qslotcap);
 /* world_query.c: collects into w->tmp the items whose leaf overlaps *qp; count or CL_ENOMEM. */
 CL_API int clw_collect_fbox(cl_world *w, const cl_fbox *qp);
-/* world_query.c: clw_collect_fbox over the box-query snapshot (valid, at least two leaves). */
-CL_API int clw_collect_snap(cl_world *w, const cl_fbox *qp);
+/* world_query.c: clw_collect_fbox over the box-query snapshot (valid, at least two leaves); leaf
+ * >= 0: a tree leaf that has a slot in it, whose item is then left out and whose path the walk
+ * goes up first (qsnap_query; cheaper for a box near that leaf), else -1. */
+CL_API int clw_collect_snap(cl_world *w, const cl_fbox *qp, int leaf);
 /* world_pairs.c: sorts a[0..n-1] by key (unique keys below 2^bits) with an LSD radix sort of
  * 11-bit digits, tmp holding n scratch elements; digits equal in every key are skipped. Returns
  * the buffer (a or tmp) that holds the sorted elements. */

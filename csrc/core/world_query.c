@@ -118,15 +118,56 @@ WINLINE unsigned qnode_slots(const cl_qnode *n, unsigned *leaf) {
 #endif
 }
 
+/* The slots of snapshot node nd whose boxes meet float box q (bit j: slot j; NaN slots never):
+ * six 4-wide comparisons with SSE (the query's bounds broadcast in l0..h2), else the same
+ * comparisons one by one. */
+WINLINE unsigned qnode_boxhits(const cl_qnode *nd, const cl_fbox *q
+#if QSIMD
+                            , __m128 l0, __m128 l1, __m128 l2, __m128 h0, __m128 h1, __m128 h2
+#endif
+                            ) {
+    unsigned m;
+#if QSIMD
+    __m128 r = _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[0]), h0), _mm_cmple_ps(l0, _mm_load_ps(nd->b[3])));
+    r = _mm_and_ps(r, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[1]), h1), _mm_cmple_ps(l1, _mm_load_ps(nd->b[4]))));
+    r = _mm_and_ps(r, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[2]), h2), _mm_cmple_ps(l2, _mm_load_ps(nd->b[5]))));
+    m = (unsigned)_mm_movemask_ps(r);
+    (void)q;
+#else
+    int k;
+    m = 0;
+    for (k = 0; k < 4; k++)
+        m |= (unsigned)((nd->b[0][k] <= q->hi[0]) & (q->lo[0] <= nd->b[3][k]) &
+                        (nd->b[1][k] <= q->hi[1]) & (q->lo[1] <= nd->b[4][k]) &
+                        (nd->b[2][k] <= q->hi[2]) & (q->lo[2] <= nd->b[5][k])) << k;
+#endif
+    return m;
+}
+#if QSIMD
+#define QNODE_HITS(nd) qnode_boxhits((nd), &q, l0, l1, l2, h0, h1, h2)
+#else
+#define QNODE_HITS(nd) qnode_boxhits((nd), &q)
+#endif
+
 /* The walk of the box-query snapshot (valid, at least two leaves) for the float box *qp: a visit
- * tests the four child boxes of a node at once (six 4-wide float comparisons with SSE, else the
- * same comparisons one by one: the same answers, NaN slots included), handles the overlapping
+ * tests the four child boxes of a node at once (qnode_boxhits), handles the overlapping
  * leaves and goes on to the first overlapping inner child, pushing the others. Stale leaves are
  * skipped (the callers test those items by their boxes). Mode 3 (clw_collect_snap) collects the
  * leaves' items into w->tmp; modes 0-2 (queries) put into w->res at once those that pass
  * item_hit (p, s as there): the same items as testing mode 3's list afterwards, without the
- * list. The count or CL_ENOMEM. mode is a constant at every call. */
-WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, const cl_shape *s) {
+ * list. The count or CL_ENOMEM. mode is a constant at every call.
+ *
+ * With leaf >= 0 (mode 3 only: a tree leaf of the snapshot's tree, the query's own item's) the
+ * walk starts there and goes up first: the snapshot nodes on the path from that leaf's slot to
+ * the root are found by its tree ancestors' slots (qslot; the nodes opened into a snapshot node
+ * have none) and each tests its slots but the one the path comes from; the inner slots that
+ * overlap are walked down as usual. Every leaf is reached once, from the lowest path node above
+ * it, by a chain of slots that each enclose it, so the same leaves are found (leaf itself left
+ * out: the caller's own item), in another order. A query near its own item (a move's swept box,
+ * a pair query's fat box) thus tests the path's nodes without the top-down walk's chain of
+ * dependent steps (load, compare, choose, load): the up walk's chain is the tree's parent
+ * links only, and the nodes' tests overlap. */
+WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, const cl_shape *s, int leaf) {
     const cl_qnode *qn = w->qn;
     const cl_item *items = w->items;
     cl_fbox q = *qp;
@@ -135,24 +176,37 @@ WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, con
     const __m128 l0 = _mm_set1_ps(q.lo[0]), l1 = _mm_set1_ps(q.lo[1]), l2 = _mm_set1_ps(q.lo[2]);
     const __m128 h0 = _mm_set1_ps(q.hi[0]), h1 = _mm_set1_ps(q.hi[1]), h2 = _mm_set1_ps(q.hi[2]);
 #endif
+    if (mode == 3 && leaf >= 0) {
+        const int *qslot = w->qslot;
+        const cl_tmeta *meta = w->tree.meta;
+        int lim = w->qslotcap, x = leaf, sl = qslot[leaf];
+        for (;;) {                  /* the path's nodes, from the leaf's up to the root */
+            const cl_qnode *nd = &qn[sl >> 2];
+            unsigned m = QNODE_HITS(nd) & ~(1u << (sl & 3)), ml;
+            qnode_slots(nd, &ml);
+            ml &= m;
+            m &= ~ml;
+            for (; ml; ml &= ml - 1) {
+                int c = ~nd->child[CTZ4(ml)];
+                if (items[c].dirty) continue;
+                if (n >= w->tmpcap && !tmp_grow(w, n + 1)) goto nomem;
+                w->tmp[n++] = c;
+            }
+            for (; m; m &= m - 1) {
+                if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
+                stk[sp++] = nd->child[CTZ4(m)];
+            }
+            do x = meta[x].parent;
+            while ((unsigned)x < (unsigned)lim && qslot[x] < 0);
+            if ((unsigned)x >= (unsigned)lim) break;    /* above the root (or, never, off the slots) */
+            sl = qslot[x];
+        }
+        if (sp == 0) goto done;
+        node = stk[--sp];
+    }
     for (;;) {              /* no test of the root's own box: its four children's cost as much */
         const cl_qnode *nd = &qn[node];
-        unsigned m;
-#if QSIMD
-        __m128 r = _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[0]), h0), _mm_cmple_ps(l0, _mm_load_ps(nd->b[3])));
-        r = _mm_and_ps(r, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[1]), h1), _mm_cmple_ps(l1, _mm_load_ps(nd->b[4]))));
-        r = _mm_and_ps(r, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(nd->b[2]), h2), _mm_cmple_ps(l2, _mm_load_ps(nd->b[5]))));
-        m = (unsigned)_mm_movemask_ps(r);
-#else
-        {
-            int k;
-            m = 0;
-            for (k = 0; k < 4; k++)
-                m |= (unsigned)((nd->b[0][k] <= q.hi[0]) & (q.lo[0] <= nd->b[3][k]) &
-                                (nd->b[1][k] <= q.hi[1]) & (q.lo[1] <= nd->b[4][k]) &
-                                (nd->b[2][k] <= q.hi[2]) & (q.lo[2] <= nd->b[5][k])) << k;
-        }
-#endif
+        unsigned m = QNODE_HITS(nd);
         {
             unsigned ml;
             qnode_slots(nd, &ml);
@@ -182,6 +236,7 @@ WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, con
             node = stk[--sp];
         }
     }
+done:
     if (stk != local) w->alloc(w->ud, stk, (size_t)cap * sizeof(int), 0);
     return n;
 nomem:
@@ -189,8 +244,8 @@ nomem:
     return CL_ENOMEM;
 }
 
-int clw_collect_snap(cl_world *w, const cl_fbox *qp) {
-    return qsnap_query(w, qp, 3, cl_v3(0, 0, 0), NULL);
+int clw_collect_snap(cl_world *w, const cl_fbox *qp, int leaf) {
+    return qsnap_query(w, qp, 3, cl_v3(0, 0, 0), NULL, leaf);
 }
 
 /* ---- the point-query grid ----
@@ -402,7 +457,15 @@ int clw_collect_box(cl_world *w, const cl_aabb *box, int skip) {
     cl_fbox q = fbox_of(box);           /* rounded outward: still conservative */
     int n, i;
     settle_tree(w);
-    n = qsnap_ready(w) ? clw_collect_snap(w, &q) : clw_collect_fbox(w, &q);
+    if (qsnap_ready(w)) {
+        /* from skip's leaf up when that is a leaf of the snapshot (a live item's, slotted) */
+        int lf = (unsigned)skip < (unsigned)w->cap && w->items[skip].proxy != CL_NULLNODE ? clw_leaf(w, skip) : -1;
+        if (lf >= 0 && (lf >= w->qslotcap || w->qslot[lf] < 0 || w->qn[w->qslot[lf] >> 2].child[w->qslot[lf] & 3] != ~skip))
+            lf = -1;
+        n = clw_collect_snap(w, &q, lf);
+    } else {
+        n = clw_collect_fbox(w, &q);
+    }
     if (n < 0) return n;
     for (i = w->dhead; i >= 0; i = w->items[i].dnext) {
         const cl_item *it = &w->items[i];
@@ -441,7 +504,7 @@ WINLINE int select_items(cl_world *w, const cl_aabb *q, int mode, cl_vec3 p, con
     settle_tree(w);
     if (qsnap_ready(w)) {
         k = mode == 0 && pgrid_ready(w) ? pgrid_query(w, &fq, p) : -2;
-        if (k == -2) k = qsnap_query(w, &fq, mode, p, s);
+        if (k == -2) k = qsnap_query(w, &fq, mode, p, s, -1);
         if (k < 0) return k;
     } else {
         n = clw_collect_fbox(w, &fq);

@@ -143,8 +143,85 @@ static long walk_check(void) {
     return bad + (fails == 0) + (snapped < 200) + (wlive != 0);
 }
 
+/* The walk from a leaf up (clw_collect_box with a skip item whose leaf has a snapshot slot:
+ * qsnap_query's leaf), against brute force over the tree's leaves: every live item but skip
+ * whose leaf box meets the query's float box, or for a stale leaf whose widened tight box meets
+ * the query box, exactly once. Worlds of 2D tiles, 3D boxes and coincident boxes; query boxes
+ * around the skip item (a move's swept box: the usual case), touching it, far from it and huge;
+ * stale leaves pending; the stack grows on the heap (CL_QSTACK 2) and that growth fails now and
+ * then. The number of bad results. */
+static long near_check(void) {
+    static unsigned char seen[4000];
+    long bad = 0, up = 0, fails = 0;
+    int round;
+    for (round = 0; round < 6; round++) {
+        cl_world w;
+        int i, k, nitems = 300 + 600 * round;
+        cl_shape s;
+        cl_world_init(&w, round % 2 ? 0.1 : 0, walloc, NULL);
+        s.kind = CL_AABB;
+        for (i = 0; i < nitems; i++) {
+            double x = (double)(xs() % 200), y = (double)(xs() % 200), z = round % 3 == 0 ? 0 : (double)(xs() % 200);
+            if (round == 4 && i % 4 == 0) x = y = z = 100;     /* coincident boxes */
+            s.u.aabb.min = cl_v3(x, y, z);
+            s.u.aabb.max = cl_v3(x + 1 + (double)(xs() % 8), y + 1 + (double)(xs() % 8), round % 3 == 0 ? 1 : z + 1);
+            cl_world_add(&w, &s);
+        }
+        for (k = 0; k < 3000; k++) {
+            int id = (int)(xs() % (unsigned)nitems), n, m = 0, j, ok = 1, slotted;
+            cl_aabb q, b = w.items[id].box;
+            cl_fbox fq;
+            double e = xs() % 4 == 0 ? (double)(xs() % 40) : (double)(xs() % 4) * 0.5;
+            if (k % 97 == 5) {                  /* a few stale leaves (at most DIRTY_MAX: kept) */
+                cl_world_translate(&w, (int)(xs() % (unsigned)nitems), cl_v3(30, 0, 0));
+            }
+            switch (xs() % 4) {
+            case 0: q = b; break;                                           /* its own box */
+            case 1: q = b; q.min.x = q.max.x; q.max.x += e; break;          /* touching it */
+            case 2: q.min = cl_v3(b.min.x - e, b.min.y - e, b.min.z - e);   /* around it */
+                    q.max = cl_v3(b.max.x + e, b.max.y + e, b.max.z + e); break;
+            default: q.min = cl_v3((double)(xs() % 200), (double)(xs() % 200), 0);  /* anywhere */
+                     q.max = cl_v3(q.min.x + e, q.min.y + e, 200); break;
+            }
+            fq = fbox_of(&q);
+            wfail = k % 7 == 3 ? (long)(xs() % 3) : -1;
+            n = clw_collect_box(&w, &q, id);
+            wfail = -1;
+            slotted = w.qn && w.qnver == w.tver && w.qslot[clw_leaf(&w, id)] >= 0;
+            if (n == CL_ENOMEM) { fails++; continue; }
+            up += slotted;
+            memset(seen, 0, sizeof seen);
+            for (j = 0; j < n; j++) {
+                int c = w.tmp[j];
+                if (c < 0 || c >= w.cap || seen[c]) ok = 0;
+                else seen[c] = 1;
+            }
+            for (j = 0; j < w.cap; j++) {
+                const cl_item *it = &w.items[j];
+                int want;
+                if (it->proxy == CL_NULLNODE || j == id) continue;
+                if (!it->dirty) {
+                    want = fboxes_overlap(&w.tree.nodes[clw_leaf(&w, j)].box, &fq);
+                } else {
+                    cl_aabb tb = widen(&it->box, 0, item_tol(&w, it));
+                    want = tb.min.x <= q.max.x && tb.max.x >= q.min.x && tb.min.y <= q.max.y &&
+                           tb.max.y >= q.min.y && tb.min.z <= q.max.z && tb.max.z >= q.min.z;
+                }
+                if (want != seen[j]) ok = 0;
+                m += want;
+            }
+            if (!ok && bad++ < 5) printf("near walk differs: round %d, query %d, item %d (%d found, %d wanted)\n",
+                                         round, k, id, n, m);
+        }
+        cl_world_free(&w);
+    }
+    printf("walks from a leaf up: %ld bad, %ld from a slotted leaf, %ld failed allocations, %ld bytes left\n",
+           bad, up, fails, wlive);
+    return bad + (up < 10000) + (fails == 0) + (wlive != 0);
+}
+
 int main(void) {
-    long i, bad = 0, n = 2000000, cnt[3] = { 0, 0, 0 }, other = check_fbox(1000000) + walk_check();
+    long i, bad = 0, n = 2000000, cnt[3] = { 0, 0, 0 }, other = check_fbox(1000000) + walk_check() + near_check();
     for (i = 0; i < n; i++) {
         cl_shape a = rbox(), b = rbox();
         cl_vec3 d;

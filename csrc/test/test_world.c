@@ -318,11 +318,19 @@ static void test_differential(double seq0) {
             cl_shape s = randshape(40);
             cl_vec3 d = cl_v3(grid(-10, 10), grid(-10, 10), grid(-10, 10));
             cl_whit h;
-            int got = cl_world_sweep(&w, &s, d, -1, -1, -1, &h), best = -1;
+            int got, best = -1, skip = -1;
             double bt = 0;
+            if (alive[slot] && rnd() < 0.5) {
+                /* a live item's own sweep, itself skipped (a move's query: the walk starts at
+                 * its leaf), from where it is or nudged */
+                skip = slot;
+                s = shapes[slot];
+                if (rnd() < 0.5) cl_shape_translate(&s, cl_v3(grid(-1, 1), grid(-1, 1), grid(-1, 1)));
+            }
+            got = cl_world_sweep(&w, &s, d, skip >= 0 ? idof[skip] : -1, -1, -1, &h);
             for (i = 0; i < NMAX; i++) {
                 cl_sweep sw;
-                if (!alive[i]) continue;
+                if (!alive[i] || i == skip) continue;
                 sw = cl_sweep_shapes(&s, d, &shapes[i]);
                 if (sw.state == CL_TOI_SEPARATED) continue;
                 if (best < 0 || sw.t < bt || (sw.t == bt && seqs[i] < seqs[best])) { best = i; bt = sw.t; }
