@@ -317,6 +317,17 @@ WINLINE int clw_leaf(const cl_world *w, int id) {
     return w->lf != NULL ? w->lf[id] : w->items[id].proxy;
 }
 
+/* The tree leaf of item id when id is a live item's and that leaf has a slot in the valid
+ * box-query snapshot (the start of clw_collect_snap's walk up), else -1. */
+WINLINE int clw_snap_leaf(const cl_world *w, int id) {
+    int lf, s;
+    if ((unsigned)id >= (unsigned)w->cap || w->items[id].proxy == CL_NULLNODE) return -1;
+    lf = clw_leaf(w, id);
+    if (lf < 0 || lf >= w->qslotcap) return -1;
+    s = w->qslot[lf];
+    return s >= 0 && w->qn[s >> 2].child[s & 3] == ~id ? lf : -1;
+}
+
 /* Sets the tree leaf of live item id. */
 WINLINE void clw_set_leaf(cl_world *w, int id, int leaf) {
     w->items[id].proxy = leaf;

@@ -458,11 +458,7 @@ int clw_collect_box(cl_world *w, const cl_aabb *box, int skip) {
     int n, i;
     settle_tree(w);
     if (qsnap_ready(w)) {
-        /* from skip's leaf up when that is a leaf of the snapshot (a live item's, slotted) */
-        int lf = (unsigned)skip < (unsigned)w->cap && w->items[skip].proxy != CL_NULLNODE ? clw_leaf(w, skip) : -1;
-        if (lf >= 0 && (lf >= w->qslotcap || w->qslot[lf] < 0 || w->qn[w->qslot[lf] >> 2].child[w->qslot[lf] & 3] != ~skip))
-            lf = -1;
-        n = clw_collect_snap(w, &q, lf);
+        n = clw_collect_snap(w, &q, clw_snap_leaf(w, skip));  /* from skip's leaf up if it has one */
     } else {
         n = clw_collect_fbox(w, &q);
     }
