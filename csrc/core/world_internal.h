@@ -317,6 +317,16 @@ WINLINE int clw_leaf(const cl_world *w, int id) {
     return w->lf != NULL ? w->lf[id] : w->items[id].proxy;
 }
 
+/* The tree leaf of item id when id is a live item's (and that leaf holds it), else -1: the
+ * start of clw_collect_fbox's walk up. */
+WINLINE int clw_tree_leaf(const cl_world *w, int id) {
+    int lf;
+    if ((unsigned)id >= (unsigned)w->cap || w->items[id].proxy == CL_NULLNODE) return -1;
+    lf = clw_leaf(w, id);
+    return lf >= 0 && lf < w->tree.cap && w->tree.nodes[lf].child1 == CL_NULLNODE &&
+           w->tree.nodes[lf].child2 == id ? lf : -1;
+}
+
 /* The tree leaf of item id when id is a live item's and that leaf has a slot in the valid
  * box-query snapshot (the start of clw_collect_snap's walk up), else -1. */
 WINLINE int clw_snap_leaf(const cl_world *w, int id) {
@@ -356,8 +366,10 @@ CL_API int clw_qsnap_build(cl_world *w);
  * and its capacity); CL_OK or CL_ENOMEM. */
 CL_API int clw_qsnap_into(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, cl_qnode **qnp,
                           void **blk, int *qncap, int **qslotp, int *qslotcap);
-/* world_query.c: collects into w->tmp the items whose leaf overlaps *qp; count or CL_ENOMEM. */
-CL_API int clw_collect_fbox(cl_world *w, const cl_fbox *qp);
+/* world_query.c: collects into w->tmp the items whose leaf overlaps *qp; count or CL_ENOMEM.
+ * leaf >= 0: a leaf of the tree, whose item is then left out and whose path the walk goes up
+ * first (cheaper for a box near that leaf), else -1. */
+CL_API int clw_collect_fbox(cl_world *w, const cl_fbox *qp, int leaf);
 /* world_query.c: clw_collect_fbox over the box-query snapshot (valid, at least two leaves); leaf
  * >= 0: a tree leaf that has a slot in it, whose item is then left out and whose path the walk
  * goes up first (qsnap_query; cheaper for a box near that leaf), else -1. */

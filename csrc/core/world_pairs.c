@@ -90,7 +90,7 @@ static int cp_add(cl_world *w, int x, int y) {
 /* Adds a candidate pair for every item whose fat box overlaps the fat box of m; CL_OK or
  * CL_ENOMEM. */
 static int cp_query(cl_world *w, int m, int snap) {
-    int n = snap ? clw_collect_snap(w, &w->items[m].fat, -1) : clw_collect_fbox(w, &w->items[m].fat), i;
+    int n = snap ? clw_collect_snap(w, &w->items[m].fat, -1) : clw_collect_fbox(w, &w->items[m].fat, -1), i;
     if (n < 0) return n;
     for (i = 0; i < n; i++)
         if (w->tmp[i] != m && cp_add(w, m, w->tmp[i]) != CL_OK) return CL_ENOMEM;

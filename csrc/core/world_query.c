@@ -8,15 +8,30 @@
 /* ---- traversals ---- */
 
 /* Collects into w->tmp every item whose tree leaf overlaps float box *qp (leaves as they are);
- * the count or CL_ENOMEM. */
-int clw_collect_fbox(cl_world *w, const cl_fbox *qp) {
+ * the count or CL_ENOMEM. With leaf >= 0 (a leaf of the tree, its item left out) the walk goes
+ * up from there first, as qsnap_query's: each ancestor's other child is tested and, when it
+ * meets the box, walked down; the same leaves, without the chain of dependent visits down to
+ * leaf (the up walk's chain is the parent links only). */
+int clw_collect_fbox(cl_world *w, const cl_fbox *qp, int leaf) {
     cl_tree *t = &w->tree;
     cl_stack st;
     cl_fbox q = *qp;
     int n = 0;
     if (t->root == CL_NULLNODE) return 0;
     cl_stack_init(&st);
-    st.p[st.n++].node = t->root;
+    if (leaf < 0) {
+        st.p[st.n++].node = t->root;
+    } else {
+        int x = leaf, p;
+        while ((p = t->meta[x].parent) != CL_NULLNODE) {
+            int sib = t->nodes[p].child1 == x ? t->nodes[p].child2 : t->nodes[p].child1;
+            if (fboxes_overlap(&t->nodes[sib].box, &q) && !SPUSH(t, &st, sib, 0)) {
+                cl_stack_free(t, &st);
+                return CL_ENOMEM;
+            }
+            x = p;
+        }
+    }
     while (st.n > 0) {
         const cl_tnode *nd = &t->nodes[st.p[--st.n].node];
         if (!fboxes_overlap(&nd->box, &q)) continue;
@@ -460,7 +475,7 @@ int clw_collect_box(cl_world *w, const cl_aabb *box, int skip) {
     if (qsnap_ready(w)) {
         n = clw_collect_snap(w, &q, clw_snap_leaf(w, skip));  /* from skip's leaf up if it has one */
     } else {
-        n = clw_collect_fbox(w, &q);
+        n = clw_collect_fbox(w, &q, clw_tree_leaf(w, skip));   /* the same in the tree */
     }
     if (n < 0) return n;
     for (i = w->dhead; i >= 0; i = w->items[i].dnext) {
@@ -503,7 +518,7 @@ WINLINE int select_items(cl_world *w, const cl_aabb *q, int mode, cl_vec3 p, con
         if (k == -2) k = qsnap_query(w, &fq, mode, p, s, -1);
         if (k < 0) return k;
     } else {
-        n = clw_collect_fbox(w, &fq);
+        n = clw_collect_fbox(w, &fq, -1);
         if (n < 0) return n;
         ENSURE(w->res, w->rescap, n);
         for (i = 0; i < n; i++)
