@@ -132,14 +132,24 @@ end
 -- variants: op -> { bump = fn, collide = fn, classic = fn (LuaJIT), bumpkept = fn, kept = fn, tables = fn }
 local qout = {}
 local freex, sliderx = B:getRect(free), B:getRect(slider)   -- bump.lua's movers' x, kept here
+-- Each variant's loop is a function of its own prototype (a chunk loaded per variant): LuaJIT
+-- records one trace per loop in the bytecode, so the ~40 variants below shared one loop trace when
+-- they shared one prototype, each call then leaving it through the side trace of its variant's
+-- closure guard and reaching its body across trace links (-jv: root trace of this loop, side traces
+-- "-> 35", stitched C calls), a fixed cost per call that weighed most on the cheapest calls. With a
+-- loop of its own, each variant is recorded as a game's loop calling it would be: one loop trace
+-- with the body inlined (same work, same results).
+local loadsrc = loadstring or load
 local function loops(body)
-  return function(n)
-    local s = 0
-    for _ = 1, n do
-      for k = 1, NQ do s = s + body(k) end
-    end
-    return s
-  end
+  return loadsrc([[
+    local body, NQ = ...
+    return function(n)
+      local s = 0
+      for _ = 1, n do
+        for k = 1, NQ do s = s + body(k) end
+      end
+      return s
+    end]])(body, NQ)
 end
 local ops = {
   { "querypoint(x, y, z) / queryPoint(x, y)",
