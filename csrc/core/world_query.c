@@ -9,32 +9,31 @@
 
 /* Collects into w->tmp every item whose tree leaf overlaps float box *qp (leaves as they are);
  * the count or CL_ENOMEM. With leaf >= 0 (a leaf of the tree, its item left out) the walk goes
- * up from there first, as qsnap_query's: each ancestor's other child is tested and, when it
- * meets the box, walked down; the same leaves, without the chain of dependent visits down to
- * leaf (the up walk's chain is the parent links only). */
+ * up from there, as qsnap_query's: each ancestor's other child is tested and, when it meets the
+ * box, walked down before the next ancestor (the stack then stays as deep as the top-down
+ * walk's); the same leaves, without the chain of dependent visits down to leaf (the climb's
+ * chain is the parent links only). */
 int clw_collect_fbox(cl_world *w, const cl_fbox *qp, int leaf) {
     cl_tree *t = &w->tree;
     cl_stack st;
     cl_fbox q = *qp;
-    int n = 0;
+    int n = 0, x = leaf;        /* x >= 0: the climb's last node (its ancestors are left) */
     if (t->root == CL_NULLNODE) return 0;
     cl_stack_init(&st);
-    if (leaf < 0) {
-        st.p[st.n++].node = t->root;
-    } else {
-        int x = leaf, p;
-        while ((p = t->meta[x].parent) != CL_NULLNODE) {
-            int sib = t->nodes[p].child1 == x ? t->nodes[p].child2 : t->nodes[p].child1;
-            if (fboxes_overlap(&t->nodes[sib].box, &q) && !SPUSH(t, &st, sib, 0)) {
-                cl_stack_free(t, &st);
-                return CL_ENOMEM;
-            }
+    if (leaf < 0) st.p[st.n++].node = t->root;
+    for (;;) {
+        const cl_tnode *nd;
+        if (st.n == 0) {        /* the next ancestor's other child, if it meets the box */
+            int p, sib;
+            if (x < 0 || (p = t->meta[x].parent) == CL_NULLNODE) break;
+            sib = t->nodes[p].child1 == x ? t->nodes[p].child2 : t->nodes[p].child1;
             x = p;
+            if (!fboxes_overlap(&t->nodes[sib].box, &q)) continue;
+            nd = &t->nodes[sib];
+        } else {
+            nd = &t->nodes[st.p[--st.n].node];
+            if (!fboxes_overlap(&nd->box, &q)) continue;
         }
-    }
-    while (st.n > 0) {
-        const cl_tnode *nd = &t->nodes[st.p[--st.n].node];
-        if (!fboxes_overlap(&nd->box, &q)) continue;
         if (nd->child1 == CL_NULLNODE) {
             if (n >= w->tmpcap) {
                 void *np = grow_buf(w, w->tmp, &w->tmpcap, n + 1, sizeof(int));
@@ -191,13 +190,20 @@ WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, con
     const __m128 l0 = _mm_set1_ps(q.lo[0]), l1 = _mm_set1_ps(q.lo[1]), l2 = _mm_set1_ps(q.lo[2]);
     const __m128 h0 = _mm_set1_ps(q.hi[0]), h1 = _mm_set1_ps(q.hi[1]), h2 = _mm_set1_ps(q.hi[2]);
 #endif
-    if (mode == 3 && leaf >= 0) {
-        const int *qslot = w->qslot;
-        const cl_tmeta *meta = w->tree.meta;
-        int lim = w->qslotcap, x = leaf, sl = qslot[leaf];
-        for (;;) {                  /* the path's nodes, from the leaf's up to the root */
-            const cl_qnode *nd = &qn[sl >> 2];
-            unsigned m = QNODE_HITS(nd) & ~(1u << (sl & 3)), ml;
+    const int *qslot = w->qslot;
+    const cl_tmeta *meta = w->tree.meta;
+    int up = mode == 3 && leaf >= 0, x = leaf, sl = up ? qslot[leaf] : 0;
+    if (up) node = -1;      /* node -1: the path node of slot sl next (the walk up) */
+    for (;;) {              /* no test of the root's own box: its four children's cost as much */
+        const cl_qnode *nd;
+        unsigned m;
+        if (mode == 3 && node < 0) {
+            /* the walk up: the path node that holds slot sl, its slots but sl's tested; the
+             * overlapped inner ones are walked down before the next path node (the stack then
+             * stays as deep as the top-down walk's) */
+            unsigned ml;
+            nd = &qn[sl >> 2];
+            m = QNODE_HITS(nd) & ~(1u << (sl & 3));
             qnode_slots(nd, &ml);
             ml &= m;
             m &= ~ml;
@@ -211,17 +217,22 @@ WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, con
                 if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
                 stk[sp++] = nd->child[CTZ4(m)];
             }
-            do x = meta[x].parent;
-            while ((unsigned)x < (unsigned)lim && qslot[x] < 0);
-            if ((unsigned)x >= (unsigned)lim) break;    /* above the root (or, never, off the slots) */
-            sl = qslot[x];
+            do x = meta[x].parent;  /* the next slotted ancestor (opened nodes have no slot) */
+            while (x >= 0 && x < w->qslotcap && qslot[x] < 0);
+            if (x < 0) {
+                up = 0;             /* the root's node was the last */
+            } else if (x < w->qslotcap) {
+                sl = qslot[x];
+            } else {                /* never (a valid snapshot slots every node of its tree): */
+                n = sp = node = up = 0;     /* the top-down walk instead */
+                continue;
+            }
+            if (sp > 0) node = stk[--sp];
+            else if (!up) break;
+            continue;
         }
-        if (sp == 0) goto done;
-        node = stk[--sp];
-    }
-    for (;;) {              /* no test of the root's own box: its four children's cost as much */
-        const cl_qnode *nd = &qn[node];
-        unsigned m = QNODE_HITS(nd);
+        nd = &qn[node];
+        m = QNODE_HITS(nd);
         {
             unsigned ml;
             qnode_slots(nd, &ml);
@@ -246,12 +257,14 @@ WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, con
                 if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
                 stk[sp++] = nd->child[CTZ4(m)];
             }
-        } else {
-            if (sp == 0) break;
+        } else if (sp > 0) {
             node = stk[--sp];
+        } else if (mode == 3 && up) {
+            node = -1;              /* on up the path */
+        } else {
+            break;
         }
     }
-done:
     if (stk != local) w->alloc(w->ud, stk, (size_t)cap * sizeof(int), 0);
     return n;
 nomem:

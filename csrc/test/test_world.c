@@ -1581,6 +1581,58 @@ static void pool_insert(cl_tree *t, int lazy, struct pool_stats *st) {
     }
 }
 
+/* world_query.c's walks from a query's own item up (internal: the snapshot's build, the
+ * candidates' collection) */
+int clw_qsnap_build(cl_world *w);
+int clw_collect_box(cl_world *w, const cl_aabb *box, int skip);
+
+/* The walks from a query's own item up (clw_collect_box with a skip item, over the box-query
+ * snapshot and, with it out of date, over the tree) need no deeper stack than the top-down walk
+ * (review rev28): 1,000,000 unit squares, queries covering everything, the stack's first growth
+ * onto the heap counted as a fresh block. The walk up used to push every path node's inner slots
+ * before walking any down (about twice the depth): most of these queries then grew the stack. */
+static void test_walk_stack(void) {
+    cl_world w;
+    cl_shape s;
+    cl_aabb q;
+    int i, k, n = 1000000, bad = 0, tree;
+    long grown[2] = { 0, 0 };
+    cl_world_init(&w, 0.1, talloc, NULL);
+    s.kind = CL_AABB;
+    for (i = 0; i < n; i++) {
+        double x = floor(rnd() * 100000) / 10, y = floor(rnd() * 100000) / 10;
+        s.u.aabb.min = cl_v3(x, y, 0);
+        s.u.aabb.max = cl_v3(x + 1, y + 1, 1);
+        cl_world_add(&w, &s);
+    }
+    q.min = cl_v3(-1e9, -1e9, -1e9);
+    q.max = cl_v3(1e9, 1e9, 1e9);
+    if (clw_collect_box(&w, &q, -1) != n) bad++;        /* links the leaves, grows w->tmp */
+    for (tree = 0; tree < 2; tree++) {
+        for (k = 0; k < 20; k++) {
+            int id = (int)(rnd() * n), got;
+            long f0;
+            if (tree) {                 /* the snapshot out of date: the tree's walk */
+                w.qnver = -5;
+                w.raysver = w.tver;
+                w.wnrays = 0;
+            } else if (!(w.qn && w.qnver == w.tver)) {
+                clw_qsnap_build(&w);
+            }
+            f0 = fresh_blocks;
+            got = clw_collect_box(&w, &q, id);
+            grown[tree] += fresh_blocks - f0;
+            if (got != n - 1 && got != n) bad++;
+            if (!tree && !(w.qn && w.qnver == w.tver)) bad++;
+        }
+    }
+    printf("walks up over 1,000,000 squares: stack grown in %ld of 20 (snapshot), %ld of 20 (tree)\n",
+           grown[0], grown[1]);
+    ENSURE(bad == 0, "walks up from an item over a huge world list every other item");
+    ENSURE(grown[0] == 0 && grown[1] == 0, "walks up from an item keep their stack on the C stack (as deep as the top-down walk's)");
+    cl_world_free(&w);
+}
+
 /* Grows the pool in rounds: lazy leaves until it grows (the untouched region is in front of the
  * free list); the pending leaves linked, the region handed out but a few nodes, every third leaf
  * removed (their nodes freed ahead of the region in the free list), then lazy leaves until it
@@ -1794,6 +1846,7 @@ int main(void) {
     test_frames_nomem();
     test_keep_blocks();
     test_pool_growth();
+    test_walk_stack();
     bench();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
