@@ -317,22 +317,22 @@ WINLINE int clw_leaf(const cl_world *w, int id) {
     return w->lf != NULL ? w->lf[id] : w->items[id].proxy;
 }
 
-/* The tree leaf of item id when id is a live item's (and that leaf holds it), else -1: the
- * start of clw_collect_fbox's walk up. */
+/* The tree leaf of item id when id is a live item's, else -1. */
+WINLINE int clw_live_leaf(const cl_world *w, int id) {
+    return (unsigned)id < (unsigned)w->cap && w->items[id].proxy != CL_NULLNODE ? clw_leaf(w, id) : -1;
+}
+
+/* clw_live_leaf when that leaf holds id, else -1: the start of clw_collect_fbox's walk up. */
 WINLINE int clw_tree_leaf(const cl_world *w, int id) {
-    int lf;
-    if ((unsigned)id >= (unsigned)w->cap || w->items[id].proxy == CL_NULLNODE) return -1;
-    lf = clw_leaf(w, id);
+    int lf = clw_live_leaf(w, id);
     return lf >= 0 && lf < w->tree.cap && w->tree.nodes[lf].child1 == CL_NULLNODE &&
            w->tree.nodes[lf].child2 == id ? lf : -1;
 }
 
-/* The tree leaf of item id when id is a live item's and that leaf has a slot in the valid
- * box-query snapshot (the start of clw_collect_snap's walk up), else -1. */
+/* clw_live_leaf when that leaf has a slot in the valid box-query snapshot that holds id, else
+ * -1: the start of clw_collect_snap's walk up. */
 WINLINE int clw_snap_leaf(const cl_world *w, int id) {
-    int lf, s;
-    if ((unsigned)id >= (unsigned)w->cap || w->items[id].proxy == CL_NULLNODE) return -1;
-    lf = clw_leaf(w, id);
+    int lf = clw_live_leaf(w, id), s;
     if (lf < 0 || lf >= w->qslotcap) return -1;
     s = w->qslot[lf];
     return s >= 0 && w->qn[s >> 2].child[s & 3] == ~id ? lf : -1;

@@ -198,41 +198,25 @@ WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, con
         const cl_qnode *nd;
         unsigned m;
         if (mode == 3 && node < 0) {
-            /* the walk up: the path node that holds slot sl, its slots but sl's tested; the
-             * overlapped inner ones are walked down before the next path node (the stack then
-             * stays as deep as the top-down walk's) */
-            unsigned ml;
+            /* the walk up: the path node that holds slot sl, its slots but sl's tested (what
+             * they meet is handled below as a visit's: the inner ones are walked down before
+             * the next path node, so the stack stays as deep as the top-down walk's) */
             nd = &qn[sl >> 2];
             m = QNODE_HITS(nd) & ~(1u << (sl & 3));
-            qnode_slots(nd, &ml);
-            ml &= m;
-            m &= ~ml;
-            for (; ml; ml &= ml - 1) {
-                int c = ~nd->child[CTZ4(ml)];
-                if (items[c].dirty) continue;
-                if (n >= w->tmpcap && !tmp_grow(w, n + 1)) goto nomem;
-                w->tmp[n++] = c;
-            }
-            for (; m; m &= m - 1) {
-                if (sp == cap && !istack_grow(w, &stk, &cap, sp, local)) goto nomem;
-                stk[sp++] = nd->child[CTZ4(m)];
-            }
             do x = meta[x].parent;  /* the next slotted ancestor (opened nodes have no slot) */
             while (x >= 0 && x < w->qslotcap && qslot[x] < 0);
             if (x < 0) {
-                up = 0;             /* the root's node was the last */
+                up = 0;             /* the root's node is the last */
             } else if (x < w->qslotcap) {
                 sl = qslot[x];
             } else {                /* never (a valid snapshot slots every node of its tree): */
                 n = sp = node = up = 0;     /* the top-down walk instead */
                 continue;
             }
-            if (sp > 0) node = stk[--sp];
-            else if (!up) break;
-            continue;
+        } else {
+            nd = &qn[node];
+            m = QNODE_HITS(nd);
         }
-        nd = &qn[node];
-        m = QNODE_HITS(nd);
         {
             unsigned ml;
             qnode_slots(nd, &ml);
