@@ -470,12 +470,13 @@ describe("World differential with many items (tree shape stress)", function()
   end)
 end)
 
-describe("World point queries of an unchanged tree", function()
+describe("World point and box queries of an unchanged tree", function()
   it("answer alike before and after the grid of the snapshot's leaves is built, and as the reference", function()
-    -- a point query of a tree version walks the snapshot until that version has served its leaves
-    -- + 64 point queries, then reads a grid of its leaves (world_query.c's pgrid): the same points
-    -- asked again must give the same items in the same order (shapes in 17 x 17 clusters of the
-    -- differential's scenes: touching faces, shared places, flat boxes; points on the grid)
+    -- a query of a tree version walks the snapshot until that version has served its leaves + 64
+    -- queries, then reads a grid of its leaves (world_query.c's pgrid) when the query's cells hold
+    -- few leaves: the same points and boxes asked again must give the same items in the same order
+    -- (shapes in 17 x 17 clusters of the differential's scenes: touching faces, shared places,
+    -- flat boxes; points on the grid; boxes from a point to a point, spheres around one)
     for seed = 1, 3 do
       local R = prng(4200 + seed)
       local g = generators(R)
@@ -495,12 +496,31 @@ describe("World point queries of an unchanged tree", function()
           local ox, oz = off()
           pts[k] = { x + ox, y, z + oz }
         end
+        local boxes = {}
+        for k = 1, n + 200 do
+          local x, y, z = g.point()
+          local ox, oz = off()
+          x, z = x + ox, z + oz
+          if R.int(1, 4) == 1 then
+            boxes[k] = collide.Sphere(x, y, z, R.int(0, 4) * 0.5)
+          else
+            local x2, y2, z2 = g.point()
+            local w, h, d = math.abs(x2) % 6, math.abs(y2) % 3, math.abs(z2) % 6
+            boxes[k] = collide.AABB(x, y, z, x + w, y + h, z + d)
+          end
+        end
+        local firstb = {}
         local first = {}
         for pass = 1, 3 do
           for k, p in ipairs(pts) do
             local arr, m = W:querypoint(p[1], p[2], p[3])
-            local got = {}
-            for i = 1, m do got[i] = arr[i] end
+            local got, once = {}, {}
+            for i = 1, m do
+              got[i] = arr[i]
+              assert(not once[arr[i]], ("seed %d version %d: point %s %s %s lists %s twice"):format(seed, version,
+                p[1], p[2], p[3], tostring(arr[i])))
+              once[arr[i]] = true
+            end
             if pass == 1 then
               first[k] = got
               local j, can = 1, {}
@@ -520,6 +540,34 @@ describe("World point queries of an unchanged tree", function()
             else
               assert.same(first[k], got, ("seed %d version %d pass %d point %s %s %s"):format(seed, version, pass,
                 p[1], p[2], p[3]))
+            end
+            local q = boxes[k]
+            arr, m = W:query(q)
+            got, once = {}, {}
+            for i = 1, m do
+              got[i] = arr[i]
+              assert(not once[arr[i]], ("seed %d version %d: %s lists %s twice"):format(seed, version, tostring(q),
+                tostring(arr[i])))
+              once[arr[i]] = true
+            end
+            if pass == 1 then
+              firstb[k] = got
+              local j, can = 1, {}
+              local want = RW:query(ref.fromshape(q))
+              for _, e in ipairs(want) do can[e.item] = true end
+              for i = 1, m do
+                assert(can[got[i]], ("seed %d version %d: %s meets not %s"):format(seed, version, tostring(q),
+                  tostring(got[i])))
+              end
+              for _, e in ipairs(want) do
+                if e.status ~= nil then
+                  while got[j] ~= nil and not rawequal(got[j], e.item) do j = j + 1 end
+                  assert(got[j] ~= nil, ("seed %d version %d: %s misses %s"):format(seed, version, tostring(q),
+                    tostring(e.item)))
+                end
+              end
+            else
+              assert.same(firstb[k], got, ("seed %d version %d pass %d %s"):format(seed, version, pass, tostring(q)))
             end
           end
         end

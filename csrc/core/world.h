@@ -107,7 +107,7 @@ typedef struct cl_qnode {
     int child[4];
 } cl_qnode;
 
-/* internal: entry of the point-query grid: a leaf of the box-query snapshot (its box, as the
+/* internal: entry of the query grid: a leaf of the box-query snapshot (its box, as the
  * snapshot holds it) and its item. */
 typedef struct cl_pgent {
     float lo[3], hi[3];
@@ -178,13 +178,13 @@ typedef struct cl_world {
     double refcost;                     /* cl_tree_cost after the last rebuild (0: none yet) */
     long tchg;                          /* tree changes since the last rebuild (8 per insert,
                                            remove or reinsert, 1 per enlargement) */
-    /* point-query grid (world_query.c): the box-query snapshot's leaves bucketed by a uniform
-     * grid, built only by point queries, after many of them met the same unchanged tree, so a
-     * point query reads one cell instead of walking the snapshot's levels */
+    /* query grid (world_query.c): the box-query snapshot's leaves bucketed by a uniform grid,
+     * built after many point, box and move queries met the same unchanged tree, so a small query
+     * reads a few cells instead of walking the snapshot's levels */
     void *pgblk; size_t pgsize;         /* one block: pgstart[ncell + 1], then the entries */
     int *pgstart; cl_pgent *pgent;      /* cell c's entries: pgent[pgstart[c] .. pgstart[c+1]-1] */
     int pgok; long pgver;               /* 1 when the grid holds the leaves of tree version pgver */
-    long pgcver, pgcnt;                 /* point queries the walk served at tree version pgcver */
+    long pgcver, pgcnt;                 /* queries the walk served at tree version pgcver */
     long pgfver; int pgfails;           /* the version of the last failed build (-1: none), and the
                                          * failed builds since the last good one (pgrid_ready) */
     double pgorg[3], pginv[3]; int pgdim[3]; /* cell of x on axis a: pgrid_cell */

@@ -260,21 +260,27 @@ int clw_collect_snap(cl_world *w, const cl_fbox *qp, int leaf) {
     return qsnap_query(w, qp, 3, cl_v3(0, 0, 0), NULL, leaf);
 }
 
-/* ---- the point-query grid ----
- * A point query's snapshot walk is a chain of dependent loads, one node per level (about six
- * levels at 2,000 items, 25-30 cycles each). The grid reaches the leaves around a point in two:
- * its cell's entry range, then the entries. A cell lists every snapshot leaf whose box meets it,
- * with that box (the snapshot's float bits), so a query whose float box lies in one cell finds
- * there exactly the leaves the walk would find (cells of boxes are worked out by one monotone
- * function: a leaf box overlapping the query box spans the query's cell), tests them with the
- * walk's comparisons and item_hit, and sorts as before: the same answers. Built from the valid
- * snapshot, only by point queries, after the walk has served leaves + 64 of them at one tree
- * version (each version change starts the count anew), so its O(n) build is amortised and adds,
- * moves and box queries never build it. Valid while the tree version is the one it holds. */
+/* ---- the query grid ----
+ * A query's snapshot walk is a chain of dependent loads, one node per level (about six levels at
+ * 2,000 items, 25-30 cycles each). The grid reaches the leaves around a small query box in two:
+ * its cells' entry ranges (one run of entries per row of cells), then the entries. A cell lists
+ * every snapshot leaf whose box meets it, with that box (the snapshot's float bits), so the cells
+ * a float query box spans list exactly the leaves the walk would find (cells of boxes are worked
+ * out by one monotone function: a leaf box overlapping the query box spans one of the query's
+ * cells), each taken in one cell, tested with the walk's comparisons and item_hit, and sorted as
+ * before: the same answers. Point queries, box queries (cl_world_query) and the candidate queries
+ * of sweeps, moves and resolve (clw_collect_box) read it when their cells hold at most PG_QENT
+ * entries; the pair cache's queries never do. Built from the valid snapshot after the walk has
+ * served leaves + 64 of those queries at one tree version (each version change starts the count
+ * anew), so its O(n) build is amortised and adds and the pairs never build it. Valid while the tree
+ * version is the one it holds. */
 
 #define PG_MAXENT 6         /* cell entries per leaf beyond which the grid is not built */
 #define PG_MAXCELL 32       /* entries of a cell beyond which it is not built either (outliers
                              * or huge leaves squeeze the leaves into few cells) */
+#ifndef PG_QENT
+#define PG_QENT 48          /* entries a query's cells may hold for the grid to answer it */
+#endif
 #ifndef CL_PGRID_EAGER
 #define CL_PGRID_EAGER 0    /* 1: build at a version's first point query (differential tests) */
 #endif
@@ -414,8 +420,8 @@ done:
     return r;
 }
 
-/* 1 when the grid of the valid snapshot may serve a point query: it holds this tree version,
- * or the walk has served enough point queries of it for the build to pay (then built now). A
+/* 1 when the grid of the valid snapshot may serve a query: it holds this tree version, or the
+ * walk has served enough queries of it for the build to pay (then built now). A
  * version whose build failed is not built again, and each failed build since the last good one
  * doubles the queries the next version waits for (up to 2^10 times): a scene whose leaves do not
  * spread (one item parked at 1e6, one tall pole) paid a failed build every leaves + 64 point
@@ -437,28 +443,54 @@ static inline int pgrid_ready(cl_world *w) {
     return 0;
 }
 
-/* The point query of p (float box *q, as the walk's) through the grid, the items into w->res
- * (no stale leaves, not sorted) as qsnap_query(w, q, 0, p, NULL) puts them there: their count,
- * CL_ENOMEM, or -2 when *q spans more than one cell (the walk answers then). */
-static int pgrid_query(cl_world *w, const cl_fbox *q, cl_vec3 p) {
+/* A query of float box *q through the grid, for modes 0-3 as qsnap_query's (p, s as there; mode
+ * 3 leaves item skip out, a mode 3 walk may or may not): the same items in w->res (modes 0-2) or
+ * w->tmp (mode 3), no stale leaves, not sorted; their count, CL_ENOMEM, or -2 when the cells *q
+ * spans hold more than PG_QENT entries (the walk answers then). A leaf whose box spans several
+ * of those cells is listed in each, and taken in one: on each axis the first of them (the query's
+ * first cell, or the cell of the leaf's own low bound when that is further on: the same
+ * pgrid_cell of the same float as at the build, so exactly one cell of the range passes). */
+WINLINE int pgrid_query(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, const cl_shape *s, int skip) {
     const cl_item *items = w->items;
-    const cl_pgent *e, *end;
-    int a, c[3], n = 0;
+    const int *start = w->pgstart;
+    int c0[3], c1[3], a, x, y, z, n = 0, tot = 0;
     for (a = 0; a < 3; a++) {
-        c[a] = pgrid_cell(q->lo[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
-        if (pgrid_cell(q->hi[a], w->pgorg[a], w->pginv[a], w->pgdim[a]) != c[a]) return -2;
+        c0[a] = pgrid_cell(q->lo[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
+        c1[a] = pgrid_cell(q->hi[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
     }
-    a = (c[2] * w->pgdim[1] + c[1]) * w->pgdim[0] + c[0];
-    e = w->pgent + w->pgstart[a];
-    end = w->pgent + w->pgstart[a + 1];
-    for (; e < end; e++) {
-        if (!((e->lo[0] <= q->hi[0]) & (q->lo[0] <= e->hi[0]) & (e->lo[1] <= q->hi[1]) &
-              (q->lo[1] <= e->hi[1]) & (e->lo[2] <= q->hi[2]) & (q->lo[2] <= e->hi[2])))
-            continue;
-        if (items[e->item].dirty || !item_hit(w, &items[e->item], 0, p, NULL)) continue;
-        if (n >= w->rescap && !res_grow(w, n + 1)) return CL_ENOMEM;
-        w->res[n++] = e->item;
-    }
+    if ((c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > PG_QENT) return -2;
+    for (z = c0[2]; z <= c1[2]; z++)        /* each row's cells are one run of entries */
+        for (y = c0[1]; y <= c1[1]; y++) {
+            long row = ((long)z * w->pgdim[1] + y) * w->pgdim[0];
+            tot += start[row + c1[0] + 1] - start[row + c0[0]];
+            if (tot > PG_QENT) return -2;
+        }
+    for (z = c0[2]; z <= c1[2]; z++)
+        for (y = c0[1]; y <= c1[1]; y++) {
+            long row = ((long)z * w->pgdim[1] + y) * w->pgdim[0];
+            for (x = c0[0]; x <= c1[0]; x++) {
+                const cl_pgent *e = w->pgent + start[row + x], *end = w->pgent + start[row + x + 1];
+                for (; e < end; e++) {
+                    int c = e->item;
+                    if (!((e->lo[0] <= q->hi[0]) & (q->lo[0] <= e->hi[0]) & (e->lo[1] <= q->hi[1]) &
+                          (q->lo[1] <= e->hi[1]) & (e->lo[2] <= q->hi[2]) & (q->lo[2] <= e->hi[2])))
+                        continue;
+                    if ((x != c0[0] && pgrid_cell(e->lo[0], w->pgorg[0], w->pginv[0], w->pgdim[0]) != x) ||
+                        (y != c0[1] && pgrid_cell(e->lo[1], w->pgorg[1], w->pginv[1], w->pgdim[1]) != y) ||
+                        (z != c0[2] && pgrid_cell(e->lo[2], w->pgorg[2], w->pginv[2], w->pgdim[2]) != z))
+                        continue;           /* taken in an earlier cell */
+                    if (items[c].dirty) continue;
+                    if (mode == 3) {
+                        if (c == skip) continue;
+                        if (n >= w->tmpcap && !tmp_grow(w, n + 1)) return CL_ENOMEM;
+                        w->tmp[n++] = c;
+                    } else if (item_hit(w, &items[c], mode, p, s)) {
+                        if (n >= w->rescap && !res_grow(w, n + 1)) return CL_ENOMEM;
+                        w->res[n++] = c;
+                    }
+                }
+            }
+        }
     return n;
 }
 
@@ -470,7 +502,8 @@ int clw_collect_box(cl_world *w, const cl_aabb *box, int skip) {
     int n, i;
     settle_tree(w);
     if (qsnap_ready(w)) {
-        n = clw_collect_snap(w, &q, clw_snap_leaf(w, skip));  /* from skip's leaf up if it has one */
+        n = pgrid_ready(w) ? pgrid_query(w, &q, 3, cl_v3(0, 0, 0), NULL, skip) : -2;
+        if (n == -2) n = clw_collect_snap(w, &q, clw_snap_leaf(w, skip));  /* from skip's leaf up */
     } else {
         n = clw_collect_fbox(w, &q, clw_tree_leaf(w, skip));   /* the same in the tree */
     }
@@ -511,7 +544,7 @@ WINLINE int select_items(cl_world *w, const cl_aabb *q, int mode, cl_vec3 p, con
     int n, i, k = 0;
     settle_tree(w);
     if (qsnap_ready(w)) {
-        k = mode == 0 && pgrid_ready(w) ? pgrid_query(w, &fq, p) : -2;
+        k = pgrid_ready(w) ? pgrid_query(w, &fq, mode, p, s, -1) : -2;
         if (k == -2) k = qsnap_query(w, &fq, mode, p, s, -1);
         if (k < 0) return k;
     } else {

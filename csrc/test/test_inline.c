@@ -227,8 +227,118 @@ static long near_check(void) {
     return bad + (up < 5000) + (treeup < 5000) + (fails == 0) + (wlive != 0);
 }
 
+/* The grid's queries (pgrid_query, built at once by pgrid_build) against the snapshot walk
+ * (qsnap_query, top down) for the same float boxes, as sets: modes 0 (points), 1 (AABB query
+ * boxes), 2 (a sphere) and 3 (candidates, skip left out). Scenes: unit tiles on an integer floor
+ * (shared edges and corners on cell bounds), the same with outliers far off (the edge cells'
+ * clamping) and a few huge tiles, 3D boxes, tiny coordinates; query boxes on integer coordinates
+ * (touching tiles and cell bounds), spanning one to many cells, points on tile corners, infinite
+ * and NaN boxes; stale leaves pending; growth of the result buffers failing now and then. The
+ * number of bad results. */
+static long grid_check(void) {
+    static unsigned char seen[3][5000];
+    long bad = 0, answered = 0, walked = 0, fails = 0, multi = 0, built = 0;
+    int round;
+    for (round = 0; round < 8; round++) {
+        cl_world w;
+        int i, k, nitems = 400 + 500 * (round % 4);
+        double sc = round == 7 ? 1e-30 : 1;       /* tiny coordinates */
+        cl_shape s;
+        cl_world_init(&w, round % 2 ? 0.1 : 0, walloc, NULL);
+        s.kind = CL_AABB;
+        for (i = 0; i < nitems; i++) {
+            double x = (double)(xs() % 60), y = (double)(xs() % 60), z = 0, ex = 1, ey = 1, ez = 1;
+            if (round % 4 == 2) { z = (double)(xs() % 60); ex = 1 + (double)(xs() % 5); ez = 1 + (double)(xs() % 5); }
+            if (round % 4 == 1 && i % 97 == 0) { x = 150; y = -90; }     /* outliers */
+            if (round % 4 == 3 && i % 151 == 0) { ex = 12; ey = 9; }      /* huge tiles */
+            s.u.aabb.min = cl_v3(x * sc, y * sc, z * sc);
+            s.u.aabb.max = cl_v3((x + ex) * sc, (y + ey) * sc, (z + ez) * sc);
+            cl_world_add(&w, &s);
+        }
+        s.u.aabb.min = s.u.aabb.max = cl_v3(0, 0, 0);
+        cl_world_query(&w, &s);                      /* links the tree */
+        for (i = 0; i < 3; i++)                      /* a few stale leaves */
+            cl_world_translate(&w, (int)(xs() % (unsigned)nitems), cl_v3(7 * sc, 0, 0));
+        settle_tree(&w);
+        if (!qsnap_now(&w) || pgrid_build(&w) != CL_OK) {
+            printf("grid check: round %d built no grid\n", round);
+            cl_world_free(&w);
+            bad++;
+            continue;
+        }
+        built++;
+        for (k = 0; k < 4000; k++) {
+            int mode = (int)(xs() % 4), skip = (int)(xs() % (unsigned)nitems), n[2], v, j, ok = 1;
+            double x = (double)(xs() % 64) - 2, y = (double)(xs() % 64) - 2, z = (double)(xs() % 64) - 2;
+            double e = xs() % 3 == 0 ? (double)(xs() % 20) : (double)(xs() % 3) * 0.5;
+            cl_aabb q;
+            cl_shape qs;
+            cl_vec3 p = cl_v3(0, 0, 0);
+            cl_fbox fq;
+            if (xs() % 2) { x += 0.25 * (double)(xs() % 4); y += 0.25 * (double)(xs() % 4); }
+            q.min = cl_v3(x * sc, y * sc, z * sc);
+            q.max = cl_v3((x + e) * sc, (y + e) * sc, (z + e * (xs() % 2)) * sc);
+            if (mode == 3 && xs() % 2) {    /* around the skip item (a move's usual query) */
+                q = w.items[skip].box;
+                q.min = cl_v3(q.min.x - e * sc, q.min.y - e * sc, q.min.z - e * sc);
+                q.max = cl_v3(q.max.x + e * sc, q.max.y + e * sc, q.max.z + e * sc);
+            }
+            if (k % 211 == 7) q.max.x = HUGE_VAL;
+            if (k % 401 == 9) q.min.y = NAN;
+            if (k % 13 == 1) q.min = q.max = cl_v3(-HUGE_VAL, -HUGE_VAL, -HUGE_VAL);
+            qs.kind = CL_AABB;
+            qs.u.aabb = q;
+            if (mode == 0) {                /* a point, as cl_world_querypoint's box */
+                p = q.min;
+                q.max = q.min;
+                q = widen(&q, 0, querypoint_tol(p));
+            } else if (mode == 2) {         /* a sphere: cl_world_query's box of it */
+                cl_aabb b;
+                qs.kind = CL_SPHERE;
+                qs.u.sphere.c = q.min;
+                qs.u.sphere.r = (e + 0.5) * sc;
+                b = cl_shape_aabb(&qs);
+                q = widen(&b, 0, shape_tol(&qs, &b));
+            } else {
+                q = widen(&q, 0, box_tol(&q));
+            }
+            fq = fbox_of(&q);
+            for (v = 0; v < 2; v++) {
+                if (v == 0 && k % 9 == 4) {     /* the result buffers grow, and that fails */
+                    free_buf(&w, w.res, w.rescap, sizeof(int)); w.res = NULL; w.rescap = 0;
+                    free_buf(&w, w.tmp, w.tmpcap, sizeof(int)); w.tmp = NULL; w.tmpcap = 0;
+                    wfail = (long)(xs() % 2);
+                }
+                n[v] = v == 0 ? pgrid_query(&w, &fq, mode, p, &qs, mode == 3 ? skip : -1)
+                              : qsnap_query(&w, &fq, mode, p, &qs, -1);
+                wfail = -1;
+                memset(seen[v], 0, sizeof seen[v]);
+                for (j = 0; j < n[v]; j++) {
+                    int c = mode == 3 ? w.tmp[j] : w.res[j];
+                    if (c < 0 || c >= w.cap || seen[v][c] || (v == 0 && mode == 3 && c == skip)) ok = 0;
+                    else seen[v][c] = 1;
+                }
+            }
+            if (n[0] == -2) { walked++; continue; }
+            if (n[0] == CL_ENOMEM) { fails++; continue; }
+            answered++;
+            multi += pgrid_cell(fq.lo[0], w.pgorg[0], w.pginv[0], w.pgdim[0]) !=
+                     pgrid_cell(fq.hi[0], w.pgorg[0], w.pginv[0], w.pgdim[0]);
+            if (mode == 3 && skip < w.cap) seen[1][skip] = 0;   /* the walk may list it */
+            if (n[1] < 0 || memcmp(seen[0], seen[1], sizeof seen[0]) != 0) ok = 0;
+            if (!ok && bad++ < 5) printf("grid query differs: round %d, query %d, mode %d (%d found, %d walked)\n",
+                                         round, k, mode, n[0], n[1]);
+        }
+        cl_world_free(&w);
+    }
+    printf("grid queries: %ld bad, %ld answered (%ld over several columns), %ld left to the walk, %ld failed "
+           "allocations, %ld grids, %ld bytes left\n", bad, answered, multi, walked, fails, built, wlive);
+    return bad + (answered < 15000) + (multi < 3000) + (walked < 300) + (fails == 0) + (wlive != 0);
+}
+
 int main(void) {
-    long i, bad = 0, n = 2000000, cnt[3] = { 0, 0, 0 }, other = check_fbox(1000000) + walk_check() + near_check();
+    long i, bad = 0, n = 2000000, cnt[3] = { 0, 0, 0 }, other = check_fbox(1000000) + walk_check() + near_check() +
+         grid_check();
     for (i = 0; i < n; i++) {
         cl_shape a = rbox(), b = rbox();
         cl_vec3 d;
