@@ -443,21 +443,47 @@ static inline int pgrid_ready(cl_world *w) {
     return 0;
 }
 
-/* A query of float box *q through the grid, for modes 0-3 as qsnap_query's (p, s as there; mode
- * 3 leaves item skip out, a mode 3 walk may or may not): the same items in w->res (modes 0-2) or
- * w->tmp (mode 3), no stale leaves, not sorted; their count, CL_ENOMEM, or -2 when the cells *q
- * spans hold more than PG_QENT entries (the walk answers then). A leaf whose box spans several
+/* The entries e..end-1 of grid cell (x, y, z) for pgrid_query: those whose box meets float box *q
+ * and that no earlier cell of the query takes (dd bit a set: the cell is not the query's first
+ * on axis a, so an entry is taken here only when its own low bound lies in this cell), tested
+ * and stored as qsnap_query's modes do, from count n on; the new count or CL_ENOMEM. */
+WINLINE int pgrid_scan(cl_world *w, const cl_pgent *e, const cl_pgent *end, const cl_fbox *q, int mode,
+                       cl_vec3 p, const cl_shape *s, int skip, int n, unsigned dd, int x, int y, int z) {
+    const cl_item *items = w->items;
+    for (; e < end; e++) {
+        int c = e->item;
+        if (!((e->lo[0] <= q->hi[0]) & (q->lo[0] <= e->hi[0]) & (e->lo[1] <= q->hi[1]) &
+              (q->lo[1] <= e->hi[1]) & (e->lo[2] <= q->hi[2]) & (q->lo[2] <= e->hi[2])))
+            continue;
+        if (dd && (((dd & 1) && pgrid_cell(e->lo[0], w->pgorg[0], w->pginv[0], w->pgdim[0]) != x) ||
+                   ((dd & 2) && pgrid_cell(e->lo[1], w->pgorg[1], w->pginv[1], w->pgdim[1]) != y) ||
+                   ((dd & 4) && pgrid_cell(e->lo[2], w->pgorg[2], w->pginv[2], w->pgdim[2]) != z)))
+            continue;                       /* taken in an earlier cell */
+        if (items[c].dirty) continue;
+        if (mode == 3) {
+            if (c == skip) continue;
+            if (n >= w->tmpcap && !tmp_grow(w, n + 1)) return CL_ENOMEM;
+            w->tmp[n++] = c;
+        } else if (item_hit(w, &items[c], mode, p, s)) {
+            if (n >= w->rescap && !res_grow(w, n + 1)) return CL_ENOMEM;
+            w->res[n++] = c;
+        }
+    }
+    return n;
+}
+
+/* A query of float box *q, which spans cells c0[a] .. c1[a] on each axis a, through the grid, for
+ * modes 0-3 as qsnap_query's (p, s as there; mode 3 leaves item skip out, a mode 3 walk may or
+ * may not): the same items in w->res (modes 0-2) or w->tmp (mode 3), no stale leaves, not
+ * sorted; their count, CL_ENOMEM, or -2 when those cells hold more than PG_QENT entries (the
+ * walk answers then). A leaf whose box spans several
  * of those cells is listed in each, and taken in one: on each axis the first of them (the query's
  * first cell, or the cell of the leaf's own low bound when that is further on: the same
  * pgrid_cell of the same float as at the build, so exactly one cell of the range passes). */
-WINLINE int pgrid_query(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, const cl_shape *s, int skip) {
-    const cl_item *items = w->items;
+WNOINLINE int pgrid_cells(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, const cl_shape *s, int skip,
+                          const int *c0, const int *c1) {
     const int *start = w->pgstart;
-    int c0[3], c1[3], a, x, y, z, n = 0, tot = 0;
-    for (a = 0; a < 3; a++) {
-        c0[a] = pgrid_cell(q->lo[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
-        c1[a] = pgrid_cell(q->hi[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
-    }
+    int x, y, z, n = 0, tot = 0;
     if ((c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > PG_QENT) return -2;
     for (z = c0[2]; z <= c1[2]; z++)        /* each row's cells are one run of entries */
         for (y = c0[1]; y <= c1[1]; y++) {
@@ -469,29 +495,25 @@ WINLINE int pgrid_query(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, cons
         for (y = c0[1]; y <= c1[1]; y++) {
             long row = ((long)z * w->pgdim[1] + y) * w->pgdim[0];
             for (x = c0[0]; x <= c1[0]; x++) {
-                const cl_pgent *e = w->pgent + start[row + x], *end = w->pgent + start[row + x + 1];
-                for (; e < end; e++) {
-                    int c = e->item;
-                    if (!((e->lo[0] <= q->hi[0]) & (q->lo[0] <= e->hi[0]) & (e->lo[1] <= q->hi[1]) &
-                          (q->lo[1] <= e->hi[1]) & (e->lo[2] <= q->hi[2]) & (q->lo[2] <= e->hi[2])))
-                        continue;
-                    if ((x != c0[0] && pgrid_cell(e->lo[0], w->pgorg[0], w->pginv[0], w->pgdim[0]) != x) ||
-                        (y != c0[1] && pgrid_cell(e->lo[1], w->pgorg[1], w->pginv[1], w->pgdim[1]) != y) ||
-                        (z != c0[2] && pgrid_cell(e->lo[2], w->pgorg[2], w->pginv[2], w->pgdim[2]) != z))
-                        continue;           /* taken in an earlier cell */
-                    if (items[c].dirty) continue;
-                    if (mode == 3) {
-                        if (c == skip) continue;
-                        if (n >= w->tmpcap && !tmp_grow(w, n + 1)) return CL_ENOMEM;
-                        w->tmp[n++] = c;
-                    } else if (item_hit(w, &items[c], mode, p, s)) {
-                        if (n >= w->rescap && !res_grow(w, n + 1)) return CL_ENOMEM;
-                        w->res[n++] = c;
-                    }
-                }
+                unsigned dd = (unsigned)(x != c0[0]) | (unsigned)(y != c0[1]) << 1 | (unsigned)(z != c0[2]) << 2;
+                n = pgrid_scan(w, w->pgent + start[row + x], w->pgent + start[row + x + 1], q, mode, p, s, skip,
+                               n, dd, x, y, z);
+                if (n < 0) return n;
             }
         }
     return n;
+}
+
+/* pgrid_cells for the cells *q spans, inline for a query in one cell (most points). */
+WINLINE int pgrid_query(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, const cl_shape *s, int skip) {
+    int c0[3], c1[3], a;
+    for (a = 0; a < 3; a++) {
+        c0[a] = pgrid_cell(q->lo[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
+        c1[a] = pgrid_cell(q->hi[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
+    }
+    if ((c0[0] ^ c1[0]) | (c0[1] ^ c1[1]) | (c0[2] ^ c1[2])) return pgrid_cells(w, q, mode, p, s, skip, c0, c1);
+    a = (c0[2] * w->pgdim[1] + c0[1]) * w->pgdim[0] + c0[0];
+    return pgrid_scan(w, w->pgent + w->pgstart[a], w->pgent + w->pgstart[a + 1], q, mode, p, s, skip, 0, 0, 0, 0, 0);
 }
 
 /* Collects into w->tmp every item whose box may overlap box (tree leaves, plus the items with
