@@ -339,7 +339,7 @@ static int end_clear(const cl_world *w, const cl_shape *next, int nt, int base, 
  * ones by t, ties by add order), then the others (the non-touching ones of w->mc[base..base+k),
  * which cl_world_move leaves in query order: they are sorted by add order here, only when next
  * meets one of them, the only case where the order can matter: snap_out changes next). */
-static void leg_end(cl_world *w, const cl_shape *cur, const cl_aabb *cb, cl_vec3 rem, double t, int blk, int nt,
+WINLINE void leg_end(cl_world *w, const cl_shape *cur, const cl_aabb *cb, cl_vec3 rem, double t, int blk, int nt,
                     int base, int k, cl_shape *next) {
     double tt = t, delta = 0;
     double gap = 0;
@@ -445,11 +445,15 @@ static int move_near(const cl_world *w, int o, const cl_aabb *q) {
            tb.max.y >= q->min.y && tb.min.z <= q->max.z && tb.max.z >= q->min.z;
 }
 
-/* Sets *b to cl_shape_aabb(s) (an AABB is its own box, without the call): made once for each
- * shape a move's mover takes, and read by everything that wanted it (the leg's swept box, the
- * mesh sweep's kept box, move_gap, end_skippable, the item's box at the end). */
-static void cur_box(const cl_shape *s, cl_aabb *b) {
-    *b = s->kind == CL_AABB ? s->u.aabb : cl_shape_aabb(s);
+/* Returns cl_shape_aabb(s): an AABB's own box in place (no copy: its coordinates were just
+ * stored one by one, and a copy's wider loads would wait for them), else that box made into *b.
+ * Made once for each shape a move's mover takes, and read by everything that wanted it (the
+ * leg's swept box, the mesh sweep's kept box, move_gap, end_skippable, the item's box at the
+ * end). */
+static const cl_aabb *cur_box(const cl_shape *s, cl_aabb *b) {
+    if (s->kind == CL_AABB) return &s->u.aabb;
+    *b = cl_shape_aabb(s);
+    return b;
 }
 
 /* 1 when a last leg's end may be left uncomputed (need answered 0): the end, its start moved by
@@ -512,20 +516,26 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
     cl_shape sh[2], *cur = &sh[0], *nxt = &sh[1], sh_;
     cl_vec3 rem = d, p0, p1;
     cl_aabb qb = w->items[id].box;      /* set by the first query (nq < 0 until then) */
-    cl_aabb cb;                         /* cl_shape_aabb(cur), made once a shape (cur_box) */
+    cl_aabb cbuf;                       /* cl_shape_aabb(cur) when cur is not an AABB */
+    const cl_aabb *cb;                  /* cl_shape_aabb(cur), made once a shape (cur_box) */
     int leg, nq = -1, ncross = 0;      /* ncross: candidates crossed so far (was_crossed) */
     /* the crease rule (below): the normal of the last leg's slide (havepn) and what that leg
      * wanted to make before its slide took the part along that normal out (want) */
     cl_vec3 pn = cl_v3(0, 0, 0), want = cl_v3(0, 0, 0);
     int havepn = 0;
     w->ncols = 0;
-    sh[0] = sh[1] = *clw_shape(w, &w->items[id], &sh_);
+    if (w->items[id].kind == CL_AABB) {     /* clw_shape's box, written without its copy */
+        sh[0].kind = sh[1].kind = CL_AABB;
+        sh[0].u.aabb = sh[1].u.aabb = w->items[id].box;
+    } else {
+        sh[0] = sh[1] = w->xs[w->items[id].xs].s;
+    }
     /* a sphere's or capsule's item box is cl_shape_aabb of its stored shape: every writer of the
      * two (cl_world_add, clw_update_to's callers: cl_world_update, cl_world_translate, the end of
      * this function) stores the shape and that function's box of it together (a mesh item's box
      * is its mesh's, which is not stored with it: computed) */
-    if (cur->kind == CL_SPHERE || cur->kind == CL_CAPSULE) cb = w->items[id].box;
-    else cur_box(cur, &cb);
+    if (cur->kind == CL_SPHERE || cur->kind == CL_CAPSULE) cbuf = w->items[id].box, cb = &cbuf;
+    else cb = cur_box(cur, &cbuf);
     for (leg = 0; leg < MAX_LEGS; leg++) {
         cl_aabb q;
         int n, i, j, k = 0, nt = 0, blk = -1, reuse = 0;
@@ -533,7 +543,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
         double tb = 1;
         if (rem.x == 0 && rem.y == 0 && rem.z == 0) break;
         w->mkeep.ok = 0;
-        q = pre >= 0 ? *preq : leg_query_box(cur, &cb, rem);
+        q = pre >= 0 ? *preq : leg_query_box(cur, cb, rem);
         if (nq >= 0 && aabb_inside(&q, &qb)) {
             /* reused candidates (query order kept) are narrowed to those that can meet this
              * leg (move_near): the others are not swept again */
@@ -569,7 +579,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
             m->flags = 0;
             if (w->items[o].kind == CL_MESH && (cur->kind == CL_CAPSULE || cur->kind == CL_SPHERE)) {
                 /* the same sweep, its candidate triangles kept for the end checks (end_overlap) */
-                m->s = cl_pmesh_sweep_keep_box(&w->xs[w->items[o].xs].s.u.mesh, cur, &cb, rem, &w->mkeep);
+                m->s = cl_pmesh_sweep_keep_box(&w->xs[w->items[o].xs].s.u.mesh, cur, cb, rem, &w->mkeep);
                 w->mkeepitem = o;
             } else {
                 sweep_pair(cur, rem, clw_shape(w, &w->items[o], &sh_), &m->s);
@@ -600,7 +610,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
         }
         if (blk >= 0) tb = w->mc[blk].s.t;
         if (need && (blk < 0 || resp == CL_RESP_TOUCH) &&
-            !need(nctx, cur, rem, tb, blk >= 0 ? &w->mc[blk].s.n : NULL) && end_skippable(cur, &cb, rem)) {
+            !need(nctx, cur, rem, tb, blk >= 0 ? &w->mc[blk].s.n : NULL) && end_skippable(cur, cb, rem)) {
             /* the last leg (nothing left after a touch or no block), its end not wanted: the
              * collision as below, the end and *actual left at the leg's start */
             if (blk >= 0 && push_col(w, w->mc[blk].item, resp, tb, w->mc[blk].s.n) != CL_OK)
@@ -617,7 +627,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                 nxt->u.aabb = aabb_moved(&cur->u.aabb, rem);
                 if (!placed_finite(nxt)) break;
             } else {
-                leg_end(w, cur, &cb, rem, tb, blk, nt, nq, k, nxt);
+                leg_end(w, cur, cb, rem, tb, blk, nt, nq, k, nxt);
                 /* coordinates near DBL_MAX: a leg (or a bounce's reflection below) can overflow;
                  * the move then ends where it is, so an item never gets an infinite or NaN shape
                  * (found with moves of 1.7e308 from 1e308: inf and NaN end positions) */
@@ -668,7 +678,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
                 }
             }
             tmp = cur; cur = nxt; nxt = tmp;
-            cur_box(cur, &cb);
+            cb = cur_box(cur, &cbuf);
             rem = vfin(left) ? left : cl_v3(0, 0, 0);
         }
     }
@@ -678,7 +688,7 @@ WINLINE int move_legs(cl_world *w, int id, cl_vec3 d, cl_respond respond, void *
     w->mend = *cur;
     /* cl_world_update(w, id, cur); an AABB is its own box (cl_shape_aabb). commit 2: only a move
      * that met nothing (clw_move_commitfree) */
-    if (commit == 1 || (commit == 2 && w->ncols == 0)) clw_update_to(w, id, cur, cb);
+    if (commit == 1 || (commit == 2 && w->ncols == 0)) clw_update_to(w, id, cur, *cb);
     return w->ncols;
 }
 
