@@ -144,16 +144,17 @@ static long walk_check(void) {
 }
 
 /* The walks from a leaf up (clw_collect_box with a live skip item: qsnap_query's leaf when the
- * snapshot is valid and holds it, else clw_collect_fbox's; every other 500 queries find the
- * snapshot out of date), against brute force over the tree's leaves: every live item but skip
- * whose leaf box meets the query's float box, or for a stale leaf whose widened tight box meets
- * the query box, exactly once. Worlds of 2D tiles, 3D boxes and coincident boxes; query boxes
- * around the skip item (a move's swept box: the usual case), touching it, far from it and huge;
- * stale leaves pending; the stack grows on the heap (CL_QSTACK 2) and that growth fails now and
- * then. The number of bad results. */
+ * snapshot is valid and holds it, else clw_collect_fbox's; a third of the queries, in runs of
+ * 500, find the snapshot out of date, another third the query grid built, which then answers
+ * those whose cells hold few leaves), against brute force over the tree's leaves: every live
+ * item but skip whose leaf box meets the query's float box, or for a stale leaf whose widened
+ * tight box meets the query box, exactly once. Worlds of 2D tiles, 3D boxes and coincident
+ * boxes; query boxes around the skip item (a move's swept box: the usual case), touching it, far
+ * from it and huge; stale leaves pending; the stack grows on the heap (CL_QSTACK 2) and that
+ * growth fails now and then. The number of bad results. */
 static long near_check(void) {
     static unsigned char seen[4000];
-    long bad = 0, up = 0, treeup = 0, fails = 0;
+    long bad = 0, up = 0, treeup = 0, fails = 0, gridded = 0;
     int round;
     for (round = 0; round < 6; round++) {
         cl_world w;
@@ -185,10 +186,13 @@ static long near_check(void) {
                      q.max = cl_v3(q.min.x + e, q.min.y + e, 200); break;
             }
             fq = fbox_of(&q);
-            if ((k / 500) % 2 == 1) {   /* the snapshot out of date: the tree's walk up */
+            if ((k / 500) % 3 == 1) {   /* the snapshot out of date: the tree's walk up */
                 w.qnver = -5;
                 w.raysver = w.tver;
                 w.wnrays = 0;
+            } else if ((k / 500) % 3 == 2 && !(w.pgok && w.pgver == w.tver)) {
+                settle_tree(&w);        /* the query grid built now: it answers what it can */
+                if (qsnap_now(&w)) pgrid_build(&w);
             }
             wfail = k % 7 == 3 ? (long)(xs() % 3) : -1;
             n = clw_collect_box(&w, &q, id);
@@ -196,6 +200,7 @@ static long near_check(void) {
             slotted = w.qn && w.qnver == w.tver && w.qslot[clw_leaf(&w, id)] >= 0;
             if (n == CL_ENOMEM) { fails++; continue; }
             up += slotted;
+            gridded += w.pgok && w.pgver == w.tver;
             treeup += !(w.qn && w.qnver == w.tver) && clw_tree_leaf(&w, id) >= 0;
             memset(seen, 0, sizeof seen);
             for (j = 0; j < n; j++) {
@@ -222,9 +227,9 @@ static long near_check(void) {
         }
         cl_world_free(&w);
     }
-    printf("walks from a leaf up: %ld bad, %ld from a slotted leaf, %ld in the tree, %ld failed allocations, %ld bytes left\n",
-           bad, up, treeup, fails, wlive);
-    return bad + (up < 5000) + (treeup < 5000) + (fails == 0) + (wlive != 0);
+    printf("walks from a leaf up: %ld bad, %ld from a slotted leaf, %ld in the tree, %ld with the grid valid, "
+           "%ld failed allocations, %ld bytes left\n", bad, up, treeup, gridded, fails, wlive);
+    return bad + (up < 5000) + (treeup < 5000) + (gridded < 3000) + (fails == 0) + (wlive != 0);
 }
 
 /* The grid's queries (pgrid_query, built at once by pgrid_build) against the snapshot walk
