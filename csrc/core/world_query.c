@@ -269,8 +269,8 @@ int clw_collect_snap(cl_world *w, const cl_fbox *qp, int leaf) {
  * out by one monotone function: a leaf box overlapping the query box spans one of the query's
  * cells), each taken in one cell, tested with the walk's comparisons and item_hit, and sorted as
  * before: the same answers. Point queries, box queries (cl_world_query) and the candidate queries
- * of sweeps, moves and resolve (clw_collect_box) read it when their cells hold at most PG_QENT
- * entries; the pair cache's queries never do. Built from the valid snapshot after the walk has
+ * of sweeps, moves and resolve (clw_collect_box) read it when they span at most PG_QCELL cells
+ * holding at most PG_QENT entries; the pair cache's queries never do. Built from the valid snapshot after the walk has
  * served leaves + 64 of those queries at one tree version (each version change starts the count
  * anew), so its O(n) build is amortised and adds and the pairs never build it. Valid while the tree
  * version is the one it holds. */
@@ -280,8 +280,21 @@ int clw_collect_snap(cl_world *w, const cl_fbox *qp, int leaf) {
                              * or huge leaves squeeze the leaves into few cells) */
 #ifndef PG_QENT
 #define PG_QENT 16          /* entries a query's cells may hold for the grid to answer it (more: the
-                             * walk, which gets ahead for big queries: 48 cost 20-25% more on 120-200
-                             * unit boxes among 2,000 tiles of 8-40, 16 about nothing) */
+                             * walk, which gets ahead as they grow) */
+#endif
+#ifndef PG_QCELL
+#define PG_QCELL 4          /* cells a query may span for the grid to answer it: queries up to
+                             * about a cell's size (a cell is one to two mean leaf sizes). Bigger
+                             * ones are the walk's: a 10,000 x 5 strip over empty cells took the
+                             * grid 1,783 ns, the walk 23 ns (review rev30), and 60-120 unit
+                             * boxes among ffiworld's tiles (4-9 cells) 10-25% more than the walk */
+#endif
+#ifndef PG_BUILDMAX
+#define PG_BUILDMAX 16384   /* leaves beyond which only point queries build the grid: its build is
+                             * one call's O(n) pass (about 150 ns a leaf: 15 ms at 100,000 leaves,
+                             * review rev30), and a World whose moves and box queries built it
+                             * could pay that in a move every few frames (point queries built it
+                             * at any size before the others read it; they still do) */
 #endif
 #ifndef CL_PGRID_EAGER
 #define CL_PGRID_EAGER 0    /* 1: build at a version's first point query (differential tests) */
@@ -423,14 +436,15 @@ done:
 }
 
 /* 1 when the grid of the valid snapshot may serve a query: it holds this tree version, or the
- * walk has served enough queries of it for the build to pay (then built now). A
+ * walk has served enough queries of it for the build to pay (then built now; when build is 0,
+ * only for a tree of at most PG_BUILDMAX leaves). A
  * version whose build failed is not built again, and each failed build since the last good one
  * doubles the queries the next version waits for (up to 2^10 times): a scene whose leaves do not
  * spread (one item parked at 1e6, one tall pole) paid a failed build every leaves + 64 point
  * queries for good, +35% instructions a query (review rev17's F1). */
-static inline int pgrid_ready(cl_world *w) {
+static inline int pgrid_ready(cl_world *w, int build) {
     if (w->pgok && w->pgver == w->tver) return 1;
-    if (w->pgfver == w->tver) return 0;
+    if (w->pgfver == w->tver || (!build && w->tree.leaves > PG_BUILDMAX)) return 0;
     if (w->pgcver != w->tver) { w->pgcver = w->tver; w->pgcnt = 0; }
     if (!CL_PGRID_EAGER &&
         (double)++w->pgcnt <= ((double)w->tree.leaves + 64) * (1 << (w->pgfails < 10 ? w->pgfails : 10)))
@@ -477,16 +491,20 @@ WINLINE int pgrid_scan(cl_world *w, const cl_pgent *e, const cl_pgent *end, cons
 /* A query of float box *q, which spans cells c0[a] .. c1[a] on each axis a, through the grid, for
  * modes 0-3 as qsnap_query's (p, s as there; mode 3 leaves item skip out, a mode 3 walk may or
  * may not): the same items in w->res (modes 0-2) or w->tmp (mode 3), no stale leaves, not
- * sorted; their count, CL_ENOMEM, or -2 when those cells hold more than PG_QENT entries (the
- * walk answers then). A leaf whose box spans several
- * of those cells is listed in each, and taken in one: on each axis the first of them (the query's
+ * sorted; their count, CL_ENOMEM, or -2 when they are more than PG_QCELL or hold more than
+ * PG_QENT entries, or the box is inverted on an axis (the walk answers then). A leaf whose box
+ * spans several of those cells is listed in each, and taken in one: on each axis the first of them (the query's
  * first cell, or the cell of the leaf's own low bound when that is further on: the same
  * pgrid_cell of the same float as at the build, so exactly one cell of the range passes). */
 WNOINLINE int pgrid_cells(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, const cl_shape *s, int skip,
                           const int *c0, const int *c1) {
     const int *start = w->pgstart;
     int x, y, z, n = 0, tot = 0;
-    if ((c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > PG_QENT) return -2;
+    /* a box inverted on an axis (a C caller's; the walk answers it as ever), or over more than
+     * PG_QCELL cells (a long strip over empty cells: each costs a visit, the walk a few nodes) */
+    if (c1[0] < c0[0] || c1[1] < c0[1] || c1[2] < c0[2] ||
+        (long)(c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > PG_QCELL)
+        return -2;
     for (z = c0[2]; z <= c1[2]; z++)        /* each row's cells are one run of entries */
         for (y = c0[1]; y <= c1[1]; y++) {
             long row = ((long)z * w->pgdim[1] + y) * w->pgdim[0];
@@ -526,7 +544,7 @@ int clw_collect_box(cl_world *w, const cl_aabb *box, int skip) {
     int n, i;
     settle_tree(w);
     if (qsnap_ready(w)) {
-        n = pgrid_ready(w) ? pgrid_query(w, &q, 3, cl_v3(0, 0, 0), NULL, skip) : -2;
+        n = pgrid_ready(w, 0) ? pgrid_query(w, &q, 3, cl_v3(0, 0, 0), NULL, skip) : -2;
         if (n == -2) n = clw_collect_snap(w, &q, clw_snap_leaf(w, skip));  /* from skip's leaf up */
     } else {
         n = clw_collect_fbox(w, &q, clw_tree_leaf(w, skip));   /* the same in the tree */
@@ -568,7 +586,7 @@ WINLINE int select_items(cl_world *w, const cl_aabb *q, int mode, cl_vec3 p, con
     int n, i, k = 0;
     settle_tree(w);
     if (qsnap_ready(w)) {
-        k = pgrid_ready(w) ? pgrid_query(w, &fq, mode, p, s, -1) : -2;
+        k = pgrid_ready(w, mode == 0) ? pgrid_query(w, &fq, mode, p, s, -1) : -2;
         if (k == -2) k = qsnap_query(w, &fq, mode, p, s, -1);
         if (k < 0) return k;
     } else {

@@ -336,6 +336,38 @@ static long grid_check(void) {
         }
         cl_world_free(&w);
     }
+    {   /* who builds it: in a World of more than PG_BUILDMAX leaves only point queries do (a
+         * build is one call's pass over the leaves); a strip over many cells is the walk's */
+        cl_world w;
+        cl_shape s;
+        int i, k, boxbuilt, pointbuilt;
+        cl_fbox strip;
+        cl_world_init(&w, 0.1, walloc, NULL);
+        s.kind = CL_AABB;
+        for (i = 0; i <= PG_BUILDMAX; i++) {  /* rows of unit tiles, none at y 40 .. 50 */
+            double y = (double)(i / 200 + (i / 200 >= 40 ? 10 : 0));
+            s.u.aabb.min = cl_v3((double)(i % 200), y, 0);
+            s.u.aabb.max = cl_v3((double)(i % 200) + 1, y + 1, 1);
+            cl_world_add(&w, &s);
+        }
+        for (k = 0; k < PG_BUILDMAX + 200; k++) {
+            s.u.aabb.min = cl_v3((double)(k % 190), (double)(k % 80), 0);
+            s.u.aabb.max = cl_v3(s.u.aabb.min.x + 2, s.u.aabb.min.y + 2, 1);
+            cl_world_query(&w, &s);
+            clw_collect_box(&w, &s.u.aabb, k % (PG_BUILDMAX + 1));
+        }
+        boxbuilt = w.pgok;
+        for (k = 0; k < PG_BUILDMAX + 200; k++) cl_world_querypoint(&w, cl_v3((double)(k % 190) + 0.5, 3.5, 0.5));
+        pointbuilt = w.pgok && w.pgver == w.tver;
+        strip.lo[0] = 0.5f; strip.lo[1] = 45.5f; strip.lo[2] = 0.5f;     /* over empty cells */
+        strip.hi[0] = 190.5f; strip.hi[1] = 45.5f; strip.hi[2] = 0.5f;
+        k = pointbuilt ? pgrid_query(&w, &strip, 1, cl_v3(0, 0, 0), &s, -1) : 0;
+        printf("grid of %d leaves: built by box and move queries %d, by point queries %d; a strip over %d cells: %d\n",
+               PG_BUILDMAX + 1, boxbuilt, pointbuilt,
+               pgrid_cell(190.5, w.pgorg[0], w.pginv[0], w.pgdim[0]) - pgrid_cell(0.5, w.pgorg[0], w.pginv[0], w.pgdim[0]) + 1, k);
+        bad += boxbuilt != 0 || pointbuilt != 1 || k != -2;
+        cl_world_free(&w);
+    }
     printf("grid queries: %ld bad, %ld answered (%ld over several columns), %ld left to the walk, %ld failed "
            "allocations, %ld grids, %ld bytes left\n", bad, answered, multi, walked, fails, built, wlive);
     return bad + (answered < 15000) + (multi < 3000) + (walked < 300) + (fails == 0) + (wlive != 0);
