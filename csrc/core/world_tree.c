@@ -202,14 +202,10 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
  * takes the new tree when that installed it. While a box-query snapshot is in use, calls
  * between the build and its fit build the new tree's snapshot into the spare buffers instead
  * (several calls, qsnap_spare_step; if memory runs out the rebuild goes on without), and
- * the call after the fit copies the fitted boxes into it (wtree_fill) and installs the new tree
- * at once: no leaf changed between the two, so the install only swaps the snapshot in (without
- * a snapshot, or when the fill did not run, it copies the paths of the leaves it gave a box
- * changed since the fit, qsnap_path, or refits the snapshot). The pairs after an install do not
- * pay for a whole snapshot build, and no call pays for more than one pass over the tree and one
- * over the items (tree_rebuilt's; a fill and an install in two calls made two costly frames: the
- * install replayed and path-copied the ~500 leaves the frame in between changed, 0.2-0.3 ms of a
- * 0.65 ms frame in bench-frames' 2D scene, the fill 0.15-0.2 ms). The blocks the install replaces are freed by the next call
+ * the call after the fit copies the fitted boxes into it (wtree_fill), so the install only swaps
+ * it in and copies the paths of the leaves it gave a box changed since the fit (qsnap_path):
+ * the pairs after an install do not pay for a whole snapshot build, and no call pays for more
+ * than one pass over the tree. The blocks the install replaces are freed by the next call
  * (clw_tree_release). */
 void clw_tree_step(cl_world *w) {
     cl_tree *t = &w->tree;
@@ -225,7 +221,8 @@ void clw_tree_step(cl_world *w) {
     if (w->qn2bld == bno && w->qn2fit != bno && w->qslot2cap >= t->cap &&
         (nodes = cl_tree_rebuild_ready(t)) != NULL) {
         wtree_fill(nodes, w->qn2, w->qslot2, w->qslot2cap);
-        w->qn2fit = bno;            /* and the install at once (below): no leaf changed since */
+        w->qn2fit = bno;
+        return;
     }
     while ((1L << lg) < n) lg++;
     if (cl_tree_rebuild_step(t, n * (lg + 2) / REBUILD_STEPS + 256)) {
