@@ -270,10 +270,10 @@ int clw_collect_snap(cl_world *w, const cl_fbox *qp, int leaf) {
  * cells), each taken in one cell, tested with the walk's comparisons and item_hit, and sorted as
  * before: the same answers. Point queries, box queries (cl_world_query) and the candidate queries
  * of sweeps, moves and resolve (clw_collect_box) read it when they span at most PG_QCELL cells
- * holding at most PG_QENT entries; the pair cache's queries never do. Built from the valid snapshot after the walk has
- * served leaves + 64 of those queries at one tree version (each version change starts the count
- * anew), so its O(n) build is amortised and adds and the pairs never build it. Valid while the tree
- * version is the one it holds. */
+ * holding at most PG_QENT entries; the pair cache's queries never do. Built from the valid
+ * snapshot after the walk has served leaves + 64 of those queries at one tree version (each
+ * version change starts the count anew), so its O(n) build is amortised and adds and the pairs
+ * never build it. Valid while the tree version is the one it holds. */
 
 #define PG_MAXENT 6         /* cell entries per leaf beyond which the grid is not built */
 #define PG_MAXCELL 32       /* entries of a cell beyond which it is not built either (outliers
@@ -437,11 +437,11 @@ done:
 
 /* 1 when the grid of the valid snapshot may serve a query: it holds this tree version, or the
  * walk has served enough queries of it for the build to pay (then built now; when build is 0,
- * only for a tree of at most PG_BUILDMAX leaves). A
- * version whose build failed is not built again, and each failed build since the last good one
- * doubles the queries the next version waits for (up to 2^10 times): a scene whose leaves do not
- * spread (one item parked at 1e6, one tall pole) paid a failed build every leaves + 64 point
- * queries for good, +35% instructions a query (review rev17's F1). */
+ * only for a tree of at most PG_BUILDMAX leaves). A version whose build failed is not built
+ * again, and each failed build since the last good one doubles the queries the next version
+ * waits for (up to 2^10 times): a scene whose leaves do not spread (one item parked at 1e6, one
+ * tall pole) paid a failed build every leaves + 64 point queries for good, +35% instructions a
+ * query (review rev17's F1). */
 static inline int pgrid_ready(cl_world *w, int build) {
     if (w->pgok && w->pgver == w->tver) return 1;
     if (w->pgfver == w->tver || (!build && w->tree.leaves > PG_BUILDMAX)) return 0;
@@ -493,9 +493,10 @@ WINLINE int pgrid_scan(cl_world *w, const cl_pgent *e, const cl_pgent *end, cons
  * may not): the same items in w->res (modes 0-2) or w->tmp (mode 3), no stale leaves, not
  * sorted; their count, CL_ENOMEM, or -2 when they are more than PG_QCELL or hold more than
  * PG_QENT entries, or the box is inverted on an axis (the walk answers then). A leaf whose box
- * spans several of those cells is listed in each, and taken in one: on each axis the first of them (the query's
- * first cell, or the cell of the leaf's own low bound when that is further on: the same
- * pgrid_cell of the same float as at the build, so exactly one cell of the range passes). */
+ * spans several of those cells is listed in each, and taken in one: on each axis the first of
+ * them (the query's first cell, or the cell of the leaf's own low bound when that is further on:
+ * the same pgrid_cell of the same float as at the build, so exactly one cell of the range
+ * passes). */
 WNOINLINE int pgrid_cells(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, const cl_shape *s, int skip,
                           const int *c0, const int *c1) {
     const int *start = w->pgstart;
@@ -515,7 +516,8 @@ WNOINLINE int pgrid_cells(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, co
         for (y = c0[1]; y <= c1[1]; y++) {
             long row = ((long)z * w->pgdim[1] + y) * w->pgdim[0];
             for (x = c0[0]; x <= c1[0]; x++) {
-                unsigned dd = (unsigned)(x != c0[0]) | (unsigned)(y != c0[1]) << 1 | (unsigned)(z != c0[2]) << 2;
+                unsigned dd = (unsigned)(x != c0[0]) | (unsigned)(y != c0[1]) << 1 |
+                              (unsigned)(z != c0[2]) << 2;
                 n = pgrid_scan(w, w->pgent + start[row + x], w->pgent + start[row + x + 1], q, mode, p, s, skip,
                                n, dd, x, y, z);
                 if (n < 0) return n;
@@ -531,9 +533,11 @@ WINLINE int pgrid_query(cl_world *w, const cl_fbox *q, int mode, cl_vec3 p, cons
         c0[a] = pgrid_cell(q->lo[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
         c1[a] = pgrid_cell(q->hi[a], w->pgorg[a], w->pginv[a], w->pgdim[a]);
     }
-    if ((c0[0] ^ c1[0]) | (c0[1] ^ c1[1]) | (c0[2] ^ c1[2])) return pgrid_cells(w, q, mode, p, s, skip, c0, c1);
+    if ((c0[0] ^ c1[0]) | (c0[1] ^ c1[1]) | (c0[2] ^ c1[2]))
+        return pgrid_cells(w, q, mode, p, s, skip, c0, c1);
     a = (c0[2] * w->pgdim[1] + c0[1]) * w->pgdim[0] + c0[0];
-    return pgrid_scan(w, w->pgent + w->pgstart[a], w->pgent + w->pgstart[a + 1], q, mode, p, s, skip, 0, 0, 0, 0, 0);
+    return pgrid_scan(w, w->pgent + w->pgstart[a], w->pgent + w->pgstart[a + 1], q, mode, p, s, skip, 0, 0, 0,
+                      0, 0);
 }
 
 /* Collects into w->tmp every item whose box may overlap box (tree leaves, plus the items with

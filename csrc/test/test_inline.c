@@ -233,7 +233,8 @@ static long near_check(void) {
 }
 
 /* The grid's queries (pgrid_query, built at once by pgrid_build) against the snapshot walk
- * (qsnap_query, top down) for the same float boxes, as sets: modes 0 (points), 1 (AABB query
+ * (qsnap_query, top down, and for mode 3 also up from the skip item's leaf) for the same float
+ * boxes, as sets: modes 0 (points), 1 (AABB query
  * boxes), 2 (a sphere) and 3 (candidates, skip left out). Scenes: unit tiles on an integer floor
  * (shared edges and corners on cell bounds), the same with outliers far off (the edge cells'
  * clamping) and a few huge tiles, 3D boxes, tiny coordinates; query boxes on integer coordinates
@@ -273,7 +274,7 @@ static long grid_check(void) {
         }
         built++;
         for (k = 0; k < 4000; k++) {
-            int mode = (int)(xs() % 4), skip = (int)(xs() % (unsigned)nitems), n[2], v, j, ok = 1;
+            int mode = (int)(xs() % 4), skip = (int)(xs() % (unsigned)nitems), n[3], v, j, ok = 1;
             double x = (double)(xs() % 64) - 2, y = (double)(xs() % 64) - 2, z = (double)(xs() % 64) - 2;
             double e = xs() % 3 == 0 ? (double)(xs() % 20) : (double)(xs() % 3) * 0.5;
             cl_aabb q;
@@ -308,14 +309,14 @@ static long grid_check(void) {
                 q = widen(&q, 0, box_tol(&q));
             }
             fq = fbox_of(&q);
-            for (v = 0; v < 2; v++) {
+            for (v = 0; v < (mode == 3 ? 3 : 2); v++) {     /* grid, walk down, walk up (mode 3) */
                 if (v == 0 && k % 9 == 4) {     /* the result buffers grow, and that fails */
                     free_buf(&w, w.res, w.rescap, sizeof(int)); w.res = NULL; w.rescap = 0;
                     free_buf(&w, w.tmp, w.tmpcap, sizeof(int)); w.tmp = NULL; w.tmpcap = 0;
                     wfail = (long)(xs() % 2);
                 }
                 n[v] = v == 0 ? pgrid_query(&w, &fq, mode, p, &qs, mode == 3 ? skip : -1)
-                              : qsnap_query(&w, &fq, mode, p, &qs, -1);
+                              : qsnap_query(&w, &fq, mode, p, &qs, v == 2 ? clw_snap_leaf(&w, skip) : -1);
                 wfail = -1;
                 memset(seen[v], 0, sizeof seen[v]);
                 for (j = 0; j < n[v]; j++) {
@@ -329,8 +330,9 @@ static long grid_check(void) {
             answered++;
             multi += pgrid_cell(fq.lo[0], w.pgorg[0], w.pginv[0], w.pgdim[0]) !=
                      pgrid_cell(fq.hi[0], w.pgorg[0], w.pginv[0], w.pgdim[0]);
-            if (mode == 3 && skip < w.cap) seen[1][skip] = 0;   /* the walk may list it */
+            if (mode == 3 && skip < w.cap) seen[1][skip] = seen[2][skip] = 0;   /* a walk may list it */
             if (n[1] < 0 || memcmp(seen[0], seen[1], sizeof seen[0]) != 0) ok = 0;
+            if (mode == 3 && (n[2] < 0 || memcmp(seen[0], seen[2], sizeof seen[0]) != 0)) ok = 0;
             if (!ok && bad++ < 5) printf("grid query differs: round %d, query %d, mode %d (%d found, %d walked)\n",
                                          round, k, mode, n[0], n[1]);
         }
