@@ -340,7 +340,7 @@ static int end_clear(const cl_world *w, const cl_shape *next, int nt, int base, 
  * which cl_world_move leaves in query order: they are sorted by add order here, only when next
  * meets one of them, the only case where the order can matter: snap_out changes next). */
 WINLINE void leg_end(cl_world *w, const cl_shape *cur, const cl_aabb *cb, cl_vec3 rem, double t, int blk, int nt,
-                    int base, int k, cl_shape *next) {
+                     int base, int k, cl_shape *next) {
     double tt = t, delta = 0;
     double gap = 0;
     cl_vec3 n = cl_v3(0, 0, 0);

@@ -163,6 +163,22 @@ WINLINE unsigned qnode_boxhits(const cl_qnode *nd, const cl_fbox *q
 #define QNODE_HITS(nd) qnode_boxhits((nd), &q)
 #endif
 
+/* Leaf item c met by a query's snapshot walk or grid scan (its box test passed), at count *n:
+ * a stale leaf is skipped (the callers test those items by their boxes); mode 3 lists c in
+ * w->tmp; modes 0-2 put it into w->res when item_hit passes (p, s as there). CL_OK, or CL_ENOMEM
+ * when a list could not grow. */
+WINLINE int take_leaf(cl_world *w, int c, int mode, cl_vec3 p, const cl_shape *s, int *n) {
+    if (w->items[c].dirty) return CL_OK;
+    if (mode == 3) {
+        if (*n >= w->tmpcap && !tmp_grow(w, *n + 1)) return CL_ENOMEM;
+        w->tmp[(*n)++] = c;
+    } else if (item_hit(w, &w->items[c], mode, p, s)) {
+        if (*n >= w->rescap && !res_grow(w, *n + 1)) return CL_ENOMEM;
+        w->res[(*n)++] = c;
+    }
+    return CL_OK;
+}
+
 /* The walk of the box-query snapshot (valid, at least two leaves) for the float box *qp: a visit
  * tests the four child boxes of a node at once (qnode_boxhits), handles the overlapping
  * leaves and goes on to the first overlapping inner child, pushing the others. Stale leaves are
@@ -183,7 +199,6 @@ WINLINE unsigned qnode_boxhits(const cl_qnode *nd, const cl_fbox *q
  * links only, and the nodes' tests overlap. */
 WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, const cl_shape *s, int leaf) {
     const cl_qnode *qn = w->qn;
-    const cl_item *items = w->items;
     cl_fbox q = *qp;
     int n = 0, node = 0, sp = 0, cap = CL_QSTACK, local[CL_QSTACK], *stk = local;
 #if QSIMD
@@ -222,18 +237,8 @@ WINLINE int qsnap_query(cl_world *w, const cl_fbox *qp, int mode, cl_vec3 p, con
             qnode_slots(nd, &ml);
             ml &= m;                /* the leaves overlapped, then the inner slots */
             m &= ~ml;
-            for (; ml; ml &= ml - 1) {
-                int c = ~nd->child[CTZ4(ml)];
-                if (items[c].dirty) {
-                    continue;
-                } else if (mode == 3) {
-                    if (n >= w->tmpcap && !tmp_grow(w, n + 1)) goto nomem;
-                    w->tmp[n++] = c;
-                } else if (item_hit(w, &items[c], mode, p, s)) {
-                    if (n >= w->rescap && !res_grow(w, n + 1)) goto nomem;
-                    w->res[n++] = c;
-                }
-            }
+            for (; ml; ml &= ml - 1)
+                if (take_leaf(w, ~nd->child[CTZ4(ml)], mode, p, s, &n) != CL_OK) goto nomem;
         }
         if (m) {                    /* the first inner slot next, the others pushed */
             node = nd->child[CTZ4(m)];
@@ -465,7 +470,6 @@ static inline int pgrid_ready(cl_world *w, int build) {
  * and stored as qsnap_query's modes do, from count n on; the new count or CL_ENOMEM. */
 WINLINE int pgrid_scan(cl_world *w, const cl_pgent *e, const cl_pgent *end, const cl_fbox *q, int mode,
                        cl_vec3 p, const cl_shape *s, int skip, int n, unsigned dd, int x, int y, int z) {
-    const cl_item *items = w->items;
     for (; e < end; e++) {
         int c = e->item;
         if (!((e->lo[0] <= q->hi[0]) & (q->lo[0] <= e->hi[0]) & (e->lo[1] <= q->hi[1]) &
@@ -475,15 +479,7 @@ WINLINE int pgrid_scan(cl_world *w, const cl_pgent *e, const cl_pgent *end, cons
                    ((dd & 2) && pgrid_cell(e->lo[1], w->pgorg[1], w->pginv[1], w->pgdim[1]) != y) ||
                    ((dd & 4) && pgrid_cell(e->lo[2], w->pgorg[2], w->pginv[2], w->pgdim[2]) != z)))
             continue;                       /* taken in an earlier cell */
-        if (items[c].dirty) continue;
-        if (mode == 3) {
-            if (c == skip) continue;
-            if (n >= w->tmpcap && !tmp_grow(w, n + 1)) return CL_ENOMEM;
-            w->tmp[n++] = c;
-        } else if (item_hit(w, &items[c], mode, p, s)) {
-            if (n >= w->rescap && !res_grow(w, n + 1)) return CL_ENOMEM;
-            w->res[n++] = c;
-        }
+        if ((mode != 3 || c != skip) && take_leaf(w, c, mode, p, s, &n) != CL_OK) return CL_ENOMEM;
     }
     return n;
 }
