@@ -510,65 +510,43 @@ describe("World point and box queries of an unchanged tree", function()
           end
         end
         local firstb = {}
+        -- one answer (arr, m) to the query named what: each item once; on the first pass only
+        -- items the reference lists, and every item it is certain of, in its order; on later
+        -- passes the first pass's list
+        local function check(first, k, pass, what, arr, m, want)
+          local got, once = {}, {}
+          for i = 1, m do
+            got[i] = arr[i]
+            assert(not once[arr[i]], ("seed %d version %d: %s lists %s twice"):format(seed, version, what,
+              tostring(arr[i])))
+            once[arr[i]] = true
+          end
+          if pass > 1 then
+            assert.same(first[k], got, ("seed %d version %d pass %d %s"):format(seed, version, pass, what))
+            return
+          end
+          first[k] = got
+          local j, can, wl = 1, {}, want()
+          for _, e in ipairs(wl) do can[e.item] = true end
+          for i = 1, m do
+            assert(can[got[i]], ("seed %d version %d: %s is not in %s"):format(seed, version, what, tostring(got[i])))
+          end
+          for _, e in ipairs(wl) do
+            if e.status ~= nil then  -- the reference is certain of it: it must be there, in order
+              while got[j] ~= nil and not rawequal(got[j], e.item) do j = j + 1 end
+              assert(got[j] ~= nil, ("seed %d version %d: %s misses %s"):format(seed, version, what, tostring(e.item)))
+            end
+          end
+        end
         local first = {}
         for pass = 1, 3 do
           for k, p in ipairs(pts) do
             local arr, m = W:querypoint(p[1], p[2], p[3])
-            local got, once = {}, {}
-            for i = 1, m do
-              got[i] = arr[i]
-              assert(not once[arr[i]], ("seed %d version %d: point %s %s %s lists %s twice"):format(seed, version,
-                p[1], p[2], p[3], tostring(arr[i])))
-              once[arr[i]] = true
-            end
-            if pass == 1 then
-              first[k] = got
-              local j, can = 1, {}
-              local want = RW:querypoint(p[1], p[2], p[3])
-              for _, e in ipairs(want) do can[e.item] = true end
-              for i = 1, m do
-                assert(can[got[i]], ("seed %d version %d: point %s %s %s is not in %s"):format(seed, version,
-                  p[1], p[2], p[3], tostring(got[i])))
-              end
-              for _, e in ipairs(want) do
-                if e.status ~= nil then  -- the reference is certain of it: it must be there, in order
-                  while got[j] ~= nil and not rawequal(got[j], e.item) do j = j + 1 end
-                  assert(got[j] ~= nil, ("seed %d version %d: point %s %s %s misses %s"):format(seed, version,
-                    p[1], p[2], p[3], tostring(e.item)))
-                end
-              end
-            else
-              assert.same(first[k], got, ("seed %d version %d pass %d point %s %s %s"):format(seed, version, pass,
-                p[1], p[2], p[3]))
-            end
+            check(first, k, pass, ("point %s %s %s"):format(p[1], p[2], p[3]), arr, m,
+              function() return RW:querypoint(p[1], p[2], p[3]) end)
             local q = boxes[k]
             arr, m = W:query(q)
-            got, once = {}, {}
-            for i = 1, m do
-              got[i] = arr[i]
-              assert(not once[arr[i]], ("seed %d version %d: %s lists %s twice"):format(seed, version, tostring(q),
-                tostring(arr[i])))
-              once[arr[i]] = true
-            end
-            if pass == 1 then
-              firstb[k] = got
-              local j, can = 1, {}
-              local want = RW:query(ref.fromshape(q))
-              for _, e in ipairs(want) do can[e.item] = true end
-              for i = 1, m do
-                assert(can[got[i]], ("seed %d version %d: %s meets not %s"):format(seed, version, tostring(q),
-                  tostring(got[i])))
-              end
-              for _, e in ipairs(want) do
-                if e.status ~= nil then
-                  while got[j] ~= nil and not rawequal(got[j], e.item) do j = j + 1 end
-                  assert(got[j] ~= nil, ("seed %d version %d: %s misses %s"):format(seed, version, tostring(q),
-                    tostring(e.item)))
-                end
-              end
-            else
-              assert.same(firstb[k], got, ("seed %d version %d pass %d %s"):format(seed, version, pass, tostring(q)))
-            end
+            check(firstb, k, pass, tostring(q), arr, m, function() return RW:query(ref.fromshape(q)) end)
           end
         end
         for _ = 1, 10 do       -- a new version
