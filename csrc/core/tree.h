@@ -169,18 +169,22 @@ CL_API int cl_tree_rebuild_start(cl_tree *t);
 /// the first incremental rebuild's calls, spread over later frames, fault no fresh page.
 CL_API void cl_tree_rebuild_prepare(cl_tree *t);
 /// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
-/// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, two
-/// calls finish the new tree's structure (payloads and free list; heights), the next
-/// three fit its boxes to the leaves' boxes of then (copy; fit the deeper half; fit the rest), and
-/// the next installs it (so no call pays for two of these passes): the
+/// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, four
+/// calls finish the new tree's structure (payloads and free list, half the nodes a call;
+/// heights, in two halves), the next six fit its boxes to the leaves' boxes of then (the leaves'
+/// boxes copied in two calls; the internal boxes fitted bottom up in four parts), and the next
+/// installs it (so no call pays for more than part of one of these passes): the
 /// leaves get new node indices (the caller re-reads them) and their present boxes (those changed
 /// since the fit are copied again and their ancestors grown). Returns 1 if it installed the new
 /// tree, else 0. Never allocates or fails. The old pool and the build's buffers are freed by
 /// cl_tree_rebuild_release (or the next start, cl_tree_free), not by the install.
 CL_API int cl_tree_rebuild_step(cl_tree *t, long work);
+/// 1 when the next cl_tree_rebuild_step call installs the rebuild under way (its build and fit
+/// done), else 0.
+CL_API int cl_tree_rebuild_installs(const cl_tree *t);
 /// Returns the rebuild's new tree (its pool's nodes; *root, *cap, and *used: nodes used..cap-1
 /// are free and unwritten, see cl_tree's lazy) between the end of its
-/// structure and the first call that fits it to the leaves' boxes of then (four calls before
+/// structure and the first call that fits it to the leaves' boxes of then (six calls before
 /// its install), else
 /// NULL. Its structure, node indices and payloads are those the install will take; its boxes
 /// are those of the build's start (the fit and the install change them, not the structure).
@@ -191,6 +195,10 @@ CL_API const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *
 /// to fit every box again). Its boxes are then those the install takes, except those of the
 /// leaves cl_tree_rebuild_replayed lists after it.
 CL_API const cl_tnode *cl_tree_rebuild_ready(cl_tree *t);
+/// The number of leaf box changes the rebuild under way logged since its fit's last part or
+/// the last cl_tree_rebuild_ready (those the next of them, or the install, copies into the new
+/// tree), -1 when it is to fit every box again (the log ran over, or no rebuild is fitted).
+CL_API int cl_tree_rebuild_logged(const cl_tree *t);
 /// After an install and until cl_tree_rebuild_release: the number of new leaves (*leaves: their
 /// node indices, repeats possible) the install gave a box changed since the fit (their ancestors
 /// grown as cl_tree_enlarge does), or -1 if it fitted every box again (or nothing is kept).

@@ -171,7 +171,8 @@ typedef struct cl_world {
                                            snapshot, built while an incremental rebuild waits to install */
     long qn2bld;                        /* the rebuild (cl_tree.bldno) it was built for, 0 if none */
     long qn2fit;                        /* the rebuild whose fitted boxes it holds (copied in the
-                                           call before the install), 0 if none */
+                                           call before the install and the install's: -bno when
+                                           it holds the first half), 0 if none */
     cl_sentry *qss; int qsscap, qssn, qsk; long qsres; /* that build paused half way: its stack,
                                            next node, and the rebuild it is for (0: none) */
     long raysver, wnrays;               /* traversals since the tree reached version raysver */

@@ -299,6 +299,9 @@ CL_API void clw_tree_rebuild(cl_world *w);
 CL_API void clw_tree_upkeep(cl_world *w);
 /* world_tree.c: runs a slice of the incremental rebuild under way, taking the new tree when built. */
 CL_API void clw_tree_step(cl_world *w);
+/* world_tree.c: runs the rebuild's install now when it is its next step and needs no replay
+ * (before a traversal's leaf changes); 1 if it did. */
+CL_API int clw_tree_install_first(cl_world *w);
 /* world_tree.c: copies the next LEAF_SLICE of w->lf's leaf indices into the items (cl_world.lf),
  * freeing lf after the last; clw_leaf_finish copies all that is left at once. */
 CL_API void clw_leaf_step(cl_world *w);
@@ -398,12 +401,19 @@ static inline void tree_maint(cl_world *w) {
     else if (w->tree.leaves >= 64 && w->tchg >= 2L * w->tree.leaves) clw_tree_upkeep(w);
 }
 
+/* 1 if the incremental rebuild under way was installed now, before this traversal's leaf
+ * changes (clw_tree_install_first); the traversal then runs no other upkeep step. */
+static inline int tree_install_first(cl_world *w) {
+    return w->tree.bld != NULL && clw_tree_install_first(w);
+}
+
 /* Refits the tree when more than DIRTY_MAX leaves are stale; otherwise traversals skip the
  * stale leaves and test those few items directly (a lone mover is then never reinserted). */
 static inline void settle_tree(cl_world *w) {
+    int done = tree_install_first(w);
     if (w->tree.npend > 0) clw_link_tree(w);
     if (w->dlen > DIRTY_MAX) clw_flush_tree(w);
-    tree_maint(w);
+    if (!done) tree_maint(w);
 }
 
 /* Counts a traversal of the unchanged tree (queries and rays alike); 1 once it

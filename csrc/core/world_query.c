@@ -1120,10 +1120,11 @@ int cl_world_raycastall(cl_world *w, const cl_ray *r, double maxt) {
     cl_tree *t = &w->tree;
     cl_stack st;
     rayq q;
-    int n = 0;
+    int n = 0, done;
     w->nhits = 0;
+    done = tree_install_first(w);
     clw_flush_tree(w);
-    tree_maint(w);
+    if (!done) tree_maint(w);
     if (t->root == CL_NULLNODE) return 0;
     rayq_make(&q, r);
     cl_stack_init(&st);

@@ -195,18 +195,20 @@ void clw_tree_upkeep(cl_world *w) {
 
 static void qsnap_refit(cl_world *w);
 static void qsnap_path(cl_world *w, int leaf);
-static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int n);
+static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int lo, int hi);
 static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, long bno);
 
 /* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
  * takes the new tree when that installed it. While a box-query snapshot is in use, calls
  * between the build and its fit build the new tree's snapshot into the spare buffers instead
  * (several calls, qsnap_spare_step; if memory runs out the rebuild goes on without), and
- * the call after the fit copies the fitted boxes into it (wtree_fill), so the install only swaps
- * it in and copies the paths of the leaves it gave a box changed since the fit (qsnap_path):
- * the pairs after an install do not pay for a whole snapshot build, and no call pays for more
- * than one pass over the tree. The blocks the install replaces are freed by the next call
- * (clw_tree_release). */
+ * the call after the fit copies half the fitted boxes into it (wtree_fill; qn2fit -bno), the
+ * next traversal the rest before its leaf changes, then installs (clw_tree_install_first), so
+ * the install only swaps the snapshot in: the pairs after an install do not pay for a whole
+ * snapshot build, and no call pays for more than part of one pass over the tree. An install
+ * here (after leaf changes: that traversal could not install first) copies the paths of the
+ * leaves it gave a box changed since the fill (qsnap_path). The blocks the install replaces
+ * are freed by the next call (clw_tree_release). */
 void clw_tree_step(cl_world *w) {
     cl_tree *t = &w->tree;
     long n = t->leaves, bno = t->bldno;
@@ -220,8 +222,10 @@ void clw_tree_step(cl_world *w) {
     }
     if (w->qn2bld == bno && w->qn2fit != bno && w->qslot2cap >= t->cap &&
         (nodes = cl_tree_rebuild_ready(t)) != NULL) {
-        wtree_fill(nodes, w->qn2, w->qslot2, w->qslot2cap);
-        w->qn2fit = bno;
+        int half = w->qn2fit != -bno;   /* the first half (the rest with the install), or all
+                                           again (the boxes may have changed since the half) */
+        wtree_fill(nodes, w->qn2, w->qslot2, 0, half ? t->leaves : w->qslot2cap);
+        w->qn2fit = half ? -bno : bno;
         return;
     }
     while ((1L << lg) < n) lg++;
@@ -244,6 +248,35 @@ void clw_tree_step(cl_world *w) {
         w->qn2bld = 0;
         w->qn2fit = 0;
     }
+}
+
+/* The install of the incremental rebuild under way, run by a traversal before it links and
+ * refits its leaves (settle_tree, cp_refresh, raycastall) when that is the rebuild's next step
+ * and the new tree's box-query snapshot is filled (half of it by the step before: the rest
+ * now), or no snapshot is in use: only
+ * traversals change leaves (an add or a remove cancels the rebuild), and the step before (the
+ * fill) ran after the last traversal's changes, so the install finds no leaf to replay and no
+ * path to copy into the snapshot; this traversal's changes then go to the new tree and its
+ * snapshot as any frame's do, instead of to the old tree, logged, and replayed by an install
+ * after them. Returns 1 if it installed (the traversal skips its step), else 0. */
+int clw_tree_install_first(cl_world *w) {
+    cl_tree *t = &w->tree;
+    const cl_tnode *nodes;
+    long bno = t->bldno;
+    if (!cl_tree_rebuild_installs(t)) return 0;
+    if (w->qn2bld == bno && w->qslot2cap >= t->cap) {  /* the new tree's snapshot (clw_tree_step's fill) */
+        if (w->qn2fit == -bno) {        /* the rest of the fill: no box changed since its half */
+            if (cl_tree_rebuild_logged(t) != 0 || (nodes = cl_tree_rebuild_ready(t)) == NULL) return 0;
+            wtree_fill(nodes, w->qn2, w->qslot2, t->leaves, w->qslot2cap);   /* nodes 0..2 leaves - 2 in use */
+            w->qn2fit = bno;
+        } else if (w->qn2fit != bno) {
+            return 0;
+        }
+    } else if (w->qn != NULL) {
+        return 0;                       /* no new snapshot: the install after the changes, as before */
+    }
+    clw_tree_step(w);                   /* the install (no fill left to it) */
+    return 1;
 }
 
 /* Releases the old pool and the rebuild's buffers an install kept (cl_tree_rebuild_release: freed,
@@ -313,11 +346,12 @@ static void qsnap_refit(cl_world *w) {
         if (w->qslot[i] >= 0) qslot_copy(w, i, w->qslot[i]);
 }
 
-/* Copies the box of every node of nodes (n of them) that has a slot in qslot into snapshot qn:
- * the spare snapshot takes the rebuild's fitted boxes in the call before the install. */
-static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int n) {
+/* Copies the box of every node lo..hi-1 of nodes that has a slot in qslot into snapshot qn: the
+ * spare snapshot takes the rebuild's fitted boxes, nodes below leaves (about half the new tree's)
+ * in the call before the install, the rest in the install's (clw_tree_install_first). */
+static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int lo, int hi) {
     int i;
-    for (i = 0; i < n; i++) {
+    for (i = lo; i < hi; i++) {
         int s = qslot[i], j = s & 3;
         const cl_fbox *b = &nodes[i].box;
         cl_qnode *q;
