@@ -1221,6 +1221,7 @@ struct cl_tbuild {
     signed char *h;
     int n, cap, k, ns, root;
     int phase, sub, stale, nlog, logcap;
+    int split;          /* the old pool's node where the leaf box copy's second call starts */
     size_t lvbytes;     /* lv's block: at least n records and cap + logcap ints (more when kept) */
     int *map, *log;
     double cost;
@@ -1436,9 +1437,9 @@ void cl_tree_rebuild_release(cl_tree *t) {
 }
 
 /* Phase 1 of the install, in four calls (part 0 to 3): the leaves' payloads (map notes old leaf
- * node -> new), half the new pool's nodes a call, with the free list of the nodes k..cap-1 (as
- * build_close) in the second; heights of the new tree and its internal boxes fitted to the
- * leaves' boxes of the build's start, bottom up in two halves of the node indices (so
+ * node -> new), half the new pool's nodes in use (0..k-1) a call, with the free list of the
+ * nodes k..cap-1 (as build_close) in the second; heights of the new tree and its internal boxes
+ * fitted to the leaves' boxes of the build's start, bottom up in two halves of the node indices (so
  * cl_tree_rebuild_fitted can hand out a whole tree; phase 2 fits them again to the boxes of
  * then). The parts touch only the new pool and read only the old leaves' payloads, which no
  * leaf change alters: the same tree as in one call. */
@@ -1473,7 +1474,8 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
 #define FIT_PARTS 4
 
 /* Phase 2 (and a stale install): the new leaves take the boxes of their old nodes (through
- * map; parts -2 and -3: the old pool's first and second halves, or -1: all), every internal box
+ * map; parts -2 and -3: the old pool's nodes below half its used range and the rest, or -1:
+ * all), every internal box
  * is fitted bottom up (children follow their parent, so nodes k-1 down to 0 is a bottom-up
  * order) and the cost noted (as build_close; parts 1 to FIT_PARTS, or -1). Phase 2 runs parts
  * -2, -3, then 1 to FIT_PARTS, a call each; the leaves' box changes are logged from after part
@@ -1489,9 +1491,11 @@ static void build_fit(const cl_tree *t, struct cl_tbuild *b, int part) {
     double sum = part >= 2 ? b->cost : 0, rc;
     int i, lo = part >= 1 ? (int)((long)b->k * (FIT_PARTS - part) / FIT_PARTS) : 0,
         hi = part >= 1 ? (int)((long)b->k * (FIT_PARTS - part + 1) / FIT_PARTS) : b->k;
-    if (part <= -2) {                   /* half the leaves' boxes (by old node index) */
-        int e = part == -2 ? b->cap / 2 : b->cap;
-        for (i = part == -2 ? 0 : b->cap / 2; i < e; i++)
+    if (part <= -2) {                   /* the leaves' boxes, by old node index: every leaf is
+                                           below lazy, which only a reinsertion's new inner node
+                                           moves up (never a leaf), so part -2 notes its half */
+        int e = part == -2 ? (b->split = t->lazy / 2) : t->lazy;
+        for (i = part == -2 ? 0 : b->split; i < e; i++)
             if (t->hgt[i] == 0) p[b->map[i]].box = old[i].box;
         return;
     }

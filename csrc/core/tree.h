@@ -170,9 +170,10 @@ CL_API int cl_tree_rebuild_start(cl_tree *t);
 CL_API void cl_tree_rebuild_prepare(cl_tree *t);
 /// Runs the rebuild under way for about work units (a unit: one leaf partitioned once; a whole
 /// build is about leaves * (log2(leaves) + 2)); after the call that finished the build, four
-/// calls finish the new tree's structure (payloads and free list, half the nodes a call;
+/// calls finish the new tree's structure (payloads and free list, half the new nodes a call;
 /// heights, in two halves), the next six fit its boxes to the leaves' boxes of then (the leaves'
-/// boxes copied in two calls; the internal boxes fitted bottom up in four parts), and the next
+/// boxes copied in two calls, by halves of the old pool's used range; the internal boxes fitted
+/// bottom up in four parts), and the next
 /// installs it (so no call pays for more than part of one of these passes): the
 /// leaves get new node indices (the caller re-reads them) and their present boxes (those changed
 /// since the fit are copied again and their ancestors grown). Returns 1 if it installed the new
@@ -197,7 +198,8 @@ CL_API const cl_tnode *cl_tree_rebuild_fitted(const cl_tree *t, int *root, int *
 CL_API const cl_tnode *cl_tree_rebuild_ready(cl_tree *t);
 /// The number of leaf box changes the rebuild under way logged since its fit's last part or
 /// the last cl_tree_rebuild_ready (those the next of them, or the install, copies into the new
-/// tree), -1 when it is to fit every box again (the log ran over, or no rebuild is fitted).
+/// tree), -1 when it is to fit every box again (the log ran over, or a cl_tree_refit of the old
+/// tree made it stale) or no rebuild is fitted.
 CL_API int cl_tree_rebuild_logged(const cl_tree *t);
 /// After an install and until cl_tree_rebuild_release: the number of new leaves (*leaves: their
 /// node indices, repeats possible) the install gave a box changed since the fit (their ancestors

@@ -149,8 +149,9 @@ static int cp_update(cl_world *w) {
  * item whose fat box changed (or of all items when the cache is invalid), then runs the tree's
  * upkeep (after the queries: a rebuild installed then leaves its box-query snapshot to the next
  * call rather than to this one), or before them the install of a rebuild whose new snapshot is
- * ready (clw_tree_install_first: the queries then walk it). On failure the cache is marked
- * invalid (rebuilt by the next call) and CL_ENOMEM returned. */
+ * ready or that has no snapshot in use (clw_tree_install_first: the queries then walk the new
+ * one). On failure the cache is marked invalid (rebuilt by the next call) and CL_ENOMEM
+ * returned. */
 static int cp_refresh(cl_world *w) {
     int done = tree_install_first(w), r = cp_update(w);
     if (!done) tree_maint(w);
