@@ -1206,8 +1206,8 @@ int cl_tree_rebuild(cl_tree *t) {
  * build, phase 1 (payloads and the new pool's free list: two calls; heights: two calls) and
  * phase 2 (the leaves' boxes of now: two calls; the internal boxes fitted and the cost:
  * FIT_PARTS calls), then the install (the stored phase numbers are one less, sub counts the
- * calls within one); from phase 2's second call on, the leaves whose box changes are logged (old node
- * indices) and the install only copies those again (their new ancestors grown as
+ * calls within one); from phase 2's second call on, the leaves whose box changes are logged
+ * (old node indices) and the install only copies those again (their new ancestors grown as
  * cl_tree_enlarge does), unless the log ran over or a refit changed the old tree (stale: every
  * leaf copied and fitted again). The leaf buffers are reused for map (old leaf node -> new, cap
  * entries) and the log. After the install the record is kept (t->old) with the old pool in p
@@ -1439,8 +1439,8 @@ void cl_tree_rebuild_release(cl_tree *t) {
 /* Phase 1 of the install, in four calls (part 0 to 3): the leaves' payloads (map notes old leaf
  * node -> new), half the new pool's nodes in use (0..k-1) a call, with the free list of the
  * nodes k..cap-1 (as build_close) in the second; heights of the new tree and its internal boxes
- * fitted to the leaves' boxes of the build's start, bottom up in two halves of the node indices (so
- * cl_tree_rebuild_fitted can hand out a whole tree; phase 2 fits them again to the boxes of
+ * fitted to the leaves' boxes of the build's start, bottom up in two halves of the node indices
+ * (so cl_tree_rebuild_fitted can hand out a whole tree; phase 2 fits them again to the boxes of
  * then). The parts touch only the new pool and read only the old leaves' payloads, which no
  * leaf change alters: the same tree as in one call. */
 static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
@@ -1475,16 +1475,16 @@ static void build_prep(const cl_tree *t, struct cl_tbuild *b, int part) {
 
 /* Phase 2 (and a stale install): the new leaves take the boxes of their old nodes (through
  * map; parts -2 and -3: the old pool's nodes below half its used range and the rest, or -1:
- * all), every internal box
- * is fitted bottom up (children follow their parent, so nodes k-1 down to 0 is a bottom-up
- * order) and the cost noted (as build_close; parts 1 to FIT_PARTS, or -1). Phase 2 runs parts
- * -2, -3, then 1 to FIT_PARTS, a call each; the leaves' box changes are logged from after part
- * -2 on, and part 1 first copies the logged leaves again (all of them if the log went stale)
- * and empties the log, then fits the top FIT_PARTS-th of the node indices (k-1 down); each later
- * part replays the leaves logged since (their fitted ancestors grown) and fits the next range
- * down (their children's boxes: an earlier part's, or leaves'); the last notes the cost. A leaf
- * changed after a part stays logged: the next part, or the install, copies it and grows its new
- * ancestors. Without such changes the tree is the one a fit in one call gives. */
+ * all), every internal box is fitted bottom up (children follow their parent, so nodes k-1
+ * down to 0 is a bottom-up order) and the cost noted (as build_close; parts 1 to FIT_PARTS, or
+ * -1). Phase 2 runs parts -2, -3, then 1 to FIT_PARTS, a call each; the leaves' box changes are
+ * logged from after part -2 on, and part 1 first copies the logged leaves again (all of them if
+ * the log went stale) and empties the log, then fits the top FIT_PARTS-th of the node indices
+ * (k-1 down); each later part replays the leaves logged since (their fitted ancestors grown)
+ * and fits the next range down (their children's boxes: an earlier part's, or leaves'); the
+ * last notes the cost. A leaf changed after a part stays logged: the next part, or the install,
+ * copies it and grows its new ancestors. Without such changes the tree is the one a fit in one
+ * call gives. */
 static void build_fit(const cl_tree *t, struct cl_tbuild *b, int part) {
     const cl_tnode *old = t->nodes;
     cl_tnode *p = b->p;

@@ -173,9 +173,8 @@ CL_API void cl_tree_rebuild_prepare(cl_tree *t);
 /// calls finish the new tree's structure (payloads and free list, half the new nodes a call;
 /// heights, in two halves), the next six fit its boxes to the leaves' boxes of then (the leaves'
 /// boxes copied in two calls, by halves of the old pool's used range; the internal boxes fitted
-/// bottom up in four parts), and the next
-/// installs it (so no call pays for more than part of one of these passes): the
-/// leaves get new node indices (the caller re-reads them) and their present boxes (those changed
+/// bottom up in four parts), and the next installs it (so no call pays for more than part of
+/// one of these passes): the leaves get new node indices (the caller re-reads them) and their present boxes (those changed
 /// since the fit are copied again and their ancestors grown). Returns 1 if it installed the new
 /// tree, else 0. Never allocates or fails. The old pool and the build's buffers are freed by
 /// cl_tree_rebuild_release (or the next start, cl_tree_free), not by the install.
