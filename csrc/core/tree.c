@@ -1425,6 +1425,10 @@ int cl_tree_rebuild_replayed(const cl_tree *t, const int **leaves) {
     return t->old->nlog;
 }
 
+const int *cl_tree_rebuild_leafmap(const cl_tree *t) {
+    return t->bld != NULL && t->bld->ns == 0 && t->bld->phase >= 1 ? t->bld->map : NULL;
+}
+
 const int *cl_tree_rebuild_map(const cl_tree *t) {
     return t->old != NULL ? t->old->map : NULL;
 }

@@ -204,6 +204,10 @@ CL_API int cl_tree_rebuild_logged(const cl_tree *t);
 /// node indices, repeats possible) the install gave a box changed since the fit (their ancestors
 /// grown as cl_tree_enlarge does), or -1 if it fitted every box again (or nothing is kept).
 CL_API int cl_tree_rebuild_replayed(const cl_tree *t, const int **leaves);
+/// The map of the rebuild under way from the old tree's leaf node indices to the new tree's (cap
+/// entries, read only at the old leaves' indices) once its structure is finished (from the call
+/// after its payload passes on; no leaf changes index until its install), else NULL.
+CL_API const int *cl_tree_rebuild_leafmap(const cl_tree *t);
 /// After an install and until cl_tree_rebuild_release: the map from the old tree's leaf node
 /// indices to the new tree's (cap entries, read only at the old leaves' indices), else NULL. A
 /// caller that keeps leaf indices by payload re-reads them through it in its own order.

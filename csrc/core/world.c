@@ -11,6 +11,7 @@ void cl_world_init(cl_world *w, double margin, cl_alloc alloc, void *ud) {
     cl_tree_init(&w->tree, alloc, ud);
     w->items = NULL;
     w->lf = NULL;
+    w->nl = NULL;
     w->freelist = -1;
     w->xs = NULL;
     w->xsfree = -1;
@@ -33,6 +34,7 @@ void cl_world_free(cl_world *w) {
     cl_tree_free(&w->tree);
     free_buf(w, w->items, w->acap, sizeof(cl_item));
     free_buf(w, w->lf, w->lfcap, sizeof(int));
+    free_buf(w, w->nl, w->nlcap, sizeof(int));
     free_buf(w, w->xs, w->xscap, sizeof(cl_xshape));
     free_buf(w, w->res, w->rescap, sizeof(int));
     free_buf(w, w->tmp, w->tmpcap, sizeof(int));

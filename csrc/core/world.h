@@ -139,6 +139,11 @@ typedef struct cl_world {
      * that call: 1,000,000 random writes into the item block were a quarter of that call. While
      * lf is set it is the leaf index of every live item (clw_leaf) and writes go to both. */
     int *lf; int lfcap, lfpos;
+    /* during an incremental rebuild, the items' leaf indices in its new tree, computed a slice
+     * of LEAF_SLICE slots per traversal from nlpos on once its leaf map is known (clw_tree_step),
+     * for the rebuild nlbld: its install then hands nl over as lf (copied into the items by
+     * later traversals) instead of writing every item in its own call */
+    int *nl; int nlcap, nlpos; long nlbld;
     cl_xshape *xs; int xscap, xsfree;   /* the shapes of items that are not AABBs, free list */
     double nextseq;
     double margin;
@@ -171,8 +176,7 @@ typedef struct cl_world {
                                            snapshot, built while an incremental rebuild waits to install */
     long qn2bld;                        /* the rebuild (cl_tree.bldno) it was built for, 0 if none */
     long qn2fit;                        /* the rebuild whose fitted boxes it holds (copied in the
-                                           call before the install and the install's: -bno when
-                                           it holds the first half), 0 if none */
+                                           install's call, or the call before), 0 if none */
     cl_sentry *qss; int qsscap, qssn, qsk; long qsres; /* that build paused half way: its stack,
                                            next node, and the rebuild it is for (0: none) */
     long raysver, wnrays;               /* traversals since the tree reached version raysver */

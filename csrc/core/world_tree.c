@@ -104,6 +104,9 @@ static cl_aabb fat_box(const cl_world *w, int id) {
 
 /* Notes a new tree structure (a rebuild just installed): snapshots out of date, changes
  * counted from zero, its cost kept for later comparisons, the items' leaf indices re-read.
+ * handover: an incremental install whose items' new indices nl_step computed (cl_world.nl, for
+ * this rebuild, every slot, no lf under way): nl becomes lf, copied into the items a slice per
+ * later traversal (clw_leaf_step), so the install's call writes no item.
  * map (an incremental install's old leaf -> new leaf, or NULL): the items are then walked in
  * their own order, each leaf index looked up in map (a block of cap ints, mostly in cache),
  * instead of walking the new pool and writing each leaf's item at random: the same indices,
@@ -117,24 +120,57 @@ static cl_aabb fat_box(const cl_world *w, int id) {
  * into w->lf (a block of acap ints: its random writes stay in cache) and the items get them a
  * slice per traversal (clw_leaf_step); without memory for lf, or in a smaller World, they are
  * written into the items at once. */
-static void tree_rebuilt(cl_world *w, const int *map) {
+/* Keeps block blk (cap ints: an lf whose copy ended, or an nl not handed over) as w->nl's block
+ * for the next rebuild's leaf indices when none is kept and it is at most NL_KEEP_BYTES (a small
+ * World's rebuilds then allocate no block, as its tree's: cl_tree_rebuild_prepare), else frees
+ * it. */
+#define NL_KEEP_BYTES (CL_TREE_KEEP_BYTES / 16)
+static void nl_keep(cl_world *w, int *blk, int cap) {
+    if (blk == NULL || blk == w->nl) return;
+    if (w->nl == NULL && (size_t)cap * sizeof(int) <= NL_KEEP_BYTES) {
+        w->nl = blk;
+        w->nlcap = cap;
+        w->nlbld = 0;
+        return;
+    }
+    free_buf(w, blk, cap, sizeof(int));
+}
+
+static void tree_rebuilt(cl_world *w, const int *map, int handover) {
     cl_tree *t = &w->tree;
     int i, *lf;
     w->tchg = 0;
     w->tver++;
     w->refcost = t->built_cost;
+    if (handover) {                 /* the new indices computed ahead (w->nl, no lf under way) */
+        w->lf = w->nl;
+        w->lfcap = w->nlcap;
+        w->lfpos = -1;              /* copied into the items from the next call on */
+        w->nl = NULL;
+        w->nlcap = 0;
+        w->nlbld = 0;
+        return;
+    }
+    w->nlbld = 0;                   /* any indices in nl were for this tree's rebuild (not used) */
     if (map != NULL) {
         for (i = 0; i < w->cap; i++)
             if (w->items[i].proxy != CL_NULLNODE) w->items[i].proxy = map[clw_leaf(w, i)];
-        free_buf(w, w->lf, w->lfcap, sizeof(int));
+        nl_keep(w, w->lf, w->lfcap);
         w->lf = NULL;
         return;
     }
     lf = w->lf;
     if (lf == NULL && t->leaves > LEAF_SLICE && w->cap <= 2L * t->leaves) {   /* large and dense (a
                                           * sparse World's copy would scan many free slots a call) */
-        lf = (int *)w->alloc(w->ud, NULL, 0, (size_t)w->acap * sizeof(int));
-        if (lf != NULL) w->lfcap = w->acap;
+        if (w->nl != NULL && w->nlcap >= w->acap) {     /* the kept block */
+            lf = w->nl;
+            w->lfcap = w->nlcap;
+            w->nl = NULL;
+            w->nlcap = 0;
+        } else {
+            lf = (int *)w->alloc(w->ud, NULL, 0, (size_t)w->acap * sizeof(int));
+            if (lf != NULL) w->lfcap = w->acap;
+        }
     }
     if (lf == NULL) {
         for (i = 0; i < 2 * t->leaves - 1; i++)
@@ -158,7 +194,7 @@ void clw_leaf_step(cl_world *w) {
         if (w->items[i].proxy != CL_NULLNODE) w->items[i].proxy = w->lf[i];
     w->lfpos = end;
     if (end == w->cap) {
-        free_buf(w, w->lf, w->lfcap, sizeof(int));
+        nl_keep(w, w->lf, w->lfcap);
         w->lf = NULL;
     }
 }
@@ -180,7 +216,7 @@ void clw_tree_rebuild(cl_world *w) {
         cl_tree_refit(t);
         return;
     }
-    tree_rebuilt(w, NULL);
+    tree_rebuilt(w, NULL, 0);
     cl_tree_rebuild_prepare(t);
 }
 
@@ -195,25 +231,64 @@ void clw_tree_upkeep(cl_world *w) {
 
 static void qsnap_refit(cl_world *w);
 static void qsnap_path(cl_world *w, int leaf);
-static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int lo, int hi);
+static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int n);
 static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int cap, int used, long bno);
 
+/* One call's share of the items' new leaf indices for the rebuild bno under way, whose leaf map
+ * (old leaf -> new) is map: LEAF_SLICE item slots from nlpos on (or an eighth of them, if more),
+ * into w->nl (a block of acap ints like lf: the one kept (nl_keep), or allocated by the first
+ * call; without memory, none: nlbld -bno, the install then writes the items itself). Every item
+ * with a leaf had it when the rebuild started and keeps its old leaf index until the install
+ * (an add or a remove cancels the rebuild; a reinsertion keeps the leaf's node), so the
+ * indices computed early stay right. */
+static void nl_step(cl_world *w, const int *map, long bno) {
+    int i, end, slice;
+    if (w->nlbld != bno) {
+        if (w->nl == NULL || w->nlcap < w->acap) {
+            free_buf(w, w->nl, w->nlcap, sizeof(int));
+            w->nlcap = 0;
+            w->nl = (int *)w->alloc(w->ud, NULL, 0, (size_t)w->acap * sizeof(int));
+            if (w->nl == NULL) {
+                w->nlbld = -bno;
+                return;
+            }
+            w->nlcap = w->acap;
+        }
+        w->nlbld = bno;
+        w->nlpos = 0;
+    }
+    slice = w->cap / 8 + 1 > LEAF_SLICE ? w->cap / 8 + 1 : LEAF_SLICE;    /* at most 8 calls */
+    end = w->cap - w->nlpos > slice ? w->nlpos + slice : w->cap;
+    for (i = w->nlpos; i < end; i++)
+        if (w->items[i].proxy != CL_NULLNODE) w->nl[i] = map[w->items[i].proxy];
+    w->nlpos = end;
+}
+
 /* Runs a slice of the incremental rebuild under way (1 / REBUILD_STEPS of a whole build) and
- * takes the new tree when that installed it. While a box-query snapshot is in use, calls
- * between the build and its fit build the new tree's snapshot into the spare buffers instead
- * (several calls, qsnap_spare_step; if memory runs out the rebuild goes on without), and
- * the call after the fit copies half the fitted boxes into it (wtree_fill; qn2fit -bno), the
- * next traversal the rest before its leaf changes, then installs (clw_tree_install_first), so
+ * takes the new tree when that installed it. Once the new tree's structure is done, a dense
+ * World's calls first compute the items' new leaf indices (nl_step), which the install hands
+ * over as lf. While a box-query snapshot is in use, calls between the build and its fit build
+ * the new tree's snapshot into the spare buffers (several calls, qsnap_spare_step; if memory
+ * runs out the rebuild goes on without); after the fit's last part, the next traversal copies
+ * the fitted boxes into it before its leaf changes and installs (clw_tree_install_first), so
  * the install only swaps the snapshot in: the pairs after an install do not pay for a whole
- * snapshot build, and no call pays for more than part of one pass over the tree. An install
- * here (after leaf changes: that traversal could not install first) copies the paths of the
- * leaves it gave a box changed since the fill (qsnap_path). The blocks the install replaces
- * are freed by the next call (clw_tree_release). */
+ * snapshot build, and no call pays for more than part of one pass over the tree. When leaves
+ * changed between the fit and that traversal (no API call does that), the copy is made here,
+ * after the changes (wtree_fill), and the install waits a call; an install here (a refit made
+ * the rebuild stale, or the traversal could not install first) copies the paths of the leaves
+ * it gave a box changed since the fill (qsnap_path) or every slotted box. The blocks the
+ * install replaces are freed by the next call (clw_tree_release). */
 void clw_tree_step(cl_world *w) {
     cl_tree *t = &w->tree;
     long n = t->leaves, bno = t->bldno;
     int lg = 0, root, cap, used;
     const cl_tnode *nodes;
+    const int *map;
+    if (w->lf == NULL && w->cap <= 2L * n && (w->nlbld == bno ? w->nlpos < w->cap : w->nlbld != -bno) &&
+        (map = cl_tree_rebuild_leafmap(t)) != NULL) {   /* a dense World: the items' new indices */
+        nl_step(w, map, bno);
+        return;
+    }
     if (w->qn != NULL && w->qn2bld != bno && w->qn2bld != -bno &&
         (nodes = cl_tree_rebuild_fitted(t, &root, &cap, &used)) != NULL) {
         int r = qsnap_spare_step(w, nodes, root, cap, used, bno);
@@ -222,15 +297,13 @@ void clw_tree_step(cl_world *w) {
     }
     if (w->qn2bld == bno && w->qn2fit != bno && w->qslot2cap >= t->cap &&
         (nodes = cl_tree_rebuild_ready(t)) != NULL) {
-        int half = w->qn2fit != -bno;   /* the first half (the rest with the install), or all
-                                           again (the boxes may have changed since the half) */
-        wtree_fill(nodes, w->qn2, w->qslot2, 0, half ? t->leaves : w->qslot2cap);
-        w->qn2fit = half ? -bno : bno;
+        wtree_fill(nodes, w->qn2, w->qslot2, w->qslot2cap);
+        w->qn2fit = bno;
         return;
     }
     while ((1L << lg) < n) lg++;
     if (cl_tree_rebuild_step(t, n * (lg + 2) / REBUILD_STEPS + 256)) {
-        tree_rebuilt(w, cl_tree_rebuild_map(t));
+        tree_rebuilt(w, cl_tree_rebuild_map(t), w->nlbld == bno && w->nlpos >= w->cap && w->lf == NULL);
         if (w->qn2bld == bno && w->qslot2cap >= t->cap) {
             cl_qnode *q = w->qn; void *qb = w->qnblock; int qc = w->qncap, *qs = w->qslot, qsc = w->qslotcap;
             const int *lv;
@@ -251,26 +324,25 @@ void clw_tree_step(cl_world *w) {
 }
 
 /* The install of the incremental rebuild under way, run by a traversal before it links and
- * refits its leaves (settle_tree, cp_refresh, raycastall) when that is the rebuild's next step
- * and the new tree's box-query snapshot is filled (half of it by the step before: the rest
- * now), or no snapshot is in use: only
- * traversals change leaves (an add or a remove cancels the rebuild), and the step before (the
- * fill) ran after the last traversal's changes, so the install finds no leaf to replay and no
- * path to copy into the snapshot; this traversal's changes then go to the new tree and its
+ * refits its leaves (settle_tree, cp_refresh, raycastall) when that is the rebuild's next step,
+ * with the new tree's box-query snapshot filled now (its fitted boxes copied: wtree_fill) or
+ * already, or no snapshot in use: only traversals change leaves (an add or a remove cancels
+ * the rebuild), and the step before (the fit's last part) ran after the last traversal's
+ * changes, so nothing is logged since: the fill needs no replay, and the install finds no leaf
+ * to replay and no path to copy; this traversal's changes then go to the new tree and its
  * snapshot as any frame's do, instead of to the old tree, logged, and replayed by an install
- * after them. Returns 1 if it installed (the traversal skips its step), else 0. */
+ * after them. When something was logged (or the rebuild is stale) it declines and the step
+ * after the changes fills. Returns 1 if it installed (the traversal skips its step), else 0. */
 int clw_tree_install_first(cl_world *w) {
     cl_tree *t = &w->tree;
     const cl_tnode *nodes;
     long bno = t->bldno;
     if (!cl_tree_rebuild_installs(t)) return 0;
     if (w->qn2bld == bno && w->qslot2cap >= t->cap) {  /* the new tree's snapshot (clw_tree_step's fill) */
-        if (w->qn2fit == -bno) {        /* the rest of the fill: no box changed since its half */
+        if (w->qn2fit != bno) {         /* its fill: no box changed since the fit's last part */
             if (cl_tree_rebuild_logged(t) != 0 || (nodes = cl_tree_rebuild_ready(t)) == NULL) return 0;
-            wtree_fill(nodes, w->qn2, w->qslot2, t->leaves, w->qslot2cap);   /* nodes 0..2 leaves - 2 in use */
+            wtree_fill(nodes, w->qn2, w->qslot2, w->qslot2cap);
             w->qn2fit = bno;
-        } else if (w->qn2fit != bno) {
-            return 0;
         }
     } else if (w->qn != NULL) {
         return 0;                       /* no new snapshot: the install after the changes, as before */
@@ -346,12 +418,12 @@ static void qsnap_refit(cl_world *w) {
         if (w->qslot[i] >= 0) qslot_copy(w, i, w->qslot[i]);
 }
 
-/* Copies the box of every node lo..hi-1 of nodes that has a slot in qslot into snapshot qn: the
- * spare snapshot takes the rebuild's fitted boxes, nodes below leaves (about half the new tree's)
- * in the call before the install, the rest in the install's (clw_tree_install_first). */
-static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int lo, int hi) {
+/* Copies the box of every node of nodes (n of them) that has a slot in qslot into snapshot qn:
+ * the spare snapshot takes the rebuild's fitted boxes in the install's call, before its leaf
+ * changes (clw_tree_install_first), or after them in the call before the install. */
+static void wtree_fill(const cl_tnode *nodes, cl_qnode *qn, const int *qslot, int n) {
     int i;
-    for (i = lo; i < hi; i++) {
+    for (i = 0; i < n; i++) {
         int s = qslot[i], j = s & 3;
         const cl_fbox *b = &nodes[i].box;
         cl_qnode *q;

@@ -607,43 +607,53 @@ static void test_qsnap_step(void) {
 }
 
 /* The install of an incremental rebuild swaps in the spare box-query snapshot, whose boxes the
- * rebuild's fitted new tree gave it: half in the call before (wtree_fill, after that call's leaf
- * changes replayed), the rest in the install's call, before its leaf changes
- * (clw_tree_install_first), which then go to the new tree and its snapshot as any frame's do.
- * 800 boxes moving, one pairs call a frame: the snapshot in step with the tree after every frame
- * it is valid, installs after a half fill counted (each run before the flush: it replayed no
- * leaf, and the frame's leaf changes came after it), pairs against brute force. Then the path no call of the API takes: leaves
- * refitted between the half fill and the install (clw_flush_tree called directly), so the
- * install must not finish the fill from the replayed tree (its first half would miss the
- * replayed boxes); it fills all again after the flush and installs the call after. */
+ * rebuild's fitted new tree gave it in the install's own call, before that call's leaf changes
+ * (clw_tree_install_first: the fit's last part ran after the changes before, so nothing is
+ * replayed), and hands over the items' new leaf indices computed by earlier calls (cl_world.nl
+ * becomes lf); the call's leaf changes then go to the new tree and its snapshot as any frame's
+ * do. 800 boxes moving, one pairs call a frame: the snapshot in step with the tree after every
+ * frame it is valid, every item's leaf (through lf while it is set) a leaf of the tree holding
+ * it, installs right after the fit counted (each replayed no leaf, and the frame's leaf changes
+ * came after it; they hand the indices over unless the last handover's copy is still under way,
+ * as with check-world's LEAF_SLICE 8), pairs against brute force. Then the path no call of
+ * the API takes: leaves refitted between the fit's last part and the install (clw_flush_tree
+ * called directly), so the install must not fill from the replayed tree before its changes;
+ * the fill is made after them and the install waits a call. */
 void clw_flush_tree(cl_world *w);     /* world_internal.h: the leaf refits a traversal runs first */
 
 static void test_install_snapshot(void) {
     cl_world w;
     static cl_shape sh[800];
     static cl_vec3 v[800];
-    int ids[800], i, f, bad = 0, valid = 0, filled = 0, first = 0, refilled = 0;
+    int ids[800], i, f, bad = 0, valid = 0, filled = 0, first = 0, handed = 0, refilled = 0, lfbad = 0;
     cl_world_init(&w, 0.1, talloc, NULL);
     moving_world(&w, sh, v, ids, 800, 50, 5, 2, 0.3);
     for (f = 0; f < 1400; f++) {
         long bno = w.tree.bldno;
-        int half = w.tree.bld != NULL && w.qn2fit == -bno, np;
+        int due = cl_tree_rebuild_installs(&w.tree) && w.qn2bld == bno && w.qn2fit != bno, np;
         for (i = 0; i < 800; i++) {
             cl_shape_translate(&sh[i], v[i]);
             cl_world_translate(&w, ids[i], v[i]);
         }
-        if (half && f >= 700) clw_flush_tree(&w);  /* the second half: the changes before the install */
+        if (due && f >= 700) clw_flush_tree(&w);   /* leaf changes between the fit and the install */
         np = cl_world_pairs(&w);
-        if (half && f < 700 && w.tree.bld == NULL) {
-            filled++;
+        if (due && f < 700 && w.tree.bld == NULL) {
             const int *lv;
-            if (cl_tree_rebuild_replayed(&w.tree, &lv) != 0) bad++;   /* none to replay ... */
-            first += w.tchg > 0;                    /* ... and this frame's changes after it */
+            int r = cl_tree_rebuild_replayed(&w.tree, &lv);     /* -1: a refit made it fit all again */
+            filled += r >= 0;
+            if (r > 0) bad++;                       /* none to replay, */
+            first += r == 0 && w.tchg > 0;          /* this frame's changes after it, */
+            handed += r == 0 && w.lf != NULL;       /* the items' indices computed before */
         }
-        if (half && f >= 700 && w.tree.bld != NULL && w.qn2fit == bno) refilled++;
+        if (due && f >= 700 && w.tree.bld != NULL && w.qn2fit == bno) refilled++;
         if (w.qn && w.qnver == w.tver) {
             valid++;
             if (!qsnap_in_step(&w)) bad++;
+        }
+        for (i = 0; i < 800; i++) {
+            int lf = w.lf != NULL ? w.lf[ids[i]] : w.items[ids[i]].proxy;
+            if (lf < 0 || lf >= w.tree.cap || w.tree.nodes[lf].child1 != CL_NULLNODE || w.tree.nodes[lf].child2 != ids[i])
+                lfbad++;
         }
         if (f % 10 == 0) {
             int a, b, m = 0;
@@ -653,9 +663,10 @@ static void test_install_snapshot(void) {
         }
         if (!cl_tree_validate(&w.tree)) bad++;
     }
-    printf("installs after a half fill: %d (%d with leaf changes after them), %d fills again; snapshot valid after %d of "
-           "1400 frames\n", filled, first, refilled, valid);
-    ENSURE(bad == 0 && filled > 5 && first > 5 && refilled > 5 && valid > 1200,
+    printf("installs right after the fit: %d (%d with leaf changes after them, %d handing the leaf indices over), "
+           "%d fills after changes; snapshot valid after %d of 1400 frames; %d wrong item leaves\n", filled, first,
+           handed, refilled, valid, lfbad);
+    ENSURE(bad == 0 && lfbad == 0 && filled > 5 && first > 5 && handed > 0 && refilled > 5 && valid > 1200,
            "the snapshot swapped in at an install is in step with the new tree");
     cl_world_free(&w);
 }
