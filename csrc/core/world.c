@@ -116,6 +116,7 @@ int cl_world_add(cl_world *w, const cl_shape *s) {
      * waits off the tree until the next traversal links the new leaves (clw_link_tree: built in
      * bulk when they are many, so bulk adds cost no tree search each) */
     fat = widen(&it->box, 0, shape_tol(s, &it->box));
+    if (w->nl != NULL && w->nlbld != 0) clw_nl_drop(w);     /* the rebuild is cancelled */
     clw_set_leaf(w, id, cl_tree_insert_lazy(&w->tree, &fat, id));  /* cannot fail after the reserve */
     clw_set_fat(w, it, &w->tree.nodes[it->proxy].box);
     w->tchg += 8;
@@ -147,6 +148,7 @@ static void world_mesh_gone(cl_world *w, const cl_item *it) {
 void cl_world_remove(cl_world *w, int id) {
     cl_item *it = &w->items[id];
     world_mesh_gone(w, it);
+    if (w->nl != NULL && w->nlbld != 0) clw_nl_drop(w);     /* the rebuild is cancelled */
     cl_tree_remove(&w->tree, clw_leaf(w, id));
     w->tchg += 8;
     w->tver++;

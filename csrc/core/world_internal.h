@@ -302,6 +302,9 @@ CL_API void clw_tree_step(cl_world *w);
 /* world_tree.c: runs the rebuild's install now when it is its next step and needs no replay
  * (before a traversal's leaf changes); 1 if it did. */
 CL_API int clw_tree_install_first(cl_world *w);
+/* world_tree.c: the items' new leaf indices computed for a rebuild no install takes (cancelled
+ * by an add or a remove, or a whole rebuild): the block kept when small, else freed. */
+CL_API void clw_nl_drop(cl_world *w);
 /* world_tree.c: copies the next LEAF_SLICE of w->lf's leaf indices into the items (cl_world.lf),
  * freeing lf after the last; clw_leaf_finish copies all that is left at once. */
 CL_API void clw_leaf_step(cl_world *w);

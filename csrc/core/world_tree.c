@@ -136,6 +136,14 @@ static void nl_keep(cl_world *w, int *blk, int cap) {
     free_buf(w, blk, cap, sizeof(int));
 }
 
+void clw_nl_drop(cl_world *w) {
+    int *nl = w->nl;
+    w->nl = NULL;
+    w->nlbld = 0;
+    nl_keep(w, nl, w->nlcap);
+    if (w->nl == NULL) w->nlcap = 0;
+}
+
 static void tree_rebuilt(cl_world *w, const int *map, int handover) {
     cl_tree *t = &w->tree;
     int i, *lf;
@@ -145,13 +153,14 @@ static void tree_rebuilt(cl_world *w, const int *map, int handover) {
     if (handover) {                 /* the new indices computed ahead (w->nl, no lf under way) */
         w->lf = w->nl;
         w->lfcap = w->nlcap;
-        w->lfpos = -1;              /* copied into the items from the next call on */
+        w->lfpos = 0;               /* copied into the items from the next call on (this
+                                       one runs no other upkeep step) */
         w->nl = NULL;
         w->nlcap = 0;
         w->nlbld = 0;
         return;
     }
-    w->nlbld = 0;                   /* any indices in nl were for this tree's rebuild (not used) */
+    clw_nl_drop(w);                 /* any indices in nl were for this tree's rebuild (not used) */
     if (map != NULL) {
         for (i = 0; i < w->cap; i++)
             if (w->items[i].proxy != CL_NULLNODE) w->items[i].proxy = map[clw_leaf(w, i)];
@@ -243,7 +252,8 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
  * indices computed early stay right. */
 static void nl_step(cl_world *w, const int *map, long bno) {
     int i, end, slice;
-    if (w->nlbld != bno) {
+    if (w->nlbld != bno || w->nlcap < w->cap) {    /* (the item slots cannot grow meanwhile:
+                                                   growth comes with an add, which cancels) */
         if (w->nl == NULL || w->nlcap < w->acap) {
             free_buf(w, w->nl, w->nlcap, sizeof(int));
             w->nlcap = 0;
@@ -285,8 +295,9 @@ void clw_tree_step(cl_world *w) {
     const cl_tnode *nodes;
     const int *map;
     if (w->lf == NULL && w->cap <= 2L * n && (w->nlbld == bno ? w->nlpos < w->cap : w->nlbld != -bno) &&
-        (map = cl_tree_rebuild_leafmap(t)) != NULL) {   /* a dense World: the items' new indices */
-        nl_step(w, map, bno);
+        cl_tree_rebuild_fitted(t, &root, &cap, &used) != NULL && (map = cl_tree_rebuild_leafmap(t)) != NULL) {
+        nl_step(w, map, bno);       /* a dense World: the items' new indices, before the fit (so
+                                       a call that finds the fit done only fills or installs) */
         return;
     }
     if (w->qn != NULL && w->qn2bld != bno && w->qn2bld != -bno &&

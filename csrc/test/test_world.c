@@ -1721,6 +1721,43 @@ static void test_pool_growth(void) {
     }
 }
 
+/* The items' new leaf indices a rebuild computes ahead (cl_world.nl) when an add or a remove
+ * cancels it: a small World keeps the block for the next rebuild, a large one (over
+ * NL_KEEP_BYTES, 65,536 slots) frees it at once (review rev32: it was held until the next
+ * rebuild or the World's end). Each World: a quarter of its boxes jump far (reinsertions: the
+ * changes that start a rebuild), then queries until the rebuild has computed the indices. */
+void clw_leaf_finish(cl_world *w);    /* world_internal.h: copies what is left of lf at once */
+
+static void test_nl_cancel(void) {
+    static const int sizes[2] = {2000, 70000};
+    int k;
+    for (k = 0; k < 2; k++) {
+        cl_world w;
+        int n = sizes[k], i, calls = 0;
+        cl_shape q = mkaabb(-5, -5, -5, -4, -4, -4);
+        live_bytes = 0;
+        cl_world_init(&w, 0.1, talloc, NULL);
+        for (i = 0; i < n; i++) {
+            cl_shape b = mkaabb(i % 300, (i / 300) % 300, i / 90000, i % 300 + 0.5, (i / 300) % 300 + 0.5, i / 90000 + 0.5);
+            cl_world_add(&w, &b);
+        }
+        cl_world_query(&w, &q);
+        clw_leaf_finish(&w);            /* the first build's deferred copy done (LEAF_SLICE 8) */
+        for (i = 0; i < n; i += 4) cl_world_translate(&w, i, cl_v3(0, 0, 50));
+        while (!(w.nl != NULL && w.nlbld == w.tree.bldno && w.nlbld > 0) && calls < 500) {
+            cl_world_query(&w, &q);
+            calls++;
+        }
+        ENSURE(calls < 500, "the rebuild computed the items' new leaf indices");
+        cl_world_remove(&w, 1);
+        if (k == 0) ENSURE(w.nl != NULL && w.nlbld == 0, "a small World keeps the block after the cancel");
+        else ENSURE(w.nl == NULL && w.nlcap == 0, "a large World frees it at the cancel");
+        cl_world_query(&w, &q);
+        cl_world_free(&w);
+        ENSURE(live_bytes == 0, "every byte is freed");
+    }
+}
+
 static void test_keep_blocks(void) {
     static double v[2000][3];
     cl_world w;
@@ -1872,6 +1909,7 @@ int main(void) {
     test_move_nomem();
     test_frames_nomem();
     test_keep_blocks();
+    test_nl_cancel();
     test_pool_growth();
     test_walk_stack();
     bench();
