@@ -136,6 +136,23 @@ static void nl_keep(cl_world *w, int *blk, int cap) {
     free_buf(w, blk, cap, sizeof(int));
 }
 
+/* A block of at least acap ints for a rebuild's leaf indices (nl or lf): the kept one (w->nl, taken
+ * out of it) when large enough, else a fresh one (a kept one too small freed); NULL without
+ * memory. Its size goes to *cap. */
+static int *nl_take(cl_world *w, int *cap) {
+    int *blk = w->nl;
+    if (blk == NULL || w->nlcap < w->acap) {
+        free_buf(w, blk, w->nlcap, sizeof(int));
+        blk = (int *)w->alloc(w->ud, NULL, 0, (size_t)w->acap * sizeof(int));
+        w->nlcap = blk != NULL ? w->acap : 0;
+    }
+    *cap = w->nlcap;
+    w->nl = NULL;
+    w->nlcap = 0;
+    w->nlbld = 0;
+    return blk;
+}
+
 void clw_nl_drop(cl_world *w) {
     int *nl = w->nl;
     w->nl = NULL;
@@ -171,15 +188,9 @@ static void tree_rebuilt(cl_world *w, const int *map, int handover) {
     lf = w->lf;
     if (lf == NULL && t->leaves > LEAF_SLICE && w->cap <= 2L * t->leaves) {   /* large and dense (a
                                           * sparse World's copy would scan many free slots a call) */
-        if (w->nl != NULL && w->nlcap >= w->acap) {     /* the kept block */
-            lf = w->nl;
-            w->lfcap = w->nlcap;
-            w->nl = NULL;
-            w->nlcap = 0;
-        } else {
-            lf = (int *)w->alloc(w->ud, NULL, 0, (size_t)w->acap * sizeof(int));
-            if (lf != NULL) w->lfcap = w->acap;
-        }
+        int cap;
+        lf = nl_take(w, &cap);
+        if (lf != NULL) w->lfcap = cap;
     }
     if (lf == NULL) {
         for (i = 0; i < 2 * t->leaves - 1; i++)
@@ -254,16 +265,13 @@ static void nl_step(cl_world *w, const int *map, long bno) {
     int i, end, slice;
     if (w->nlbld != bno || w->nlcap < w->cap) {    /* (the item slots cannot grow meanwhile:
                                                    growth comes with an add, which cancels) */
-        if (w->nl == NULL || w->nlcap < w->acap) {
-            free_buf(w, w->nl, w->nlcap, sizeof(int));
-            w->nlcap = 0;
-            w->nl = (int *)w->alloc(w->ud, NULL, 0, (size_t)w->acap * sizeof(int));
-            if (w->nl == NULL) {
-                w->nlbld = -bno;
-                return;
-            }
-            w->nlcap = w->acap;
+        int cap;
+        w->nl = nl_take(w, &cap);   /* (the one kept, or a fresh block) */
+        if (w->nl == NULL) {
+            w->nlbld = -bno;
+            return;
         }
+        w->nlcap = cap;
         w->nlbld = bno;
         w->nlpos = 0;
     }
