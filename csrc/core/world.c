@@ -69,6 +69,7 @@ static int xs_reserve(cl_world *w) {
 }
 
 int cl_world_reserve(cl_world *w) {
+    int r;
     if (xs_reserve(w) != CL_OK) return CL_ENOMEM;
     if (w->freelist < 0) {
         /* the next slot of the block, set up only now (see cl_world.acap): the ids come out in
@@ -86,7 +87,11 @@ int cl_world_reserve(cl_world *w) {
         it->xs = -1;                    /* free: the link (see cl_item) */
         w->freelist = w->cap++;
     }
-    return cl_tree_reserve(&w->tree, 1);
+    r = cl_tree_reserve(&w->tree, 1);
+    /* a pool that grew (or failed to) cancelled the rebuild under way (review rev33: the leaf
+     * indices computed for it stayed in nl, a large block too, until the next rebuild) */
+    if (w->nl != NULL && w->nlbld != 0 && (w->tree.bld == NULL || w->nlbld != w->tree.bldno)) clw_nl_drop(w);
+    return r;
 }
 
 int cl_world_nextid(const cl_world *w) { return w->freelist; }

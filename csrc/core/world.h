@@ -140,10 +140,12 @@ typedef struct cl_world {
      * lf is set it is the leaf index of every live item (clw_leaf) and writes go to both. */
     int *lf; int lfcap, lfpos;
     /* during an incremental rebuild, the items' leaf indices in its new tree, computed a slice
-     * per traversal (LEAF_SLICE slots or an eighth of them) from nlpos on once its structure is
-     * done (nl_step), for the rebuild nlbld: its install then hands nl over as lf (copied into
-     * the items by later traversals) instead of writing every item in its own call; a block of
-     * at most NL_KEEP_BYTES is kept here between rebuilds (nlbld 0), a larger one freed */
+     * per traversal (LEAF_SLICE slots, or an eighth of the slots when that is more) from nlpos
+     * on once its structure is done (nl_step), for the rebuild nlbld: its install then hands nl
+     * over as lf (copied into the items by later traversals) instead of writing every item in
+     * its own call. When the rebuild is cancelled (an add, a remove, a reserve that grew the
+     * tree's pool) or ends without taking them, a block of at most NL_KEEP_BYTES is kept here
+     * for the next rebuild (nlbld 0) and a larger one freed; a whole rebuild takes it as lf */
     int *nl; int nlcap, nlpos; long nlbld;
     cl_xshape *xs; int xscap, xsfree;   /* the shapes of items that are not AABBs, free list */
     double nextseq;

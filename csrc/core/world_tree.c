@@ -177,8 +177,8 @@ static void tree_rebuilt(cl_world *w, const int *map, int handover) {
         w->nlbld = 0;
         return;
     }
-    clw_nl_drop(w);                 /* any indices in nl were for this tree's rebuild (not used) */
     if (map != NULL) {
+        clw_nl_drop(w);             /* any indices in nl were for this rebuild (not used) */
         for (i = 0; i < w->cap; i++)
             if (w->items[i].proxy != CL_NULLNODE) w->items[i].proxy = map[clw_leaf(w, i)];
         nl_keep(w, w->lf, w->lfcap);
@@ -189,9 +189,11 @@ static void tree_rebuilt(cl_world *w, const int *map, int handover) {
     if (lf == NULL && t->leaves > LEAF_SLICE && w->cap <= 2L * t->leaves) {   /* large and dense (a
                                           * sparse World's copy would scan many free slots a call) */
         int cap;
-        lf = nl_take(w, &cap);
+        lf = nl_take(w, &cap);      /* nl's block if large enough (review rev33: it was freed
+                                       first, then a block of its size allocated) */
         if (lf != NULL) w->lfcap = cap;
     }
+    clw_nl_drop(w);                 /* any indices left in nl were for a cancelled rebuild */
     if (lf == NULL) {
         for (i = 0; i < 2 * t->leaves - 1; i++)
             if (t->nodes[i].child1 == CL_NULLNODE) w->items[t->nodes[i].child2].proxy = i;
@@ -263,8 +265,11 @@ static int qsnap_spare_step(cl_world *w, const cl_tnode *nodes, int root, int ca
  * indices computed early stay right. */
 static void nl_step(cl_world *w, const int *map, long bno) {
     int i, end, slice;
-    if (w->nlbld != bno || w->nlcap < w->cap) {    /* (the item slots cannot grow meanwhile:
-                                                   growth comes with an add, which cancels) */
+    if (w->nlbld != bno || w->nlcap < w->cap) {    /* (the slots may grow meanwhile, within acap:
+                                                   cl_world_reserve sets up the next one without
+                                                   an add; nl holds acap ints, and the item
+                                                   block grows only with the tree's pool, which
+                                                   cancels: the second test is a guard) */
         int cap;
         w->nl = nl_take(w, &cap);   /* (the one kept, or a fresh block) */
         if (w->nl == NULL) {

@@ -33,17 +33,21 @@ static const cl_shape *wsh(const cl_world *w, int id) {
 static long fail_after = -1;   /* allocations left before failing; -1 never */
 static long live_bytes;
 static long fresh_blocks;       /* blocks allocated anew (not grown or shrunk) so far */
+static size_t watch_bytes;      /* blocks of this size allocated anew (watch_fresh) and freed */
+static long watch_fresh, watch_freed;   /* (watch_freed) so far */
 
 static void *talloc(void *ud, void *p, size_t osize, size_t nsize) {
     (void)ud;
     if (nsize == 0) {
         if (p) live_bytes -= (long)osize;
+        if (p && osize == watch_bytes) watch_freed++;
         free(p);
         return NULL;
     }
     if (fail_after == 0) return NULL;
     if (fail_after > 0) fail_after--;
     if (p == NULL) fresh_blocks++;
+    if (p == NULL && nsize == watch_bytes) watch_fresh++;
     p = realloc(p, nsize);
     if (p) live_bytes += (long)nsize - (long)(p ? osize : 0);
     return p;
@@ -1724,9 +1728,96 @@ static void test_pool_growth(void) {
 /* The items' new leaf indices a rebuild computes ahead (cl_world.nl) when an add or a remove
  * cancels it: a small World keeps the block for the next rebuild, a large one (over
  * NL_KEEP_BYTES, 65,536 slots) frees it at once (review rev32: it was held until the next
- * rebuild or the World's end). Each World: a quarter of its boxes jump far (reinsertions: the
+ * rebuild or the World's end; a reserve's cancel: test_nl_reserve). Each World: a quarter of its boxes jump far (reinsertions: the
  * changes that start a rebuild), then queries until the rebuild has computed the indices. */
 void clw_leaf_finish(cl_world *w);    /* world_internal.h: copies what is left of lf at once */
+
+/* Boxes of side 0.5 on a 300 x 300 grid of unit cells, layer after layer: item i of a World. */
+static cl_shape nl_box(int i) {
+    return mkaabb(i % 300, (i / 300) % 300, i / 90000, i % 300 + 0.5, (i / 300) % 300 + 0.5, i / 90000 + 0.5);
+}
+
+/* Queries (at most 1,000) until the rebuild under way has computed every item's new leaf index;
+ * 1 if it did. */
+static int nl_computed(cl_world *w, const cl_shape *q) {
+    int calls;
+    for (calls = 0; calls < 1000; calls++) {
+        if (w->nl != NULL && w->tree.bld != NULL && w->nlbld == w->tree.bldno && w->nlpos >= w->cap) return 1;
+        cl_world_query(w, q);
+    }
+    return 0;
+}
+
+/* Review rev33's first finding: a reserve whose tree pool grows cancels the rebuild under way (an
+ * id's slot is set up with the pool's node, the add comes later), and the leaf indices computed
+ * for it stayed in nl, a large block too, until the next rebuild. 131,072 items fill the item
+ * block and leave the pool one free node; the reserve grows both. */
+static void test_nl_reserve(void) {
+    cl_world w;
+    int n = 131072, i, bad = 0;
+    cl_shape q = mkaabb(-5, -5, -5, -4, -4, -4);
+    live_bytes = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < n; i++) {
+        cl_shape b = nl_box(i);
+        cl_world_add(&w, &b);
+    }
+    cl_world_query(&w, &q);
+    clw_leaf_finish(&w);
+    for (i = 0; i < n; i += 4) cl_world_translate(&w, i, cl_v3(0, 0, 50));
+    ENSURE(nl_computed(&w, &q), "the large World's rebuild computed the items' new leaf indices");
+    ENSURE(w.cap == w.acap && w.nlcap * sizeof(int) > CL_TREE_KEEP_BYTES / 16, "its slot block full, nl a large block");
+    ENSURE(cl_world_reserve(&w) == CL_OK && w.tree.bld == NULL, "the reserve grows the pool and cancels the rebuild");
+    ENSURE(w.nl == NULL && w.nlcap == 0 && w.nlbld == 0, "and the large block is freed with it");
+    for (i = 0; i < 200; i++) {
+        cl_world_query(&w, &q);
+        if (!leaves_right(&w)) bad++;
+    }
+    ENSURE(bad == 0, "every item's leaf right in the calls after");
+    cl_world_free(&w);
+    ENSURE(live_bytes == 0, "every byte is freed");
+}
+
+/* Review rev33's second finding: a whole rebuild (here after most boxes jumped at once, while the
+ * incremental one had computed its indices in a large nl block) freed that block and allocated
+ * one of its size for lf; now lf is that block. */
+static void test_nl_whole(void) {
+    cl_world w;
+    int n = 70000, i, bad = 0;
+    const int *blk;
+    long bno, fresh, freed;
+    cl_shape q = mkaabb(-5, -5, -5, -4, -4, -4);
+    live_bytes = 0;
+    cl_world_init(&w, 0.1, talloc, NULL);
+    for (i = 0; i < n; i++) {
+        cl_shape b = nl_box(i);
+        cl_world_add(&w, &b);
+    }
+    cl_world_query(&w, &q);
+    clw_leaf_finish(&w);
+    for (i = 0; i < n; i += 4) cl_world_translate(&w, i, cl_v3(0, 0, 50));
+    ENSURE(nl_computed(&w, &q), "the rebuild computed the items' new leaf indices");
+    blk = w.nl;
+    bno = w.tree.bldno;
+    ENSURE(w.nlcap * sizeof(int) > CL_TREE_KEEP_BYTES / 16, "in a block too large to keep");
+    for (i = 0; i < n; i++)
+        if (i % 8 != 0) cl_world_translate(&w, i, cl_v3(0, 1000 + i % 977, 0));
+    watch_bytes = (size_t)w.nlcap * sizeof(int);
+    fresh = watch_fresh;
+    freed = watch_freed;
+    cl_world_query(&w, &q);
+    ENSURE(w.tree.bld == NULL && w.tree.bldno == bno && w.lf != NULL, "the jump rebuilt the whole tree");
+    ENSURE(w.lf == blk && w.nl == NULL && watch_fresh == fresh && watch_freed == freed,
+           "its leaf indices went into nl's block (none freed, none allocated)");
+    watch_bytes = 0;
+    for (i = 0; i < 200; i++) {
+        cl_world_query(&w, &q);
+        if (!leaves_right(&w)) bad++;
+    }
+    ENSURE(bad == 0, "every item's leaf right in the calls after");
+    cl_world_free(&w);
+    ENSURE(live_bytes == 0, "every byte is freed");
+}
 
 static void test_nl_cancel(void) {
     static const int sizes[2] = {2000, 70000};
@@ -1756,6 +1847,8 @@ static void test_nl_cancel(void) {
         cl_world_free(&w);
         ENSURE(live_bytes == 0, "every byte is freed");
     }
+    test_nl_reserve();
+    test_nl_whole();
 }
 
 static void test_keep_blocks(void) {
