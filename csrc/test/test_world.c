@@ -1748,34 +1748,47 @@ static int nl_computed(cl_world *w, const cl_shape *q) {
     return 0;
 }
 
+/* A World of n nl_box items (margin 0.1, counted allocator) whose first build's deferred copy is
+ * done and whose rebuild, started by a quarter of its boxes jumping far, has computed every item's
+ * new leaf index (checked). */
+static void nl_world(cl_world *w, int n, const cl_shape *q) {
+    int i;
+    live_bytes = 0;
+    cl_world_init(w, 0.1, talloc, NULL);
+    for (i = 0; i < n; i++) {
+        cl_shape b = nl_box(i);
+        cl_world_add(w, &b);
+    }
+    cl_world_query(w, q);
+    clw_leaf_finish(w);
+    for (i = 0; i < n; i += 4) cl_world_translate(w, i, cl_v3(0, 0, 50));
+    ENSURE(nl_computed(w, q), "the rebuild computed the items' new leaf indices");
+}
+
+/* 200 more queries, every item's leaf checked after each; then the World freed, every byte. */
+static void nl_end(cl_world *w, const cl_shape *q) {
+    int i, bad = 0;
+    for (i = 0; i < 200; i++) {
+        cl_world_query(w, q);
+        if (!leaves_right(w)) bad++;
+    }
+    ENSURE(bad == 0, "every item's leaf right in the calls after");
+    cl_world_free(w);
+    ENSURE(live_bytes == 0, "every byte is freed");
+}
+
 /* Review rev33's first finding: a reserve whose tree pool grows cancels the rebuild under way (an
  * id's slot is set up with the pool's node, the add comes later), and the leaf indices computed
  * for it stayed in nl, a large block too, until the next rebuild. 131,072 items fill the item
  * block and leave the pool one free node; the reserve grows both. */
 static void test_nl_reserve(void) {
     cl_world w;
-    int n = 131072, i, bad = 0;
     cl_shape q = mkaabb(-5, -5, -5, -4, -4, -4);
-    live_bytes = 0;
-    cl_world_init(&w, 0.1, talloc, NULL);
-    for (i = 0; i < n; i++) {
-        cl_shape b = nl_box(i);
-        cl_world_add(&w, &b);
-    }
-    cl_world_query(&w, &q);
-    clw_leaf_finish(&w);
-    for (i = 0; i < n; i += 4) cl_world_translate(&w, i, cl_v3(0, 0, 50));
-    ENSURE(nl_computed(&w, &q), "the large World's rebuild computed the items' new leaf indices");
+    nl_world(&w, 131072, &q);
     ENSURE(w.cap == w.acap && w.nlcap * sizeof(int) > CL_TREE_KEEP_BYTES / 16, "its slot block full, nl a large block");
     ENSURE(cl_world_reserve(&w) == CL_OK && w.tree.bld == NULL, "the reserve grows the pool and cancels the rebuild");
     ENSURE(w.nl == NULL && w.nlcap == 0 && w.nlbld == 0, "and the large block is freed with it");
-    for (i = 0; i < 200; i++) {
-        cl_world_query(&w, &q);
-        if (!leaves_right(&w)) bad++;
-    }
-    ENSURE(bad == 0, "every item's leaf right in the calls after");
-    cl_world_free(&w);
-    ENSURE(live_bytes == 0, "every byte is freed");
+    nl_end(&w, &q);
 }
 
 /* Review rev33's second finding: a whole rebuild (here after most boxes jumped at once, while the
@@ -1783,20 +1796,11 @@ static void test_nl_reserve(void) {
  * one of its size for lf; now lf is that block. */
 static void test_nl_whole(void) {
     cl_world w;
-    int n = 70000, i, bad = 0;
+    int n = 70000, i;
     const int *blk;
     long bno, fresh, freed;
     cl_shape q = mkaabb(-5, -5, -5, -4, -4, -4);
-    live_bytes = 0;
-    cl_world_init(&w, 0.1, talloc, NULL);
-    for (i = 0; i < n; i++) {
-        cl_shape b = nl_box(i);
-        cl_world_add(&w, &b);
-    }
-    cl_world_query(&w, &q);
-    clw_leaf_finish(&w);
-    for (i = 0; i < n; i += 4) cl_world_translate(&w, i, cl_v3(0, 0, 50));
-    ENSURE(nl_computed(&w, &q), "the rebuild computed the items' new leaf indices");
+    nl_world(&w, n, &q);
     blk = w.nl;
     bno = w.tree.bldno;
     ENSURE(w.nlcap * sizeof(int) > CL_TREE_KEEP_BYTES / 16, "in a block too large to keep");
@@ -1810,13 +1814,7 @@ static void test_nl_whole(void) {
     ENSURE(w.lf == blk && w.nl == NULL && watch_fresh == fresh && watch_freed == freed,
            "its leaf indices went into nl's block (none freed, none allocated)");
     watch_bytes = 0;
-    for (i = 0; i < 200; i++) {
-        cl_world_query(&w, &q);
-        if (!leaves_right(&w)) bad++;
-    }
-    ENSURE(bad == 0, "every item's leaf right in the calls after");
-    cl_world_free(&w);
-    ENSURE(live_bytes == 0, "every byte is freed");
+    nl_end(&w, &q);
 }
 
 static void test_nl_cancel(void) {
